@@ -1,0 +1,334 @@
+#include "format/item_codec.h"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <cstring>
+#include <vector>
+
+#include "format/key_codec.h"
+#include "schemas/item_generated.h"
+
+namespace dynarock::format {
+namespace {
+
+namespace fbs = flatbuffers;
+
+static_assert(static_cast<int>(fb::ValueType::S) == static_cast<int>(AttrType::kS) &&
+                  static_cast<int>(fb::ValueType::BS) == static_cast<int>(AttrType::kBS),
+              "schemas/item.fbs ValueType must mirror AttrType");
+
+// A Value is two tables below its parent value (Entry or the Item in between),
+// plus a Blob for set members: this bounds every legal item.
+constexpr fbs::uoffset_t kMaxVerifyDepth = 2 * kMaxNestingLevels + 8;
+
+fbs::Offset<fbs::Vector<uint8_t>> Bytes(fbs::FlatBufferBuilder& b, std::string_view s) {
+  return b.CreateVector(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
+
+fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeValue& v);
+
+fbs::Offset<fbs::Vector<fbs::Offset<fb::Entry>>> EncodeEntries(
+    fbs::FlatBufferBuilder& b, const AttributeValue::Map& entries) {
+  std::vector<fbs::Offset<fb::Entry>> out;
+  out.reserve(entries.size());
+  for (const auto& [name, value] : entries) {
+    auto v = EncodeValue(b, value);
+    auto n = b.CreateString(name);
+    out.push_back(fb::CreateEntry(b, n, v));
+  }
+  return b.CreateVector(out);
+}
+
+template <typename T, typename Fn>
+fbs::Offset<fbs::Vector<fbs::Offset<fb::Blob>>> EncodeMembers(fbs::FlatBufferBuilder& b,
+                                                             const std::vector<T>& members,
+                                                             Fn to_bytes) {
+  std::vector<fbs::Offset<fb::Blob>> out;
+  out.reserve(members.size());
+  for (const auto& m : members) out.push_back(fb::CreateBlob(b, Bytes(b, to_bytes(m))));
+  return b.CreateVector(out);
+}
+
+std::string NumberBytes(const Number& n) {
+  std::string out;
+  PutNumberComponent(&out, n);
+  return out;
+}
+
+fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeValue& v) {
+  // Children first: FlatBuffers builds bottom-up.
+  fbs::Offset<fbs::Vector<uint8_t>> data;
+  fbs::Offset<fbs::Vector<fbs::Offset<fb::Blob>>> members;
+  fbs::Offset<fbs::Vector<fbs::Offset<fb::Entry>>> entries;
+  fbs::Offset<fbs::Vector<fbs::Offset<fb::Value>>> elements;
+  bool flag = false;
+  auto plain = [](const std::string& s) -> std::string_view { return s; };
+  switch (v.type()) {
+    case AttrType::kS: data = Bytes(b, v.s()); break;
+    case AttrType::kB: data = Bytes(b, v.b()); break;
+    case AttrType::kN: data = Bytes(b, NumberBytes(v.n())); break;
+    case AttrType::kBool: flag = v.boolean(); break;
+    case AttrType::kNull: break;
+    case AttrType::kM: entries = EncodeEntries(b, v.m()); break;
+    case AttrType::kL: {
+      std::vector<fbs::Offset<fb::Value>> out;
+      out.reserve(v.l().size());
+      for (const auto& e : v.l()) out.push_back(EncodeValue(b, e));
+      elements = b.CreateVector(out);
+      break;
+    }
+    case AttrType::kSS: members = EncodeMembers(b, v.ss(), plain); break;
+    case AttrType::kBS: members = EncodeMembers(b, v.bs(), plain); break;
+    case AttrType::kNS: members = EncodeMembers(b, v.ns(), NumberBytes); break;
+  }
+  return fb::CreateValue(b, static_cast<fb::ValueType>(v.type()), data, flag, members, entries,
+                         elements);
+}
+
+std::string_view View(const fbs::Vector<uint8_t>* v) {
+  if (v == nullptr) return {};
+  return {reinterpret_cast<const char*>(v->data()), v->size()};
+}
+
+std::string_view View(const fbs::String* s) { return {s->data(), s->size()}; }
+
+Status Corrupt(const char* what) { return Status::Corruption(std::string("item: ") + what); }
+
+Result<Number> DecodeNumber(std::string_view bytes) {
+  Number n;
+  DYNAROCK_RETURN_IF_ERROR(GetNumberComponent(&bytes, &n));
+  if (!bytes.empty()) return Corrupt("trailing bytes after number");
+  return n;
+}
+
+// Index of `name` in a vector of entries sorted by name, or -1.
+const fb::Entry* FindEntry(const fbs::Vector<fbs::Offset<fb::Entry>>* entries,
+                           std::string_view name) {
+  if (entries == nullptr) return nullptr;
+  size_t lo = 0, hi = entries->size();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const fb::Entry* e = entries->Get(static_cast<fbs::uoffset_t>(mid));
+    int c = View(e->name()).compare(name);
+    if (c == 0) return e;
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  return nullptr;
+}
+
+Status DecodeEntries(const fbs::Vector<fbs::Offset<fb::Entry>>* entries,
+                     AttributeValue::Map* out) {
+  if (entries == nullptr) return Status::OK();
+  out->reserve(entries->size());
+  for (const fb::Entry* e : *entries) {
+    if (e->name() == nullptr || e->value() == nullptr) return Corrupt("entry without name or value");
+    std::string_view name = View(e->name());
+    if (!out->empty() && !(out->back().first < name)) return Corrupt("entries out of order");
+    auto v = ValueView(e->value()).Decode();
+    if (!v.ok()) return v.status();
+    out->emplace_back(std::string(name), std::move(v).value());
+  }
+  return Status::OK();
+}
+
+// Decodes set members, checking they are strictly ascending by their bytes.
+template <typename T, typename Fn>
+Status DecodeMembers(const fbs::Vector<fbs::Offset<fb::Blob>>* members, std::vector<T>* out,
+                     Fn from_bytes) {
+  if (members == nullptr || members->size() == 0) return Corrupt("empty set");
+  std::string_view prev;
+  for (fbs::uoffset_t i = 0; i < members->size(); ++i) {
+    std::string_view bytes = View(members->Get(i)->data());
+    if (i > 0 && !(prev < bytes)) return Corrupt("set members out of order");
+    prev = bytes;
+    auto m = from_bytes(bytes);
+    if (!m.ok()) return m.status();
+    out->push_back(std::move(m).value());
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void EncodeItem(const Item& item, std::string* out) {
+  fbs::FlatBufferBuilder b(256);
+  std::vector<fbs::Offset<fb::Entry>> entries;
+  entries.reserve(item.size());
+  for (const auto& [name, value] : item) {
+    auto v = EncodeValue(b, value);
+    auto n = b.CreateString(name);
+    entries.push_back(fb::CreateEntry(b, n, v));
+  }
+  auto attrs = b.CreateVector(entries);
+  b.Finish(fb::CreateItem(b, kItemFormatVersion, attrs), fb::ItemIdentifier());
+  out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+std::string EncodeItem(const Item& item) {
+  std::string out;
+  EncodeItem(item, &out);
+  return out;
+}
+
+AttrType ValueView::type() const { return static_cast<AttrType>(v_->type()); }
+
+std::string_view ValueView::bytes() const { return View(v_->data()); }
+
+Result<Number> ValueView::number() const { return DecodeNumber(View(v_->data())); }
+
+bool ValueView::boolean() const { return v_->flag(); }
+
+size_t ValueView::size() const {
+  switch (type()) {
+    case AttrType::kM: return v_->entries() ? v_->entries()->size() : 0;
+    case AttrType::kL: return v_->elements() ? v_->elements()->size() : 0;
+    case AttrType::kSS:
+    case AttrType::kNS:
+    case AttrType::kBS: return v_->members() ? v_->members()->size() : 0;
+    default: return 0;
+  }
+}
+
+std::optional<ValueView> ValueView::Find(std::string_view name) const {
+  if (type() != AttrType::kM) return std::nullopt;
+  const fb::Entry* e = FindEntry(v_->entries(), name);
+  if (e == nullptr || e->value() == nullptr) return std::nullopt;
+  return ValueView(e->value());
+}
+
+std::optional<ValueView> ValueView::At(size_t index) const {
+  if (type() != AttrType::kL || v_->elements() == nullptr || index >= v_->elements()->size()) {
+    return std::nullopt;
+  }
+  return ValueView(v_->elements()->Get(static_cast<fbs::uoffset_t>(index)));
+}
+
+Result<AttributeValue> ValueView::Decode() const {
+  switch (v_->type()) {
+    case fb::ValueType::S: return AttributeValue::S(std::string(bytes()));
+    case fb::ValueType::B: return AttributeValue::B(std::string(bytes()));
+    case fb::ValueType::N: {
+      auto n = number();
+      if (!n.ok()) return n.status();
+      return AttributeValue::N(*n);
+    }
+    case fb::ValueType::Bool: return AttributeValue::Bool(boolean());
+    case fb::ValueType::Null: return AttributeValue::Null();
+    case fb::ValueType::M: {
+      AttributeValue::Map map;
+      DYNAROCK_RETURN_IF_ERROR(DecodeEntries(v_->entries(), &map));
+      // Entries were checked to be sorted and unique: M() keeps them as they are.
+      return AttributeValue::M(std::move(map));
+    }
+    case fb::ValueType::L: {
+      AttributeValue::List list;
+      if (v_->elements() != nullptr) {
+        list.reserve(v_->elements()->size());
+        for (const fb::Value* e : *v_->elements()) {
+          if (e == nullptr) return Corrupt("null list element");
+          auto v = ValueView(e).Decode();
+          if (!v.ok()) return v.status();
+          list.push_back(std::move(v).value());
+        }
+      }
+      return AttributeValue::L(std::move(list));
+    }
+    case fb::ValueType::SS:
+    case fb::ValueType::BS: {
+      std::vector<std::string> members;
+      DYNAROCK_RETURN_IF_ERROR(DecodeMembers(v_->members(), &members, [](std::string_view s) {
+        return Result<std::string>(std::string(s));
+      }));
+      return v_->type() == fb::ValueType::SS ? AttributeValue::SS(std::move(members))
+                                             : AttributeValue::BS(std::move(members));
+    }
+    case fb::ValueType::NS: {
+      std::vector<Number> members;
+      DYNAROCK_RETURN_IF_ERROR(DecodeMembers(v_->members(), &members, DecodeNumber));
+      return AttributeValue::NS(std::move(members));
+    }
+  }
+  return Corrupt("unknown value type");
+}
+
+Result<ItemView> ItemView::Open(std::string_view bytes) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  fbs::Verifier::Options opts;
+  opts.max_depth = kMaxVerifyDepth;
+  fbs::Verifier verifier(data, bytes.size(), opts);
+  if (!fb::VerifyItemBuffer(verifier)) return Corrupt("not a valid item buffer");
+  const fb::Item* item = fb::GetItem(data);
+  if (item->format_version() != kItemFormatVersion) {
+    return Status::Corruption("item: unsupported format version " +
+                              std::to_string(item->format_version()));
+  }
+  if (const auto* attrs = item->attributes()) {
+    for (fbs::uoffset_t i = 1; i < attrs->size(); ++i) {
+      if (!(View(attrs->Get(i - 1)->name()) < View(attrs->Get(i)->name()))) {
+        return Corrupt("attributes out of order");
+      }
+    }
+  }
+  return ItemView(item);
+}
+
+ItemView ItemView::OpenTrusted(std::string_view bytes) {
+  return ItemView(fb::GetItem(bytes.data()));
+}
+
+size_t ItemView::size() const {
+  return item_->attributes() ? item_->attributes()->size() : 0;
+}
+
+std::string_view ItemView::name(size_t i) const {
+  return View(item_->attributes()->Get(static_cast<fbs::uoffset_t>(i))->name());
+}
+
+ValueView ItemView::value(size_t i) const {
+  return ValueView(item_->attributes()->Get(static_cast<fbs::uoffset_t>(i))->value());
+}
+
+std::optional<ValueView> ItemView::Find(std::string_view name) const {
+  const fb::Entry* e = FindEntry(item_->attributes(), name);
+  if (e == nullptr || e->value() == nullptr) return std::nullopt;
+  return ValueView(e->value());
+}
+
+std::optional<ValueView> ItemView::FindPath(std::span<const PathElement> path) const {
+  if (path.empty() || !std::holds_alternative<std::string>(path[0])) return std::nullopt;
+  std::optional<ValueView> v = Find(std::get<std::string>(path[0]));
+  for (size_t i = 1; v && i < path.size(); ++i) {
+    if (const auto* name = std::get_if<std::string>(&path[i])) {
+      v = v->Find(*name);
+    } else {
+      v = v->At(std::get<size_t>(path[i]));
+    }
+  }
+  return v;
+}
+
+Result<Item> ItemView::Decode() const {
+  Item item;
+  for (size_t i = 0; i < size(); ++i) {
+    const fb::Entry* e = item_->attributes()->Get(static_cast<fbs::uoffset_t>(i));
+    if (e->name() == nullptr || e->value() == nullptr) return Corrupt("entry without name or value");
+    auto v = ValueView(e->value()).Decode();
+    if (!v.ok()) return v.status();
+    item.emplace_hint(item.end(), std::string(View(e->name())), std::move(v).value());
+  }
+  return item;
+}
+
+Result<Item> DecodeItem(std::string_view bytes) {
+  std::vector<uint64_t> aligned;
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % kItemBufferAlignment != 0) {
+    aligned.resize((bytes.size() + 7) / 8);
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    bytes = std::string_view(reinterpret_cast<const char*>(aligned.data()), bytes.size());
+  }
+  auto view = ItemView::Open(bytes);
+  if (!view.ok()) return view.status();
+  return view->Decode();
+}
+
+}  // namespace dynarock::format

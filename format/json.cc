@@ -1,0 +1,298 @@
+#include "format/json.h"
+
+#include <openssl/evp.h>
+#include <rapidjson/error/en.h>
+
+#include <algorithm>
+#include <array>
+
+#include "format/number.h"
+
+namespace dynarock::format {
+namespace {
+
+constexpr char kInvalid[] = "One or more parameter values were invalid: ";
+
+// Coral's wording for a JSON token of the wrong kind.
+Status WrongJsonType(const rapidjson::Value& v, const char* expected) {
+  if (v.IsObject()) return Status::Serialization("Start of structure or map found where not expected.");
+  if (v.IsArray()) return Status::Serialization("Start of list found where not expected.");
+  const char* token = v.IsNumber() ? "NUMBER_VALUE"
+                      : v.IsTrue() ? "TRUE_VALUE"
+                      : v.IsFalse() ? "FALSE_VALUE"
+                                    : "STRING_VALUE";
+  return Status::Serialization(std::string(token) + " cannot be converted to " + expected);
+}
+
+std::string_view Str(const rapidjson::Value& v) { return {v.GetString(), v.GetStringLength()}; }
+
+// The Java List.toString() of the members as given, for duplicate messages.
+std::string InputList(const rapidjson::Value& array) {
+  std::string out = "[";
+  for (rapidjson::SizeType i = 0; i < array.Size(); ++i) {
+    if (i) out += ", ";
+    out += Str(array[i]);
+  }
+  return out + "]";
+}
+
+// Decodes set members in input order; `decode` turns one JSON string into T.
+template <typename T, typename Fn>
+Status SetFromJson(const rapidjson::Value& json, const char* empty_msg, std::vector<T>* out,
+                   Fn decode) {
+  if (!json.IsArray()) return WrongJsonType(json, "List");
+  for (const auto& m : json.GetArray()) {
+    if (!m.IsString()) return WrongJsonType(m, "String");
+  }
+  if (json.Empty()) return Status::Validation(std::string(kInvalid) + empty_msg);
+  for (const auto& m : json.GetArray()) {
+    auto v = decode(Str(m));
+    if (!v.ok()) return v.status();
+    out->push_back(std::move(v).value());
+  }
+  std::vector<T> sorted = *out;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    return Status::Validation(std::string(kInvalid) + "Input collection " + InputList(json) +
+                              " contains duplicates.");
+  }
+  return Status::OK();
+}
+
+Result<std::string> PlainString(std::string_view s) { return std::string(s); }
+
+}  // namespace
+
+Result<AttributeValue> AttributeValueFromJson(const rapidjson::Value& json, int level) {
+  if (level > kMaxNestingLevels) {
+    return Status::Validation("Nesting Levels have exceeded supported limits");
+  }
+  if (!json.IsObject()) return WrongJsonType(json, "AttributeValue");
+  static constexpr std::array<std::string_view, 10> kTags = {"S", "N", "B", "BOOL", "NULL",
+                                                             "M", "L", "SS", "NS", "BS"};
+  const rapidjson::Value* member = nullptr;
+  AttrType type = AttrType::kNull;
+  int count = 0;
+  for (const auto& m : json.GetObject()) {
+    if (m.value.IsNull()) continue;  // an explicit null is an absent member
+    auto it = std::find(kTags.begin(), kTags.end(), Str(m.name));
+    if (it == kTags.end()) continue;  // unknown members are ignored
+    ++count;
+    member = &m.value;
+    type = static_cast<AttrType>(it - kTags.begin());
+  }
+  if (count == 0) {
+    return Status::Validation(
+        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+  }
+  if (count > 1) {
+    return Status::Validation(
+        "Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
+        "the supported datatypes");
+  }
+  const rapidjson::Value& v = *member;
+  switch (type) {
+    case AttrType::kS:
+      if (!v.IsString()) return WrongJsonType(v, "String");
+      return AttributeValue::S(std::string(Str(v)));
+    case AttrType::kN: {
+      if (!v.IsString()) return WrongJsonType(v, "String");
+      auto n = Number::Parse(Str(v));
+      if (!n.ok()) return n.status();
+      return AttributeValue::N(*n);
+    }
+    case AttrType::kB: {
+      if (!v.IsString()) return WrongJsonType(v, "Blob");
+      auto bytes = Base64Decode(Str(v));
+      if (!bytes.ok()) return bytes.status();
+      return AttributeValue::B(std::move(bytes).value());
+    }
+    case AttrType::kBool:
+      if (!v.IsBool()) return WrongJsonType(v, "Boolean");
+      return AttributeValue::Bool(v.GetBool());
+    case AttrType::kNull:
+      if (!v.IsBool()) return WrongJsonType(v, "Boolean");
+      if (!v.GetBool()) {
+        return Status::Validation(std::string(kInvalid) +
+                                  "Null attribute value types must have the value of true");
+      }
+      return AttributeValue::Null();
+    case AttrType::kM:
+    case AttrType::kL: {
+      if (type == AttrType::kL) {
+        if (!v.IsArray()) return WrongJsonType(v, "List");
+        AttributeValue::List list;
+        list.reserve(v.Size());
+        for (const auto& e : v.GetArray()) {
+          auto av = AttributeValueFromJson(e, level + 1);
+          if (!av.ok()) return av.status();
+          list.push_back(std::move(av).value());
+        }
+        return AttributeValue::L(std::move(list));
+      }
+      if (!v.IsObject()) return WrongJsonType(v, "Map");
+      AttributeValue::Map map;
+      map.reserve(v.MemberCount());
+      for (const auto& e : v.GetObject()) {
+        auto av = AttributeValueFromJson(e.value, level + 1);
+        if (!av.ok()) return av.status();
+        map.emplace_back(std::string(Str(e.name)), std::move(av).value());
+      }
+      return AttributeValue::M(std::move(map));
+    }
+    case AttrType::kSS: {
+      std::vector<std::string> members;
+      DYNAROCK_RETURN_IF_ERROR(
+          SetFromJson(v, "An string set  may not be empty", &members, PlainString));
+      return AttributeValue::SS(std::move(members));
+    }
+    case AttrType::kNS: {
+      std::vector<Number> members;
+      DYNAROCK_RETURN_IF_ERROR(
+          SetFromJson(v, "An number set  may not be empty", &members, Number::Parse));
+      return AttributeValue::NS(std::move(members));
+    }
+    case AttrType::kBS: {
+      std::vector<std::string> members;
+      DYNAROCK_RETURN_IF_ERROR(
+          SetFromJson(v, "Binary sets should not be empty", &members, Base64Decode));
+      return AttributeValue::BS(std::move(members));
+    }
+  }
+  return Status::Internal("unreachable AttributeValue type");
+}
+
+Result<Item> ItemFromJson(const rapidjson::Value& json) {
+  if (!json.IsObject()) return WrongJsonType(json, "Map");
+  Item item;
+  for (const auto& m : json.GetObject()) {
+    auto v = AttributeValueFromJson(m.value, 2);
+    if (!v.ok()) return v.status();
+    // A repeated name: the last one wins, as in DynamoDB's JSON layer.
+    item.insert_or_assign(std::string(Str(m.name)), std::move(v).value());
+  }
+  return item;
+}
+
+Status ParseJson(std::string_view text, rapidjson::Document* doc) {
+  doc->Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(
+      text.data(), text.size());
+  if (doc->HasParseError()) {
+    return Status::Serialization(std::string(rapidjson::GetParseError_En(doc->GetParseError())) +
+                                 " at offset " + std::to_string(doc->GetErrorOffset()));
+  }
+  return Status::OK();
+}
+
+Result<AttributeValue> ParseAttributeValueJson(std::string_view text) {
+  rapidjson::Document doc;
+  DYNAROCK_RETURN_IF_ERROR(ParseJson(text, &doc));
+  return AttributeValueFromJson(doc, 2);
+}
+
+Result<Item> ParseItemJson(std::string_view text) {
+  rapidjson::Document doc;
+  DYNAROCK_RETURN_IF_ERROR(ParseJson(text, &doc));
+  return ItemFromJson(doc);
+}
+
+void WriteJson(JsonWriter* w, const AttributeValue& v) {
+  auto str = [w](std::string_view s) { w->String(s.data(), static_cast<rapidjson::SizeType>(s.size())); };
+  w->StartObject();
+  str(AttrTypeName(v.type()));
+  switch (v.type()) {
+    case AttrType::kS: str(v.s()); break;
+    case AttrType::kN: str(v.n().ToString()); break;
+    case AttrType::kB: str(Base64Encode(v.b())); break;
+    case AttrType::kBool: w->Bool(v.boolean()); break;
+    case AttrType::kNull: w->Bool(true); break;
+    case AttrType::kM:
+      w->StartObject();
+      for (const auto& [name, e] : v.m()) {
+        str(name);
+        WriteJson(w, e);
+      }
+      w->EndObject();
+      break;
+    case AttrType::kL:
+      w->StartArray();
+      for (const auto& e : v.l()) WriteJson(w, e);
+      w->EndArray();
+      break;
+    case AttrType::kSS:
+      w->StartArray();
+      for (const auto& s : v.ss()) str(s);
+      w->EndArray();
+      break;
+    case AttrType::kNS:
+      w->StartArray();
+      for (const auto& n : v.ns()) str(n.ToString());
+      w->EndArray();
+      break;
+    case AttrType::kBS:
+      w->StartArray();
+      for (const auto& b : v.bs()) str(Base64Encode(b));
+      w->EndArray();
+      break;
+  }
+  w->EndObject();
+}
+
+void WriteJson(JsonWriter* w, const Item& item) {
+  w->StartObject();
+  for (const auto& [name, v] : item) {
+    w->String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+    WriteJson(w, v);
+  }
+  w->EndObject();
+}
+
+std::string ToJson(const AttributeValue& v) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  WriteJson(&w, v);
+  return {buf.GetString(), buf.GetSize()};
+}
+
+std::string ToJson(const Item& item) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  WriteJson(&w, item);
+  return {buf.GetString(), buf.GetSize()};
+}
+
+std::string Base64Encode(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  if (bytes.empty()) return out;
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()),
+                          static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+Result<std::string> Base64Decode(std::string_view text) {
+  if (text.size() % 4 != 0) {
+    return Status::Serialization("Base64 encoded length is expected a multiple of 4 bytes but found: " +
+                                 std::to_string(text.size()));
+  }
+  // OpenSSL's decoder is lenient (whitespace, padding anywhere): check strictly first.
+  size_t padding = 0;
+  if (!text.empty() && text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
+  for (size_t i = 0; i < text.size() - padding; ++i) {
+    char c = text[i];
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '+' || c == '/';
+    if (!ok) return Status::Serialization("Invalid Base64 character in: " + std::string(text));
+  }
+  std::string out(text.size() / 4 * 3, '\0');
+  if (text.empty()) return out;
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()),
+                          static_cast<int>(text.size()));
+  if (n < 0) return Status::Serialization("Invalid Base64 encoding: " + std::string(text));
+  out.resize(static_cast<size_t>(n) - padding);  // EVP_DecodeBlock counts padding as zeros
+  return out;
+}
+
+}  // namespace dynarock::format

@@ -1,0 +1,35 @@
+#include "format/status.h"
+
+namespace dynarock {
+
+std::string_view Status::ErrorName() const {
+  switch (code_) {
+    case Code::kOk: return "OK";
+    case Code::kValidation: return "ValidationException";
+    case Code::kSerialization: return "SerializationException";
+    case Code::kConditionalCheckFailed: return "ConditionalCheckFailedException";
+    case Code::kResourceNotFound: return "ResourceNotFoundException";
+    case Code::kResourceInUse: return "ResourceInUseException";
+    case Code::kItemCollectionSizeLimitExceeded: return "ItemCollectionSizeLimitExceededException";
+    case Code::kTransactionCanceled: return "TransactionCanceledException";
+    case Code::kTransactionConflict: return "TransactionConflictException";
+    case Code::kIdempotentParameterMismatch: return "IdempotentParameterMismatchException";
+    case Code::kLimitExceeded: return "LimitExceededException";
+    case Code::kInternal:
+    case Code::kCorruption:
+    case Code::kIOError: return "InternalServerError";
+  }
+  return "InternalServerError";
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  std::string out(ErrorName());
+  if (code_ == Code::kCorruption) out += " (corruption)";
+  if (code_ == Code::kIOError) out += " (I/O error)";
+  out += ": ";
+  out += message_;
+  return out;
+}
+
+}  // namespace dynarock

@@ -1,0 +1,125 @@
+// Status and Result<T>: errors are values in Dynarock, never exceptions.
+//
+// A Status carries one of DynamoDB's error names (so the wire layer and embedded
+// users see the same error as DynamoDB would raise) or an internal condition
+// (corruption, I/O), plus a human-readable message. Factories are named after
+// the DynamoDB exception they stand for.
+#ifndef DYNAROCK_FORMAT_STATUS_H_
+#define DYNAROCK_FORMAT_STATUS_H_
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace dynarock {
+
+class Status {
+ public:
+  // Do not reorder: Code values may appear in logs and test expectations.
+  enum class Code {
+    kOk = 0,
+    kValidation,                   // ValidationException
+    kSerialization,                // SerializationException (malformed JSON/types)
+    kConditionalCheckFailed,       // ConditionalCheckFailedException
+    kResourceNotFound,             // ResourceNotFoundException
+    kResourceInUse,                // ResourceInUseException
+    kItemCollectionSizeLimitExceeded,
+    kTransactionCanceled,
+    kTransactionConflict,
+    kIdempotentParameterMismatch,
+    kLimitExceeded,
+    kInternal,                     // InternalServerError
+    kCorruption,                   // bytes on disk (or given to a decoder) are not ours
+    kIOError,
+  };
+
+  Status() = default;  // OK
+  static Status OK() { return Status(); }
+
+  static Status Validation(std::string msg) { return {Code::kValidation, std::move(msg)}; }
+  static Status Serialization(std::string msg) { return {Code::kSerialization, std::move(msg)}; }
+  static Status ConditionalCheckFailed(std::string msg = "The conditional request failed") {
+    return {Code::kConditionalCheckFailed, std::move(msg)};
+  }
+  static Status ResourceNotFound(std::string msg = "Requested resource not found") {
+    return {Code::kResourceNotFound, std::move(msg)};
+  }
+  static Status ResourceInUse(std::string msg) { return {Code::kResourceInUse, std::move(msg)}; }
+  static Status ItemCollectionSizeLimitExceeded(std::string msg) {
+    return {Code::kItemCollectionSizeLimitExceeded, std::move(msg)};
+  }
+  static Status TransactionCanceled(std::string msg) {
+    return {Code::kTransactionCanceled, std::move(msg)};
+  }
+  static Status TransactionConflict(std::string msg) {
+    return {Code::kTransactionConflict, std::move(msg)};
+  }
+  static Status IdempotentParameterMismatch(std::string msg) {
+    return {Code::kIdempotentParameterMismatch, std::move(msg)};
+  }
+  static Status LimitExceeded(std::string msg) { return {Code::kLimitExceeded, std::move(msg)}; }
+  static Status Internal(std::string msg) { return {Code::kInternal, std::move(msg)}; }
+  static Status Corruption(std::string msg) { return {Code::kCorruption, std::move(msg)}; }
+  static Status IOError(std::string msg) { return {Code::kIOError, std::move(msg)}; }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+  // DynamoDB's exception name for this status ("ValidationException", ...);
+  // internal conditions map to "InternalServerError". "OK" when ok().
+  std::string_view ErrorName() const;
+
+  // "ErrorName: message", for logs and test failure output.
+  std::string ToString() const;
+
+  friend bool operator==(const Status& a, const Status& b) {
+    return a.code_ == b.code_ && a.message_ == b.message_;
+  }
+
+ private:
+  Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}
+
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+// A value or the Status explaining why there is none (in the style of
+// absl::StatusOr). REQUIRES: a Result is built from a non-OK Status or a value.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
+    assert(!status_.ok());
+  }
+
+  bool ok() const { return value_.has_value(); }
+  const Status& status() const { return status_; }
+
+  // REQUIRES: ok().
+  const T& value() const& { assert(ok()); return *value_; }
+  T& value() & { assert(ok()); return *value_; }
+  T&& value() && { assert(ok()); return std::move(*value_); }
+  const T& operator*() const& { return value(); }
+  T& operator*() & { return value(); }
+  const T* operator->() const { return &value(); }
+  T* operator->() { return &value(); }
+
+ private:
+  Status status_;
+  std::optional<T> value_;
+};
+
+}  // namespace dynarock
+
+// Propagates a non-OK Status from an expression returning Status.
+#define DYNAROCK_RETURN_IF_ERROR(expr)      \
+  do {                                      \
+    ::dynarock::Status _st = (expr);        \
+    if (!_st.ok()) return _st;              \
+  } while (0)
+
+#endif  // DYNAROCK_FORMAT_STATUS_H_

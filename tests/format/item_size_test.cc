@@ -1,0 +1,58 @@
+#include "format/item_size.h"
+
+#include <gtest/gtest.h>
+
+namespace dynarock::format {
+namespace {
+
+using AV = AttributeValue;
+Number N(std::string_view s) { return *Number::Parse(s); }
+
+TEST(ItemSizeTest, DocumentationExample) {
+  // Developer Guide: {"shirt-color":"R","shirt-size":"M"} is 23 bytes.
+  Item item{{"shirt-color", AV::S("R")}, {"shirt-size", AV::S("M")}};
+  EXPECT_EQ(ItemSize(item), 23u);
+}
+
+TEST(ItemSizeTest, Numbers) {
+  struct Case {
+    const char* n;
+    size_t size;
+  } cases[] = {
+      {"0", 1},       // zero
+      {"1", 2},       // one pair
+      {"10", 2},      // "10" is one pair
+      {"99", 2},
+      {"100", 2},     // 01 -> one pair (trailing zeros trimmed)
+      {"123", 3},     // 01 23
+      {"1234", 3},    // 12 34
+      {"1.5", 3},     // 01 50
+      {"-1", 3},      // negative: one more byte
+      {"0.5", 2},     // 50
+      {"12345678901234567890123456789012345678", 20},  // 38 digits, top odd: 19 pairs
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(NumberSize(N(c.n)), c.size) << c.n;
+  }
+}
+
+TEST(ItemSizeTest, Types) {
+  EXPECT_EQ(AttributeValueSize(AV::S("h\xc3\xa9")), 3u);  // UTF-8 bytes
+  EXPECT_EQ(AttributeValueSize(AV::B(std::string(5, '\0'))), 5u);
+  EXPECT_EQ(AttributeValueSize(AV::Bool(false)), 1u);
+  EXPECT_EQ(AttributeValueSize(AV::Null()), 1u);
+  EXPECT_EQ(AttributeValueSize(AV::SS({"ab", "c"})), 3u);
+  EXPECT_EQ(AttributeValueSize(AV::BS({"ab", ""})), 2u);
+  EXPECT_EQ(AttributeValueSize(AV::NS({N("1"), N("-1")})), 2u + 3u);
+  EXPECT_EQ(AttributeValueSize(AV::L({})), 3u);
+  EXPECT_EQ(AttributeValueSize(AV::M({})), 3u);
+  // L: 3 + (1 + 1) + (1 + 2)
+  EXPECT_EQ(AttributeValueSize(AV::L({AV::Bool(true), AV::S("ab")})), 8u);
+  // M: 3 + (1 + len("key") + len("v"))
+  EXPECT_EQ(AttributeValueSize(AV::M({{"key", AV::S("v")}})), 8u);
+  Item item{{"pk", AV::S("VEH#1")}, {"n", AV::N(N("42"))}};
+  EXPECT_EQ(ItemSize(item), 2u + 5u + 1u + 2u);
+}
+
+}  // namespace
+}  // namespace dynarock::format

@@ -1,0 +1,353 @@
+#include "format/key_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <set>
+#include <random>
+
+namespace dynarock::format {
+namespace {
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (!out.empty()) out += ' ';
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+Number N(std::string_view s) {
+  auto n = Number::Parse(s);
+  EXPECT_TRUE(n.ok()) << s;
+  return n.ok() ? *n : Number();
+}
+
+std::string EncodeNumber(std::string_view s) {
+  std::string out;
+  PutNumberComponent(&out, N(s));
+  return out;
+}
+
+std::string EncodeBytes(std::string_view s) {
+  std::string out;
+  PutBytesComponent(&out, s);
+  return out;
+}
+
+// Golden vectors: the on-disk format, byte for byte. Never change an entry;
+// they were computed by hand from KEY_FORMAT.md.
+TEST(KeyCodecGoldenTest, Bytes) {
+  struct Case {
+    std::string in;
+    const char* hex;
+  } cases[] = {
+      {"", "00 01"},
+      {"a", "61 00 01"},
+      {"ab", "61 62 00 01"},
+      {std::string("a\0b", 3), "61 00 FF 62 00 01"},
+      {std::string(1, '\0'), "00 FF 00 01"},
+      {std::string(2, '\0'), "00 FF 00 FF 00 01"},
+      {"\x01", "01 00 01"},
+      {"\xff", "FF 00 01"},
+      {"\xff\xff", "FF FF 00 01"},
+      {std::string("\xff\0", 2), "FF 00 FF 00 01"},
+      {"\xc2\xbf", "C2 BF 00 01"},  // U+00BF, sorts after "z"
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(Hex(EncodeBytes(c.in)), c.hex) << Hex(c.in);
+  }
+}
+
+TEST(KeyCodecGoldenTest, Numbers) {
+  std::string nines38 = "9.9999999999999999999999999999999999999E+125";
+  std::string max_pos = "21 3F";
+  std::string max_neg = "09 C0";
+  for (int i = 0; i < 18; ++i) {
+    max_pos += " C7";
+    max_neg += " 38";
+  }
+  max_pos += " C6";
+  max_neg += " 39";
+  struct Case {
+    std::string in;
+    std::string hex;
+  } cases[] = {
+      {"0", "15"},
+      {"-0", "15"},
+      {"1", "17 02"},
+      {"1.0", "17 02"},
+      {"10E-1", "17 02"},
+      {"-1", "13 FD"},
+      {"10", "17 14"},
+      {"99", "17 C6"},
+      {"100", "18 02"},
+      {"12345", "19 03 2F 5A"},
+      {"1.5", "17 03 64"},
+      {"0.5", "16 FF 64"},
+      {"-0.5", "14 00 9B"},
+      {"0.05", "16 FF 0A"},
+      {"0.001", "16 FE 14"},
+      {"1E19", "20 14"},
+      {"-1E19", "0A EB"},
+      {"1E20", "21 0B 02"},
+      {"-1E20", "09 F4 FD"},
+      {"1E125", "21 3F 14"},
+      {"1E-130", "16 BF 02"},
+      {"-1E-130", "14 40 FD"},
+      {nines38, max_pos},
+      {"-" + nines38, max_neg},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(Hex(EncodeNumber(c.in)), c.hex) << c.in;
+    // And back.
+    std::string bytes = EncodeNumber(c.in);
+    std::string_view in = bytes;
+    Number n;
+    ASSERT_TRUE(GetNumberComponent(&in, &n).ok()) << c.in;
+    EXPECT_EQ(n, N(c.in));
+    EXPECT_TRUE(in.empty());
+  }
+}
+
+TEST(KeyCodecGoldenTest, ItemKey) {
+  // table 7, partition "VEH#1", sort "TS#5": id | xxh64(enc(pk)) | enc(pk) | enc(sk)
+  AttributeValue sk = AttributeValue::S("TS#5");
+  EncodedKey key = EncodeItemKey(7, AttributeValue::S("VEH#1"), &sk);
+  std::string pk = EncodeBytes("VEH#1");
+  std::string expect = std::string("\0\0\0\x07", 4);
+  PutFixed64BE(&expect, PartitionHash(pk));
+  expect += pk + EncodeBytes("TS#5");
+  EXPECT_EQ(Hex(key.bytes()), Hex(expect));
+  EXPECT_EQ(Hex(key.bytes().substr(0, 4)), "00 00 00 07");
+  // The hash is xxHash64 with seed 0 of the encoded partition key: pinned.
+  EXPECT_EQ(PartitionHash(""), 0xEF46DB3751D8E999ull);  // XXH64 of the empty input
+}
+
+// ---- Randomized ---------------------------------------------------------------
+
+class KeyCodecRandomTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = std::random_device{}();
+    rng_.seed(seed_);
+    std::cout << "KeyCodecRandomTest seed=" << seed_ << "\n";
+  }
+
+  Number RandomNumber() {
+    if (rng_() % 50 == 0) return Number();
+    int digits = 1 + static_cast<int>(rng_() % 38);
+    std::string d;
+    for (int i = 0; i < digits; ++i) d.push_back(static_cast<char>('0' + rng_() % 10));
+    d[0] = static_cast<char>('1' + rng_() % 9);
+    // Few distinct exponents make close values (same class, same E) common.
+    int top = rng_() % 2 ? static_cast<int>(rng_() % 8) - 4
+                         : Number::kMinTopPosition +
+                               static_cast<int>(rng_() % (Number::kMaxTopPosition -
+                                                          Number::kMinTopPosition + 1));
+    std::string text = (rng_() % 2 ? "-" : "") + d + "E" + std::to_string(top - digits + 1);
+    auto n = Number::Parse(text);
+    EXPECT_TRUE(n.ok()) << text;
+    return *n;
+  }
+
+  std::string RandomBytes() {
+    static constexpr char kAlphabet[] = {'\0', '\x01', '\xfe', '\xff', 'a', 'b'};
+    size_t len = rng_() % 6;
+    std::string s;
+    for (size_t i = 0; i < len; ++i) {
+      s.push_back(rng_() % 4 ? kAlphabet[rng_() % 6] : static_cast<char>(rng_()));
+    }
+    return s;
+  }
+
+  uint64_t seed_;
+  std::mt19937_64 rng_;
+};
+
+TEST_F(KeyCodecRandomTest, NumberByteOrderIsNumericOrder) {
+  std::vector<std::pair<Number, std::string>> values;
+  for (int i = 0; i < 100000; ++i) {
+    Number n = RandomNumber();
+    std::string enc;
+    PutNumberComponent(&enc, n);
+    ASSERT_LE(enc.size(), kMaxNumberComponentBytes);
+    values.emplace_back(n, enc);
+  }
+  std::sort(values.begin(), values.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (size_t i = 1; i < values.size(); ++i) {
+    const auto& [a, ea] = values[i - 1];
+    const auto& [b, eb] = values[i];
+    ASSERT_EQ(a <=> b, ea <=> eb) << a.ToString() << " vs " << b.ToString();
+  }
+}
+
+TEST_F(KeyCodecRandomTest, NumberRoundTripWithTrailingBytes) {
+  for (int i = 0; i < 100000; ++i) {
+    Number n = RandomNumber();
+    std::string enc;
+    PutNumberComponent(&enc, n);
+    std::string suffix = RandomBytes();
+    std::string buf = enc + suffix;
+    std::string_view in = buf;
+    Number out;
+    ASSERT_TRUE(GetNumberComponent(&in, &out).ok()) << n.ToString();
+    ASSERT_EQ(out, n);
+    ASSERT_EQ(in, suffix);
+  }
+}
+
+TEST_F(KeyCodecRandomTest, BytesOrderRoundTripAndAppend) {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (int i = 0; i < 100000; ++i) {
+    std::string s = RandomBytes();
+    // Append leaves the existing prefix intact.
+    std::string enc = "prefix";
+    PutBytesComponent(&enc, s);
+    ASSERT_EQ(enc.substr(0, 6), "prefix");
+    enc.erase(0, 6);
+    // Decode tolerates whatever follows.
+    std::string suffix = RandomBytes();
+    std::string buf = enc + suffix;
+    std::string_view in = buf;
+    std::string out;
+    ASSERT_TRUE(GetBytesComponent(&in, &out).ok());
+    ASSERT_EQ(out, s);
+    ASSERT_EQ(in, suffix);
+    values.emplace_back(s, enc);
+  }
+  std::sort(values.begin(), values.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (size_t i = 1; i < values.size(); ++i) {
+    // Unsigned bytewise order of the raw values (std::string compares as memcmp).
+    ASSERT_LE(values[i - 1].first, values[i].first) << Hex(values[i].first);
+    ASSERT_EQ(values[i - 1].first == values[i].first, values[i - 1].second == values[i].second);
+  }
+}
+
+TEST_F(KeyCodecRandomTest, BeginsWithRangeContainsExactlyTheMatches) {
+  for (int i = 0; i < 100000; ++i) {
+    std::string p = RandomBytes();
+    std::string s = rng_() % 2 ? p + RandomBytes() : RandomBytes();
+    std::string lower;
+    PutBytesPrefix(&lower, p);
+    std::optional<std::string> upper = PrefixSuccessor(lower);
+    std::string enc;
+    PutBytesComponent(&enc, s);
+    bool in_range = enc >= lower && (!upper || enc < *upper);
+    bool matches = s.compare(0, p.size(), p) == 0;
+    ASSERT_EQ(in_range, matches) << "prefix " << Hex(p) << " value " << Hex(s);
+  }
+}
+
+TEST_F(KeyCodecRandomTest, CollectionsAreContiguous) {
+  // Keys of many collections, sorted: each collection is one run, ordered by sort key.
+  std::vector<std::pair<EncodedKey, std::pair<int, Number>>> keys;
+  for (int i = 0; i < 20000; ++i) {
+    int vehicle = static_cast<int>(rng_() % 200);
+    Number sk = RandomNumber();
+    AttributeValue pk = AttributeValue::S("VEH#" + std::to_string(vehicle));
+    AttributeValue sort = AttributeValue::N(sk);
+    keys.emplace_back(EncodeItemKey(1, pk, &sort), std::make_pair(vehicle, sk));
+  }
+  std::sort(keys.begin(), keys.end());
+  std::set<int> finished;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    int v = keys[i].second.first;
+    if (i > 0 && keys[i - 1].second.first == v) {
+      ASSERT_LE(keys[i - 1].second.second, keys[i].second.second);
+    } else {
+      ASSERT_TRUE(finished.insert(v).second) << "collection " << v << " is split";
+    }
+  }
+}
+
+// ---- Keys ----------------------------------------------------------------------
+
+TEST(KeyCodecTest, ItemKeyRoundTrip) {
+  AttributeValue pk = AttributeValue::B(std::string("\0\xff", 2));
+  AttributeValue sk = AttributeValue::N(N("-12.5"));
+  EncodedKey key = EncodeItemKey(42, pk, &sk);
+  auto decoded = DecodeItemKey(key.bytes(), {KeyType::kB, KeyType::kN});
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->space_id, 42u);
+  EXPECT_EQ(decoded->pk, pk);
+  ASSERT_TRUE(decoded->sk.has_value());
+  EXPECT_EQ(*decoded->sk, sk);
+  // The collection prefix is a prefix of every key in the collection.
+  EXPECT_EQ(key.bytes().rfind(CollectionPrefix(42, pk).bytes(), 0), 0u);
+
+  EncodedKey hash_only = EncodeItemKey(3, AttributeValue::S("x"), nullptr);
+  auto d2 = DecodeItemKey(hash_only.bytes(), {KeyType::kS, std::nullopt});
+  ASSERT_TRUE(d2.ok());
+  EXPECT_FALSE(d2->sk.has_value());
+}
+
+TEST(KeyCodecTest, IndexKeyRoundTrip) {
+  AttributeValue ipk = AttributeValue::S("DEP-LON-3");
+  AttributeValue isk = AttributeValue::S("2026-06-23T09:00:01Z");
+  AttributeValue pk = AttributeValue::S("VEH#V-7741");
+  AttributeValue sk = AttributeValue::S("TS#2026-06-23T09:00:01Z");
+  EncodedKey key = EncodeIndexKey(9, ipk, &isk, pk, &sk);
+  auto d = DecodeIndexKey(key.bytes(), {KeyType::kS, KeyType::kS}, {KeyType::kS, KeyType::kS});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->index.space_id, 9u);
+  EXPECT_EQ(d->index.pk, ipk);
+  EXPECT_EQ(*d->index.sk, isk);
+  EXPECT_EQ(d->pk, pk);
+  EXPECT_EQ(*d->sk, sk);
+}
+
+TEST(KeyCodecTest, CorruptKeysAreErrors) {
+  AttributeValue pk = AttributeValue::S("abc");
+  std::string good = EncodeItemKey(1, pk, nullptr).bytes();
+  KeySchemaTypes schema{KeyType::kS, std::nullopt};
+  ASSERT_TRUE(DecodeItemKey(good, schema).ok());
+  // Every truncation fails; so does a flipped hash byte and a trailing byte.
+  for (size_t len = 0; len < good.size(); ++len) {
+    EXPECT_EQ(DecodeItemKey(good.substr(0, len), schema).status().code(),
+              Status::Code::kCorruption)
+        << len;
+  }
+  std::string bad_hash = good;
+  bad_hash[5] ^= 1;
+  EXPECT_EQ(DecodeItemKey(bad_hash, schema).status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(DecodeItemKey(good + "x", schema).status().code(), Status::Code::kCorruption);
+  // Bad escape.
+  std::string_view bad_escape("a\x00\x02", 3);
+  std::string out;
+  EXPECT_FALSE(GetBytesComponent(&bad_escape, &out).ok());
+}
+
+TEST(KeyCodecTest, NonCanonicalNumbersAreRejected) {
+  const std::string bad[] = {
+      std::string("\x17", 1),              // truncated mantissa
+      std::string("\x17\x00", 2),          // zero digit as the last
+      std::string("\x17\x01\x02", 3),      // leading zero pair
+      std::string("\x17\xc8", 2),          // digit 100
+      std::string("\x21\x05\x02", 3),      // large class with a medium exponent
+      std::string("\x16\xff\x03", 3),      // odd last byte then end of input
+      std::string("\x22", 1),              // not a number tag
+      std::string("\x08", 1),
+  };
+  for (const auto& b : bad) {
+    std::string_view in = b;
+    Number n;
+    EXPECT_FALSE(GetNumberComponent(&in, &n).ok()) << Hex(b);
+  }
+}
+
+TEST(KeyCodecTest, PrefixSuccessor) {
+  EXPECT_EQ(PrefixSuccessor("ab"), "ac");
+  EXPECT_EQ(PrefixSuccessor("a\xff\xff"), "b");
+  EXPECT_EQ(PrefixSuccessor("\xff\xff"), std::nullopt);
+  EXPECT_EQ(PrefixSuccessor(""), std::nullopt);
+}
+
+}  // namespace
+}  // namespace dynarock::format

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs every Debian package Dynarock needs (idempotent: only what is missing,
+# `apt-get update` at most once), then configures and builds.
+#
+#   tools/setup.sh            install + Release build in build/
+#   tools/setup.sh --test     install + sanitizer (ASan+UBSan) build in build-test/
+#   tools/setup.sh --no-build install only
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  clang libclang-rt-dev            # libFuzzer targets
+  librocksdb-dev
+  libflatbuffers-dev flatbuffers-compiler
+  libxxhash-dev
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  libcli11-dev rapidjson-dev libboost-dev libfmt-dev
+  zlib1g-dev libssl-dev
+  libsqlite3-dev                   # bench/ baseline
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+mode="${1:-}"
+top="$(cd "$(dirname "$0")/.." && pwd)"
+case "$mode" in
+  --no-build) exit 0 ;;
+  --test) dir="$top/build-test"; cfg=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDYNAROCK_SANITIZE=ON) ;;
+  *) dir="$top/build"; cfg=(-DCMAKE_BUILD_TYPE=Release) ;;
+esac
+cmake -S "$top" -B "$dir" -G Ninja "${cfg[@]}"
+cmake --build "$dir" -j2
