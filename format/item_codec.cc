@@ -17,25 +17,24 @@ static_assert(static_cast<int>(fb::ValueType::S) == static_cast<int>(AttrType::k
                   static_cast<int>(fb::ValueType::BS) == static_cast<int>(AttrType::kBS),
               "schemas/item.fbs ValueType must mirror AttrType");
 
-// A Value is two tables below its parent value (Entry or the Item in between),
-// plus a Blob for set members: this bounds every legal item.
-constexpr fbs::uoffset_t kMaxVerifyDepth = 2 * kMaxNestingLevels + 8;
+// A value at nesting level L is a table at depth L (the Item is depth 1), plus
+// a Blob for set members: this bound admits every legal item.
+constexpr fbs::uoffset_t kMaxVerifyDepth = kMaxNestingLevels + 8;
 
 fbs::Offset<fbs::Vector<uint8_t>> Bytes(fbs::FlatBufferBuilder& b, std::string_view s) {
   return b.CreateVector(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
-fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeValue& v);
+fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeValue& v,
+                                   std::optional<std::string_view> name = std::nullopt);
 
-fbs::Offset<fbs::Vector<fbs::Offset<fb::Entry>>> EncodeEntries(
-    fbs::FlatBufferBuilder& b, const AttributeValue::Map& entries) {
-  std::vector<fbs::Offset<fb::Entry>> out;
+// Named values, in the (sorted) order of `entries`: M entries and items.
+template <typename Entries>
+fbs::Offset<fbs::Vector<fbs::Offset<fb::Value>>> EncodeEntries(fbs::FlatBufferBuilder& b,
+                                                              const Entries& entries) {
+  std::vector<fbs::Offset<fb::Value>> out;
   out.reserve(entries.size());
-  for (const auto& [name, value] : entries) {
-    auto v = EncodeValue(b, value);
-    auto n = b.CreateString(name);
-    out.push_back(fb::CreateEntry(b, n, v));
-  }
+  for (const auto& [name, value] : entries) out.push_back(EncodeValue(b, value, name));
   return b.CreateVector(out);
 }
 
@@ -55,11 +54,14 @@ std::string NumberBytes(const Number& n) {
   return out;
 }
 
-fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeValue& v) {
+fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeValue& v,
+                                   std::optional<std::string_view> name) {
   // Children first: FlatBuffers builds bottom-up.
+  fbs::Offset<fbs::String> name_offset;
+  if (name) name_offset = b.CreateString(name->data(), name->size());
   fbs::Offset<fbs::Vector<uint8_t>> data;
   fbs::Offset<fbs::Vector<fbs::Offset<fb::Blob>>> members;
-  fbs::Offset<fbs::Vector<fbs::Offset<fb::Entry>>> entries;
+  fbs::Offset<fbs::Vector<fbs::Offset<fb::Value>>> entries;
   fbs::Offset<fbs::Vector<fbs::Offset<fb::Value>>> elements;
   bool flag = false;
   auto plain = [](const std::string& s) -> std::string_view { return s; };
@@ -81,8 +83,8 @@ fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeVal
     case AttrType::kBS: members = EncodeMembers(b, v.bs(), plain); break;
     case AttrType::kNS: members = EncodeMembers(b, v.ns(), NumberBytes); break;
   }
-  return fb::CreateValue(b, static_cast<fb::ValueType>(v.type()), data, flag, members, entries,
-                         elements);
+  return fb::CreateValue(b, name_offset, static_cast<fb::ValueType>(v.type()), data, flag,
+                         members, entries, elements);
 }
 
 std::string_view View(const fbs::Vector<uint8_t>* v) {
@@ -101,14 +103,17 @@ Result<Number> DecodeNumber(std::string_view bytes) {
   return n;
 }
 
-// Index of `name` in a vector of entries sorted by name, or -1.
-const fb::Entry* FindEntry(const fbs::Vector<fbs::Offset<fb::Entry>>* entries,
-                           std::string_view name) {
+using Entries = fbs::Vector<fbs::Offset<fb::Value>>;
+
+// The value named `name` in entries sorted by name (binary search), or nullptr.
+// Compares whole byte strings: names may contain NUL, so no strcmp.
+const fb::Value* FindEntry(const Entries* entries, std::string_view name) {
   if (entries == nullptr) return nullptr;
   size_t lo = 0, hi = entries->size();
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    const fb::Entry* e = entries->Get(static_cast<fbs::uoffset_t>(mid));
+    const fb::Value* e = entries->Get(static_cast<fbs::uoffset_t>(mid));
+    if (e->name() == nullptr) return nullptr;  // only untrusted bytes lack names
     int c = View(e->name()).compare(name);
     if (c == 0) return e;
     if (c < 0) lo = mid + 1; else hi = mid;
@@ -116,17 +121,28 @@ const fb::Entry* FindEntry(const fbs::Vector<fbs::Offset<fb::Entry>>* entries,
   return nullptr;
 }
 
-Status DecodeEntries(const fbs::Vector<fbs::Offset<fb::Entry>>* entries,
-                     AttributeValue::Map* out) {
+void Append(AttributeValue::Map* map, std::string name, AttributeValue v) {
+  map->emplace_back(std::move(name), std::move(v));
+}
+void Append(Item* item, std::string name, AttributeValue v) {
+  item->emplace_hint(item->end(), std::move(name), std::move(v));
+}
+
+// Decodes named values into *out (a Map or an Item), checking that names are
+// present, strictly ascending and so unique.
+template <typename Out>
+Status DecodeEntries(const Entries* entries, Out* out) {
   if (entries == nullptr) return Status::OK();
-  out->reserve(entries->size());
-  for (const fb::Entry* e : *entries) {
-    if (e->name() == nullptr || e->value() == nullptr) return Corrupt("entry without name or value");
+  std::string_view prev;
+  for (fbs::uoffset_t i = 0; i < entries->size(); ++i) {
+    const fb::Value* e = entries->Get(i);
+    if (e->name() == nullptr) return Corrupt("entry without a name");
     std::string_view name = View(e->name());
-    if (!out->empty() && !(out->back().first < name)) return Corrupt("entries out of order");
-    auto v = ValueView(e->value()).Decode();
+    if (i > 0 && !(prev < name)) return Corrupt("entries out of order");
+    prev = name;
+    auto v = ValueView(e).Decode();
     if (!v.ok()) return v.status();
-    out->emplace_back(std::string(name), std::move(v).value());
+    Append(out, std::string(name), std::move(v).value());
   }
   return Status::OK();
 }
@@ -152,14 +168,7 @@ Status DecodeMembers(const fbs::Vector<fbs::Offset<fb::Blob>>* members, std::vec
 
 void EncodeItem(const Item& item, std::string* out) {
   fbs::FlatBufferBuilder b(256);
-  std::vector<fbs::Offset<fb::Entry>> entries;
-  entries.reserve(item.size());
-  for (const auto& [name, value] : item) {
-    auto v = EncodeValue(b, value);
-    auto n = b.CreateString(name);
-    entries.push_back(fb::CreateEntry(b, n, v));
-  }
-  auto attrs = b.CreateVector(entries);
+  auto attrs = EncodeEntries(b, item);
   b.Finish(fb::CreateItem(b, kItemFormatVersion, attrs), fb::ItemIdentifier());
   out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -191,9 +200,9 @@ size_t ValueView::size() const {
 
 std::optional<ValueView> ValueView::Find(std::string_view name) const {
   if (type() != AttrType::kM) return std::nullopt;
-  const fb::Entry* e = FindEntry(v_->entries(), name);
-  if (e == nullptr || e->value() == nullptr) return std::nullopt;
-  return ValueView(e->value());
+  const fb::Value* e = FindEntry(v_->entries(), name);
+  if (e == nullptr) return std::nullopt;
+  return ValueView(e);
 }
 
 std::optional<ValueView> ValueView::At(size_t index) const {
@@ -216,6 +225,7 @@ Result<AttributeValue> ValueView::Decode() const {
     case fb::ValueType::Null: return AttributeValue::Null();
     case fb::ValueType::M: {
       AttributeValue::Map map;
+      if (v_->entries() != nullptr) map.reserve(v_->entries()->size());
       DYNAROCK_RETURN_IF_ERROR(DecodeEntries(v_->entries(), &map));
       // Entries were checked to be sorted and unique: M() keeps them as they are.
       return AttributeValue::M(std::move(map));
@@ -263,8 +273,9 @@ Result<ItemView> ItemView::Open(std::string_view bytes) {
                               std::to_string(item->format_version()));
   }
   if (const auto* attrs = item->attributes()) {
-    for (fbs::uoffset_t i = 1; i < attrs->size(); ++i) {
-      if (!(View(attrs->Get(i - 1)->name()) < View(attrs->Get(i)->name()))) {
+    for (fbs::uoffset_t i = 0; i < attrs->size(); ++i) {
+      if (attrs->Get(i)->name() == nullptr) return Corrupt("attribute without a name");
+      if (i > 0 && !(View(attrs->Get(i - 1)->name()) < View(attrs->Get(i)->name()))) {
         return Corrupt("attributes out of order");
       }
     }
@@ -285,13 +296,13 @@ std::string_view ItemView::name(size_t i) const {
 }
 
 ValueView ItemView::value(size_t i) const {
-  return ValueView(item_->attributes()->Get(static_cast<fbs::uoffset_t>(i))->value());
+  return ValueView(item_->attributes()->Get(static_cast<fbs::uoffset_t>(i)));
 }
 
 std::optional<ValueView> ItemView::Find(std::string_view name) const {
-  const fb::Entry* e = FindEntry(item_->attributes(), name);
-  if (e == nullptr || e->value() == nullptr) return std::nullopt;
-  return ValueView(e->value());
+  const fb::Value* e = FindEntry(item_->attributes(), name);
+  if (e == nullptr) return std::nullopt;
+  return ValueView(e);
 }
 
 std::optional<ValueView> ItemView::FindPath(std::span<const PathElement> path) const {
@@ -309,13 +320,7 @@ std::optional<ValueView> ItemView::FindPath(std::span<const PathElement> path) c
 
 Result<Item> ItemView::Decode() const {
   Item item;
-  for (size_t i = 0; i < size(); ++i) {
-    const fb::Entry* e = item_->attributes()->Get(static_cast<fbs::uoffset_t>(i));
-    if (e->name() == nullptr || e->value() == nullptr) return Corrupt("entry without name or value");
-    auto v = ValueView(e->value()).Decode();
-    if (!v.ok()) return v.status();
-    item.emplace_hint(item.end(), std::string(View(e->name())), std::move(v).value());
-  }
+  DYNAROCK_RETURN_IF_ERROR(DecodeEntries(item_->attributes(), &item));
   return item;
 }
 

@@ -3,7 +3,8 @@
 # `apt-get update` at most once), then configures and builds.
 #
 #   tools/setup.sh            install + Release build in build/
-#   tools/setup.sh --test     install + sanitizer (ASan+UBSan) build in build-test/
+#   tools/setup.sh --test [-DVAR=VALUE...]
+#                             install + clang sanitizer (ASan+UBSan) build in build-test/
 #   tools/setup.sh --no-build install only
 set -euo pipefail
 
@@ -38,7 +39,11 @@ mode="${1:-}"
 top="$(cd "$(dirname "$0")/.." && pwd)"
 case "$mode" in
   --no-build) exit 0 ;;
-  --test) dir="$top/build-test"; cfg=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDYNAROCK_SANITIZE=ON) ;;
+  # The test build uses clang: libFuzzer needs it, and a second compiler's
+  # warnings (with -Werror) catch what gcc's miss.
+  --test) dir="$top/build-test"
+          cfg=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDYNAROCK_SANITIZE=ON
+               -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${@:2}") ;;
   *) dir="$top/build"; cfg=(-DCMAKE_BUILD_TYPE=Release) ;;
 esac
 cmake -S "$top" -B "$dir" -G Ninja "${cfg[@]}"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds the sanitizer
+# (ASan+UBSan) configuration with clang, and runs every test with ctest.
+#
+#   tools/test.sh                      the whole suite (fuzz targets run 5 s each)
+#   tools/test.sh --fuzz-seconds 600   the same with longer fuzzing
+set -euo pipefail
+top="$(cd "$(dirname "$0")/.." && pwd)"
+fuzz_seconds=5
+while (($#)); do
+  case "$1" in
+    --fuzz-seconds) fuzz_seconds="$2"; shift 2 ;;
+    *) echo "usage: tools/test.sh [--fuzz-seconds N]" >&2; exit 2 ;;
+  esac
+done
+"$top/tools/setup.sh" --test "-DDYNAROCK_FUZZ_SECONDS=$fuzz_seconds"
+cd "$top/build-test"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$top/tests/ubsan.supp"
+ctest --output-on-failure -j2 --timeout "$((fuzz_seconds * 4 + 600))"
