@@ -26,6 +26,23 @@ Status WrongJsonType(const rapidjson::Value& v, const char* expected) {
 
 std::string_view Str(const rapidjson::Value& v) { return {v.GetString(), v.GetStringLength()}; }
 
+// RapidJSON 1.1.0 validates raw UTF-8 but decodes a lone surrogate escape
+// (\uDC00-\uDFFF) into ED B0..BF xx: not UTF-8, and JSON nobody could read
+// back. Raw surrogate bytes (ED A0..BF) cannot get here: the parser rejects them.
+Status CheckText(std::string_view s) {
+  for (size_t i = s.find('\xED'); i != std::string_view::npos; i = s.find('\xED', i + 1)) {
+    if (i + 1 < s.size() && static_cast<uint8_t>(s[i + 1]) >= 0xA0) {
+      return Status::Serialization("Invalid UTF-8 in string: unpaired surrogate escape");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::string_view> Text(const rapidjson::Value& v) {
+  DYNAROCK_RETURN_IF_ERROR(CheckText(Str(v)));
+  return Str(v);
+}
+
 // The Java List.toString() of the members as given, for duplicate messages.
 std::string InputList(const rapidjson::Value& array) {
   std::string out = "[";
@@ -59,7 +76,10 @@ Status SetFromJson(const rapidjson::Value& json, const char* empty_msg, std::vec
   return Status::OK();
 }
 
-Result<std::string> PlainString(std::string_view s) { return std::string(s); }
+Result<std::string> ValidText(std::string_view s) {
+  DYNAROCK_RETURN_IF_ERROR(CheckText(s));
+  return std::string(s);
+}
 
 }  // namespace
 
@@ -92,9 +112,12 @@ Result<AttributeValue> AttributeValueFromJson(const rapidjson::Value& json, int 
   }
   const rapidjson::Value& v = *member;
   switch (type) {
-    case AttrType::kS:
+    case AttrType::kS: {
       if (!v.IsString()) return WrongJsonType(v, "String");
-      return AttributeValue::S(std::string(Str(v)));
+      auto text = Text(v);
+      if (!text.ok()) return text.status();
+      return AttributeValue::S(std::string(*text));
+    }
     case AttrType::kN: {
       if (!v.IsString()) return WrongJsonType(v, "String");
       auto n = Number::Parse(Str(v));
@@ -134,16 +157,18 @@ Result<AttributeValue> AttributeValueFromJson(const rapidjson::Value& json, int 
       AttributeValue::Map map;
       map.reserve(v.MemberCount());
       for (const auto& e : v.GetObject()) {
+        auto name = Text(e.name);
+        if (!name.ok()) return name.status();
         auto av = AttributeValueFromJson(e.value, level + 1);
         if (!av.ok()) return av.status();
-        map.emplace_back(std::string(Str(e.name)), std::move(av).value());
+        map.emplace_back(std::string(*name), std::move(av).value());
       }
       return AttributeValue::M(std::move(map));
     }
     case AttrType::kSS: {
       std::vector<std::string> members;
       DYNAROCK_RETURN_IF_ERROR(
-          SetFromJson(v, "An string set  may not be empty", &members, PlainString));
+          SetFromJson(v, "An string set  may not be empty", &members, ValidText));
       return AttributeValue::SS(std::move(members));
     }
     case AttrType::kNS: {
@@ -166,10 +191,12 @@ Result<Item> ItemFromJson(const rapidjson::Value& json) {
   if (!json.IsObject()) return WrongJsonType(json, "Map");
   Item item;
   for (const auto& m : json.GetObject()) {
+    auto name = Text(m.name);
+    if (!name.ok()) return name.status();
     auto v = AttributeValueFromJson(m.value, 2);
     if (!v.ok()) return v.status();
     // A repeated name: the last one wins, as in DynamoDB's JSON layer.
-    item.insert_or_assign(std::string(Str(m.name)), std::move(v).value());
+    item.insert_or_assign(std::string(*name), std::move(v).value());
   }
   return item;
 }

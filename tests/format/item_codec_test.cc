@@ -6,6 +6,7 @@
 #include <random>
 
 #include "format/key_codec.h"
+#include "tests/util/seed.h"
 
 namespace dynarock::format {
 namespace {
@@ -110,9 +111,10 @@ TEST(ItemCodecTest, VersionIsChecked) {
 class ItemCodecRandomTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    seed_ = std::random_device{}();
+    seed_ = testing::TestSeed(
+        ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() +
+        std::string(".") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     rng_.seed(seed_);
-    std::cout << "ItemCodecRandomTest seed=" << seed_ << "\n";
   }
   std::string RandomString() {
     std::string s(rng_() % 8, '\0');

@@ -118,6 +118,24 @@ std::string NestedL(int containers) {
   return json;
 }
 
+// Regression (found by fuzz_json_decode): RapidJSON 1.1.0 turns a lone
+// surrogate escape into bytes that are not UTF-8, which we then wrote back
+// as JSON no parser accepts. Strings must be valid UTF-8 wherever they occur.
+TEST(JsonTest, LoneSurrogateEscapesAreRejected) {
+  const char* inputs[] = {R"({"a":{"S":"\uDD00"}})", R"({"a":{"S":"x\uD800"}})",
+                          R"({"a":{"SS":["ok","\uDFFF"]}})", R"({"\uDC00":{"S":"x"}})",
+                          R"({"a":{"M":{"\uDABC":{"NULL":true}}}})"};
+  for (const char* in : inputs) {
+    auto item = ParseItemJson(in);
+    ASSERT_FALSE(item.ok()) << in;
+    EXPECT_EQ(item.status().code(), Status::Code::kSerialization) << in;
+  }
+  // A proper surrogate pair is one 4-byte UTF-8 character.
+  auto ok = ParseItemJson(R"({"a":{"S":"\uD83D\uDE00"}})");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->at("a"), AV::S("\xF0\x9F\x98\x80"));
+}
+
 TEST(JsonTest, NestingLimit) {
   // Item = level 1, top-level value = level 2: 30 containers are the most.
   EXPECT_TRUE(ParseAttributeValueJson(NestedL(30)).ok());

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <iostream>
-#include <set>
 #include <random>
+#include <set>
+
+#include "tests/util/seed.h"
 
 namespace dynarock::format {
 namespace {
@@ -133,9 +135,10 @@ TEST(KeyCodecGoldenTest, ItemKey) {
 class KeyCodecRandomTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    seed_ = std::random_device{}();
+    seed_ = testing::TestSeed(
+        ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() +
+        std::string(".") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     rng_.seed(seed_);
-    std::cout << "KeyCodecRandomTest seed=" << seed_ << "\n";
   }
 
   Number RandomNumber() {

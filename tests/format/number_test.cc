@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include "tests/util/seed.h"
+
 namespace dynarock::format {
 namespace {
 
@@ -165,9 +167,7 @@ TEST(NumberTest, FromInt64) {
 // Randomized: parse(ToString(x)) == x, and comparison agrees with int64 order
 // for integers and with exact rational order via cross-multiplied strings.
 TEST(NumberTest, RandomRoundTripAndIntegerOrder) {
-  uint64_t seed = std::random_device{}();
-  SCOPED_TRACE("seed=" + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(testing::TestSeed("NumberTest.RandomRoundTripAndIntegerOrder"));
   for (int i = 0; i < 20000; ++i) {
     int64_t a = static_cast<int64_t>(rng()) >> (rng() % 63);
     int64_t b = static_cast<int64_t>(rng()) >> (rng() % 63);

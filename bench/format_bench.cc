@@ -1,0 +1,117 @@
+// Microbenchmarks of the format layer: ns per key encoding, number parse,
+// item encode / decode / single-attribute access, JSON decode.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "format/item_codec.h"
+#include "format/json.h"
+#include "format/key_codec.h"
+
+namespace {
+
+using namespace dynarock::format;
+
+Number Num(const char* s) { return *Number::Parse(s); }
+
+// A telemetry reading from the fleet example with `extra` more numeric attributes.
+Item Reading(int extra) {
+  Item item{{"PK", AttributeValue::S("VEH#V-7741")},
+            {"SK", AttributeValue::S("TS#2026-06-23T09:00:01Z")},
+            {"speedKph", AttributeValue::N(Num("87.5"))},
+            {"coolantC", AttributeValue::N(Num("91"))},
+            {"fuelPct", AttributeValue::N(Num("0.61"))},
+            {"depotCode", AttributeValue::S("DEP-LON-3")}};
+  for (int i = 0; i < extra; ++i) {
+    item["sensor" + std::to_string(i)] = AttributeValue::N(Number::FromInt64(i * 37));
+  }
+  return item;
+}
+
+void BM_EncodeItemKeyS(benchmark::State& state) {
+  AttributeValue pk = AttributeValue::S("VEH#V-7741");
+  AttributeValue sk = AttributeValue::S("TS#2026-06-23T09:00:01Z");
+  for (auto _ : state) {
+    EncodedKey key = EncodeItemKey(1, pk, &sk);
+    benchmark::DoNotOptimize(key);
+  }
+}
+BENCHMARK(BM_EncodeItemKeyS);
+
+void BM_EncodeNumberComponent(benchmark::State& state) {
+  Number n = Num("-123456.789012345678901234567890123");
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    PutNumberComponent(&out, n);
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_EncodeNumberComponent);
+
+void BM_DecodeItemKey(benchmark::State& state) {
+  AttributeValue pk = AttributeValue::S("VEH#V-7741");
+  AttributeValue sk = AttributeValue::N(Num("1782205201"));
+  EncodedKey key = EncodeItemKey(1, pk, &sk);
+  for (auto _ : state) {
+    auto d = DecodeItemKey(key.bytes(), {KeyType::kS, KeyType::kN});
+    benchmark::DoNotOptimize(d);
+  }
+}
+BENCHMARK(BM_DecodeItemKey);
+
+void BM_ParseNumber(benchmark::State& state) {
+  for (auto _ : state) {
+    auto n = Number::Parse("-12345.678901234e-3");
+    benchmark::DoNotOptimize(n);
+  }
+}
+BENCHMARK(BM_ParseNumber);
+
+void BM_EncodeItem(benchmark::State& state) {
+  Item item = Reading(static_cast<int>(state.range(0)));
+  std::string out;
+  for (auto _ : state) {
+    EncodeItem(item, &out);
+    benchmark::DoNotOptimize(out);
+  }
+  state.counters["bytes"] = static_cast<double>(out.size());
+}
+BENCHMARK(BM_EncodeItem)->ArgName("extra_attrs")->Arg(0)->Arg(20);
+
+void BM_DecodeItem(benchmark::State& state) {
+  std::string bytes = EncodeItem(Reading(static_cast<int>(state.range(0))));
+  for (auto _ : state) {
+    auto item = DecodeItem(bytes);
+    benchmark::DoNotOptimize(item);
+  }
+}
+BENCHMARK(BM_DecodeItem)->ArgName("extra_attrs")->Arg(0)->Arg(20);
+
+// One attribute read in place from a verified view vs. a trusted one.
+void BM_FindAttribute(benchmark::State& state) {
+  std::string bytes = EncodeItem(Reading(static_cast<int>(state.range(0))));
+  bool verify = state.range(1) != 0;
+  for (auto _ : state) {
+    ItemView view = verify ? *ItemView::Open(bytes) : ItemView::OpenTrusted(bytes);
+    auto v = view.Find("speedKph");
+    benchmark::DoNotOptimize(v->bytes());
+  }
+}
+BENCHMARK(BM_FindAttribute)->ArgNames({"extra_attrs", "verify"})->ArgsProduct({{0, 20}, {0, 1}});
+
+void BM_ParseItemJson(benchmark::State& state) {
+  std::string json = ToJson(Reading(static_cast<int>(state.range(0))));
+  for (auto _ : state) {
+    auto item = ParseItemJson(json);
+    benchmark::DoNotOptimize(item);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * json.size()));
+}
+BENCHMARK(BM_ParseItemJson)->ArgName("extra_attrs")->Arg(0)->Arg(20);
+
+}  // namespace
+
+BENCHMARK_MAIN();
