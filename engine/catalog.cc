@@ -1,0 +1,226 @@
+#include "engine/catalog.h"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/validation.h"
+#include "schemas/catalog_generated.h"
+
+namespace dynarock {
+namespace {
+
+constexpr uint8_t kDescriptorVersion = 1;
+
+std::string_view KeyTypeName(KeyType t) { return t == KeyType::kHash ? "HASH" : "RANGE"; }
+
+// Java's toString of the model objects, as DynamoDB renders them in messages.
+std::string RenderKeySchema(const std::vector<KeySchemaElement>& ks) {
+  std::string out = "[";
+  for (size_t i = 0; i < ks.size(); ++i) {
+    if (i) out += ", ";
+    out += "KeySchemaElement(attributeName=" + ks[i].attribute_name +
+           ", keyType=" + std::string(KeyTypeName(ks[i].key_type)) + ")";
+  }
+  return out + "]";
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out += ", ";
+    out += names[i];
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
+  ConstraintErrors errors;
+  errors.CheckTableName(r.table_name);
+  if (r.key_schema.empty()) {
+    errors.Add("[]", "keySchema", "Member must have length greater than or equal to 1");
+  } else if (r.key_schema.size() > 2) {
+    errors.Add(RenderKeySchema(r.key_schema), "keySchema",
+               "Member must have length less than or equal to 2");
+  }
+  for (size_t i = 0; i < r.key_schema.size(); ++i) {
+    const std::string& name = r.key_schema[i].attribute_name;
+    std::string path = "keySchema." + std::to_string(i + 1) + ".member.attributeName";
+    if (name.empty()) errors.Add(name, path, "Member must have length greater than or equal to 1");
+    if (name.size() > 255) errors.Add(name, path, "Member must have length less than or equal to 255");
+  }
+  if (r.provisioned_throughput) {
+    errors.CheckAtLeast(r.provisioned_throughput->read_capacity_units, 1,
+                        "provisionedThroughput.readCapacityUnits");
+    errors.CheckAtLeast(r.provisioned_throughput->write_capacity_units, 1,
+                        "provisionedThroughput.writeCapacityUnits");
+  }
+  DYNAROCK_RETURN_IF_ERROR(errors.ToStatus());
+
+  BillingMode billing = r.billing_mode.value_or(BillingMode::kProvisioned);
+  if (billing == BillingMode::kProvisioned && !r.provisioned_throughput) {
+    return InvalidParameter(
+        "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is "
+        "PROVISIONED");
+  }
+  if (billing == BillingMode::kPayPerRequest && r.provisioned_throughput) {
+    return InvalidParameter(
+        "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
+        "PAY_PER_REQUEST");
+  }
+
+  if (r.key_schema[0].key_type != KeyType::kHash) {
+    return Status::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+  }
+  if (r.key_schema.size() == 2) {
+    if (r.key_schema[1].key_type != KeyType::kRange) {
+      return Status::Validation(
+          "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+    }
+    if (r.key_schema[0].attribute_name == r.key_schema[1].attribute_name) {
+      return Status::Validation(
+          "Invalid KeySchema: Both the Hash Key and the Range Key element in the KeySchema have "
+          "the same name");
+    }
+  }
+
+  std::vector<std::string> defined;
+  for (const auto& d : r.attribute_definitions) {
+    if (std::find(defined.begin(), defined.end(), d.attribute_name) != defined.end()) {
+      return InvalidParameter("Duplicate AttributeName in AttributeDefinitions: " +
+                              d.attribute_name);
+    }
+    defined.push_back(d.attribute_name);
+  }
+  auto find_type = [&](const std::string& name) -> std::optional<ScalarAttributeType> {
+    for (const auto& d : r.attribute_definitions) {
+      if (d.attribute_name == name) return d.attribute_type;
+    }
+    return std::nullopt;
+  };
+  std::vector<std::string> key_names;
+  for (const auto& k : r.key_schema) key_names.push_back(k.attribute_name);
+  for (const auto& k : key_names) {
+    if (!find_type(k)) {
+      return InvalidParameter(
+          "Some index key attributes are not defined in AttributeDefinitions. Keys: " +
+          JoinNames(key_names) + ", AttributeDefinitions: " + JoinNames(defined));
+    }
+  }
+  if (defined.size() != key_names.size()) {
+    return InvalidParameter(
+        "Number of attributes in KeySchema does not exactly match number of attributes defined "
+        "in AttributeDefinitions");
+  }
+
+  TableInfo t;
+  t.name = r.table_name;
+  t.partition_key = {key_names[0], *find_type(key_names[0])};
+  if (key_names.size() == 2) t.sort_key = KeyAttribute{key_names[1], *find_type(key_names[1])};
+  t.attribute_definitions = r.attribute_definitions;
+  t.billing_mode = billing;
+  if (r.provisioned_throughput) t.throughput = *r.provisioned_throughput;
+  return t;
+}
+
+TableDescription Describe(const TableInfo& t, std::string_view region,
+                          std::string_view account_id) {
+  TableDescription d;
+  d.table_name = t.name;
+  d.table_id = t.uuid;
+  d.table_arn = "arn:aws:dynamodb:" + std::string(region) + ":" + std::string(account_id) +
+                ":table/" + t.name;
+  d.table_status = TableStatus::kActive;
+  d.attribute_definitions = t.attribute_definitions;
+  d.key_schema.push_back({t.partition_key.name, KeyType::kHash});
+  if (t.sort_key) d.key_schema.push_back({t.sort_key->name, KeyType::kRange});
+  d.creation_date_time = static_cast<double>(t.creation_time_ms) / 1000.0;
+  d.billing_mode = t.billing_mode;
+  d.provisioned_throughput = t.throughput;
+  return d;
+}
+
+std::string CatalogTableKey(std::string_view table_name) {
+  return std::string(kCatalogTablePrefix) + std::string(table_name);
+}
+
+std::string EncodeTableDescriptor(const TableInfo& t) {
+  flatbuffers::FlatBufferBuilder b(256);
+  std::vector<flatbuffers::Offset<fb::AttributeDefinition>> defs;
+  for (const auto& d : t.attribute_definitions) {
+    defs.push_back(fb::CreateAttributeDefinition(b, b.CreateString(d.attribute_name),
+                                                 static_cast<fb::ScalarType>(d.attribute_type)));
+  }
+  auto defs_offset = b.CreateVector(defs);
+  auto name = b.CreateString(t.name);
+  auto uuid = b.CreateString(t.uuid);
+  auto pk = b.CreateString(t.partition_key.name);
+  flatbuffers::Offset<flatbuffers::String> sk;
+  if (t.sort_key) sk = b.CreateString(t.sort_key->name);
+  fb::TableDescriptorBuilder d(b);
+  d.add_format_version(kDescriptorVersion);
+  d.add_name(name);
+  d.add_space_id(t.space_id);
+  d.add_uuid(uuid);
+  d.add_partition_key(pk);
+  if (t.sort_key) d.add_sort_key(sk);
+  d.add_attribute_definitions(defs_offset);
+  d.add_billing(t.billing_mode == BillingMode::kPayPerRequest ? fb::Billing::PayPerRequest
+                                                              : fb::Billing::Provisioned);
+  d.add_read_capacity_units(t.throughput.read_capacity_units);
+  d.add_write_capacity_units(t.throughput.write_capacity_units);
+  d.add_creation_time_ms(t.creation_time_ms);
+  b.Finish(d.Finish(), fb::TableDescriptorIdentifier());
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
+  // Copy for alignment: the catalog is read once at open, cost is irrelevant.
+  std::vector<uint32_t> aligned((bytes.size() + 3) / 4);
+  if (!bytes.empty()) std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  const auto* data = reinterpret_cast<const uint8_t*>(aligned.data());
+  flatbuffers::Verifier verifier(data, bytes.size());
+  if (!fb::VerifyTableDescriptorBuffer(verifier)) {
+    return Status::Corruption("catalog: invalid table descriptor");
+  }
+  const fb::TableDescriptor* d = fb::GetTableDescriptor(data);
+  if (d->format_version() != kDescriptorVersion) {
+    return Status::Corruption("catalog: unsupported descriptor version " +
+                              std::to_string(d->format_version()));
+  }
+  TableInfo t;
+  t.name = d->name()->str();
+  t.space_id = d->space_id();
+  t.uuid = d->uuid() ? d->uuid()->str() : "";
+  if (d->attribute_definitions()) {
+    for (const auto* a : *d->attribute_definitions()) {
+      if (static_cast<int>(a->type()) > 2) return Status::Corruption("catalog: bad attribute type");
+      t.attribute_definitions.push_back(
+          {a->name()->str(), static_cast<ScalarAttributeType>(a->type())});
+    }
+  }
+  auto type_of = [&](const std::string& name) -> Result<ScalarAttributeType> {
+    for (const auto& a : t.attribute_definitions) {
+      if (a.attribute_name == name) return a.attribute_type;
+    }
+    return Status::Corruption("catalog: key attribute without definition: " + name);
+  };
+  auto pk_type = type_of(d->partition_key()->str());
+  if (!pk_type.ok()) return pk_type.status();
+  t.partition_key = {d->partition_key()->str(), *pk_type};
+  if (d->sort_key()) {
+    auto sk_type = type_of(d->sort_key()->str());
+    if (!sk_type.ok()) return sk_type.status();
+    t.sort_key = KeyAttribute{d->sort_key()->str(), *sk_type};
+  }
+  t.billing_mode = d->billing() == fb::Billing::PayPerRequest ? BillingMode::kPayPerRequest
+                                                              : BillingMode::kProvisioned;
+  t.throughput = {d->read_capacity_units(), d->write_capacity_units()};
+  t.creation_time_ms = d->creation_time_ms();
+  return t;
+}
+
+}  // namespace dynarock

@@ -1,0 +1,62 @@
+// The catalog: table descriptors, their validation at CreateTable, and their
+// on-disk encoding (schemas/catalog.fbs) in the catalog column family.
+#ifndef DYNAROCK_ENGINE_CATALOG_H_
+#define DYNAROCK_ENGINE_CATALOG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dynarock/types.h"
+#include "format/key_codec.h"
+
+namespace dynarock {
+
+// One key attribute of a table: its name and type.
+struct KeyAttribute {
+  std::string name;
+  ScalarAttributeType type = ScalarAttributeType::kS;
+};
+
+// Everything the engine knows about a table. Immutable once built: a changed
+// table is a new TableInfo.
+struct TableInfo {
+  std::string name;
+  uint32_t space_id = 0;  // first 4 bytes of every item key of this table
+  std::string uuid;
+  KeyAttribute partition_key;
+  std::optional<KeyAttribute> sort_key;
+  std::vector<AttributeDefinition> attribute_definitions;
+  BillingMode billing_mode = BillingMode::kProvisioned;
+  ProvisionedThroughput throughput;
+  int64_t creation_time_ms = 0;
+
+  format::KeySchemaTypes key_types() const {
+    return {partition_key.type, sort_key ? std::optional(sort_key->type) : std::nullopt};
+  }
+};
+
+// Checks a CreateTableRequest as DynamoDB does (model constraints first, then
+// key schema, definitions and billing) and builds the TableInfo it describes,
+// with space_id, uuid and creation time left for the caller to assign.
+Result<TableInfo> ValidateCreateTable(const CreateTableRequest& request);
+
+// The description DynamoDB returns, without the statistics (the caller fills
+// item_count and table_size_bytes).
+TableDescription Describe(const TableInfo& table, std::string_view region,
+                          std::string_view account_id);
+
+// Catalog keys: "table/<name>" for descriptors, "next_space_id" for the counter.
+std::string CatalogTableKey(std::string_view table_name);
+inline constexpr std::string_view kCatalogTablePrefix = "table/";
+inline constexpr std::string_view kCatalogNextSpaceIdKey = "next_space_id";
+
+std::string EncodeTableDescriptor(const TableInfo& table);
+// Corruption if the bytes are not a valid descriptor.
+Result<TableInfo> DecodeTableDescriptor(std::string_view bytes);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_CATALOG_H_

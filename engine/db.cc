@@ -1,0 +1,447 @@
+#include "dynarock/db.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/iostats_context.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+#include <rocksdb/slice_transform.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+#include <xxhash.h>
+
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "engine/db_impl.h"
+#include "engine/validation.h"
+#include "format/item_codec.h"
+#include "format/item_size.h"
+
+namespace dynarock {
+namespace {
+
+constexpr char kCatalogCf[] = "catalog";
+constexpr char kItemsCf[] = "items";
+constexpr char kStatsCf[] = "stats";
+
+std::string NewUuid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & ~0xF000ull) | 0x4000ull;                      // version 4
+  lo = (lo & ~(3ull << 62)) | (2ull << 62);                // variant 10
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
+                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
+                static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
+  return buf;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string SpaceBound(uint32_t space_id) {
+  std::string out;
+  format::PutFixed32BE(&out, space_id);
+  return out;
+}
+
+Status CheckTableNameOnly(const std::string& name) {
+  ConstraintErrors errors;
+  errors.CheckTableName(name);
+  return errors.ToStatus();
+}
+
+Status CheckPutDeleteReturnValues(ReturnValue rv) {
+  if (rv != ReturnValue::kNone && rv != ReturnValue::kAllOld) {
+    return Status::Validation("Return values set to invalid value");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// ---- Open / close ------------------------------------------------------------------
+
+Status Database::Impl::FromRocks(const rocksdb::Status& s) {
+  if (s.ok()) return Status::OK();
+  if (s.IsCorruption()) return Status::Corruption(s.ToString());
+  if (s.IsIOError()) return Status::IOError(s.ToString());
+  return Status::Internal(s.ToString());
+}
+
+Status Database::Impl::Open(const std::string& path) {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = options_.create_if_missing;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = 2;
+  db_options.bytes_per_sync = 1 << 20;
+
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.block_cache = rocksdb::NewLRUCache(options_.block_cache_bytes);
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table_options.whole_key_filtering = true;  // GetItem by full key
+  table_options.format_version = 5;
+  auto table_factory = std::shared_ptr<rocksdb::TableFactory>(
+      rocksdb::NewBlockBasedTableFactory(table_options));
+  auto compression = rocksdb::kNoCompression;
+  for (auto c : rocksdb::GetSupportedCompressions()) {
+    if (c == rocksdb::kLZ4Compression) compression = c;
+  }
+
+  rocksdb::ColumnFamilyOptions items;
+  items.table_factory = table_factory;
+  items.write_buffer_size = options_.write_buffer_bytes;
+  items.compression = compression;
+  // table id | hash: Query and GetItem stay inside one prefix, so its bloom
+  // filter lets them skip files that hold no key of the collection.
+  items.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(format::kKeyPrefixBytes));
+  items.memtable_prefix_bloom_size_ratio = 0.02;
+
+  rocksdb::ColumnFamilyOptions stats;
+  stats.table_factory = table_factory;
+  stats.merge_operator = std::make_shared<CounterMergeOperator>();
+
+  rocksdb::ColumnFamilyOptions catalog;
+  catalog.table_factory = table_factory;
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
+      {kCatalogCf, catalog},
+      {kItemsCf, items},
+      {kStatsCf, stats},
+  };
+  rocksdb::DB* raw = nullptr;
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
+  db_.reset(raw);
+  catalog_cf_ = handles_[1];
+  items_cf_ = handles_[2];
+  stats_cf_ = handles_[3];
+  write_options_.sync = options_.sync_writes;
+
+  // Load the catalog.
+  std::string next;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_cf_,
+                               std::string(kCatalogNextSpaceIdKey), &next);
+  if (s.ok()) {
+    std::string_view in = next;
+    if (!format::GetFixed32BE(&in, &next_space_id_)) {
+      return Status::Corruption("catalog: bad next_space_id");
+    }
+  } else if (!s.IsNotFound()) {
+    return FromRocks(s);
+  }
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
+  for (it->Seek(std::string(kCatalogTablePrefix));
+       it->Valid() && it->key().starts_with(std::string(kCatalogTablePrefix)); it->Next()) {
+    auto table = DecodeTableDescriptor(std::string_view(it->value().data(), it->value().size()));
+    if (!table.ok()) return table.status();
+    std::string name = table->name;
+    tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(table).value()));
+  }
+  return FromRocks(it->status());
+}
+
+Database::Impl::~Impl() {
+  if (!db_) return;
+  for (auto* h : handles_) {
+    // Ignoring: a failure to free a handle at shutdown leaves nothing to do.
+    db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  }
+  db_->Close().PermitUncheckedError();  // Ignoring: the WAL already holds every write.
+}
+
+Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
+                                                 const Options& options) {
+  auto impl = std::make_unique<Impl>(options);
+  DYNAROCK_RETURN_IF_ERROR(impl->Open(path));
+  return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Database::~Database() = default;
+
+// ---- Helpers -----------------------------------------------------------------------------
+
+std::mutex& Database::Impl::StripeFor(const format::EncodedKey& key) {
+  return stripes_[XXH3_64bits(key.bytes().data(), key.bytes().size()) % kLockStripes];
+}
+
+Result<std::shared_ptr<TableState>> Database::Impl::FindTable(std::string_view name,
+                                                              bool describe_style) {
+  std::shared_lock lock(catalog_mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    if (describe_style) {
+      return Status::ResourceNotFound("Requested resource not found: Table: " +
+                                      std::string(name) + " not found");
+    }
+    return Status::ResourceNotFound();
+  }
+  return it->second;
+}
+
+Counter Database::Impl::ReadTableStats(uint32_t space_id) {
+  std::string value;
+  Counter c;
+  if (db_->Get(rocksdb::ReadOptions(), stats_cf_, TableStatsKey(space_id), &value).ok()) {
+    DecodeCounter(value, &c);  // a missing or malformed counter reads as zero
+  }
+  return c;
+}
+
+Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& key) {
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), items_cf_, key.bytes(), &value);
+  if (s.IsNotFound()) return std::optional<Item>();
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
+  auto item = format::DecodeItem(std::string_view(value.data(), value.size()));
+  if (!item.ok()) return item.status();
+  return std::optional<Item>(std::move(item).value());
+}
+
+Status Database::Impl::Write(rocksdb::WriteBatch* batch) {
+  return FromRocks(db_->Write(write_options_, batch));
+}
+
+// ---- Tables -----------------------------------------------------------------------------
+
+Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest& request) {
+  auto validated = ValidateCreateTable(request);
+  if (!validated.ok()) return validated.status();
+  TableInfo info = std::move(validated).value();
+
+  std::unique_lock lock(catalog_mu_);
+  if (tables_.count(info.name)) {
+    return Status::ResourceInUse("Table already exists: " + info.name);
+  }
+  info.space_id = next_space_id_;
+  info.uuid = NewUuid();
+  info.creation_time_ms = NowMs();
+
+  rocksdb::WriteBatch batch;
+  std::string next;
+  format::PutFixed32BE(&next, next_space_id_ + 1);
+  batch.Put(catalog_cf_, std::string(kCatalogNextSpaceIdKey), next);
+  batch.Put(catalog_cf_, CatalogTableKey(info.name), EncodeTableDescriptor(info));
+  rocksdb::WriteOptions sync;
+  sync.sync = true;  // catalog changes are rare: always make them durable
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+  ++next_space_id_;
+
+  CreateTableResponse response;
+  response.table_description = Describe(info, options_.region, options_.account_id);
+  std::string name = info.name;
+  tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(info)));
+  return response;
+}
+
+Result<DescribeTableResponse> Database::Impl::DescribeTable(const DescribeTableRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  auto table = FindTable(request.table_name, true);
+  if (!table.ok()) return table.status();
+  DescribeTableResponse response;
+  response.table = Describe((*table)->info, options_.region, options_.account_id);
+  Counter c = ReadTableStats((*table)->info.space_id);
+  response.table.item_count = c.items;
+  response.table.table_size_bytes = c.bytes;
+  return response;
+}
+
+Result<ListTablesResponse> Database::Impl::ListTables(const ListTablesRequest& request) {
+  ConstraintErrors errors;
+  if (request.exclusive_start_table_name) {
+    errors.CheckTableName(*request.exclusive_start_table_name, "exclusiveStartTableName");
+  }
+  errors.CheckAtLeast(request.limit, 1, "limit");
+  if (request.limit && *request.limit > 100) {
+    errors.Add(std::to_string(*request.limit), "limit",
+               "Member must have value less than or equal to 100");
+  }
+  DYNAROCK_RETURN_IF_ERROR(errors.ToStatus());
+
+  size_t limit = static_cast<size_t>(request.limit.value_or(100));
+  ListTablesResponse response;
+  std::shared_lock lock(catalog_mu_);
+  auto it = request.exclusive_start_table_name
+                ? tables_.upper_bound(*request.exclusive_start_table_name)
+                : tables_.begin();
+  for (; it != tables_.end() && response.table_names.size() < limit; ++it) {
+    response.table_names.push_back(it->first);
+  }
+  if (it != tables_.end() && !response.table_names.empty()) {
+    response.last_evaluated_table_name = response.table_names.back();
+  }
+  return response;
+}
+
+Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  std::unique_lock catalog_lock(catalog_mu_);
+  auto it = tables_.find(request.table_name);
+  if (it == tables_.end()) {
+    return Status::ResourceNotFound("Requested resource not found: Table: " +
+                                    request.table_name + " not found");
+  }
+  std::shared_ptr<TableState> table = it->second;
+  // Wait for in-flight item operations; later ones will see `deleted`.
+  std::unique_lock table_lock(table->mu);
+  const uint32_t id = table->info.space_id;
+
+  DeleteTableResponse response;
+  response.table_description = Describe(table->info, options_.region, options_.account_id);
+  Counter c = ReadTableStats(id);
+  response.table_description.item_count = c.items;
+  response.table_description.table_size_bytes = c.bytes;
+  response.table_description.table_status = TableStatus::kDeleting;
+
+  // One batch: the descriptor goes, and a range tombstone covers every item
+  // key and statistic of the table, whatever its size. Space ids are never
+  // reused, so the tombstones cannot hide a later table's data.
+  rocksdb::WriteBatch batch;
+  batch.Delete(catalog_cf_, CatalogTableKey(table->info.name));
+  batch.DeleteRange(items_cf_, SpaceBound(id), SpaceBound(id + 1));
+  batch.DeleteRange(stats_cf_, SpaceBound(id), SpaceBound(id + 1));
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+  table->deleted = true;
+  tables_.erase(it);
+  return response;
+}
+
+// ---- Items -------------------------------------------------------------------------------
+
+Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
+  auto found = FindTable(request.table_name, false);
+  if (!found.ok()) return found.status();
+  TableState& table = **found;
+  std::shared_lock alive(table.mu);
+  if (table.deleted) return Status::ResourceNotFound();
+
+  DYNAROCK_RETURN_IF_ERROR(format::ValidateItem(request.item));
+  auto key = ItemPrimaryKey(table.info, request.item);
+  if (!key.ok()) return key.status();
+  const size_t size = format::ItemSize(request.item);
+  if (size > format::kMaxItemBytes) {
+    return Status::Validation("Item size has exceeded the maximum allowed size");
+  }
+  format::EncodedKey encoded_key = key->Encode(table.info.space_id);
+  std::string value = format::EncodeItem(request.item);
+
+  std::lock_guard item_lock(StripeFor(encoded_key));
+  auto old = ReadItem(encoded_key);
+  if (!old.ok()) return old.status();
+  Counter delta{1, static_cast<int64_t>(size)};
+  if (*old) {
+    delta.items = 0;
+    delta.bytes -= static_cast<int64_t>(format::ItemSize(**old));
+  }
+  rocksdb::WriteBatch batch;
+  batch.Put(items_cf_, encoded_key.bytes(), value);
+  batch.Merge(stats_cf_, TableStatsKey(table.info.space_id), EncodeCounter(delta));
+  DYNAROCK_RETURN_IF_ERROR(Write(&batch));
+
+  PutItemResponse response;
+  if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
+  return response;
+}
+
+Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  auto found = FindTable(request.table_name, false);
+  if (!found.ok()) return found.status();
+  TableState& table = **found;
+  std::shared_lock alive(table.mu);
+  if (table.deleted) return Status::ResourceNotFound();
+
+  auto key = KeyMapPrimaryKey(table.info, request.key);
+  if (!key.ok()) return key.status();
+  auto item = ReadItem(key->Encode(table.info.space_id));
+  if (!item.ok()) return item.status();
+  GetItemResponse response;
+  response.item = std::move(item).value();
+  return response;
+}
+
+Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
+  auto found = FindTable(request.table_name, false);
+  if (!found.ok()) return found.status();
+  TableState& table = **found;
+  std::shared_lock alive(table.mu);
+  if (table.deleted) return Status::ResourceNotFound();
+
+  auto key = KeyMapPrimaryKey(table.info, request.key);
+  if (!key.ok()) return key.status();
+  format::EncodedKey encoded_key = key->Encode(table.info.space_id);
+
+  std::lock_guard item_lock(StripeFor(encoded_key));
+  auto old = ReadItem(encoded_key);
+  if (!old.ok()) return old.status();
+  DeleteItemResponse response;
+  if (!*old) return response;  // deleting a missing item succeeds and writes nothing
+  rocksdb::WriteBatch batch;
+  batch.Delete(items_cf_, encoded_key.bytes());
+  batch.Merge(stats_cf_, TableStatsKey(table.info.space_id),
+              EncodeCounter({-1, -static_cast<int64_t>(format::ItemSize(**old))}));
+  DYNAROCK_RETURN_IF_ERROR(Write(&batch));
+  if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
+  return response;
+}
+
+// ---- Public forwarding ---------------------------------------------------------------------
+
+Result<CreateTableResponse> Database::CreateTable(const CreateTableRequest& r) {
+  return impl_->CreateTable(r);
+}
+Result<DescribeTableResponse> Database::DescribeTable(const DescribeTableRequest& r) {
+  return impl_->DescribeTable(r);
+}
+Result<ListTablesResponse> Database::ListTables(const ListTablesRequest& r) {
+  return impl_->ListTables(r);
+}
+Result<DeleteTableResponse> Database::DeleteTable(const DeleteTableRequest& r) {
+  return impl_->DeleteTable(r);
+}
+Result<PutItemResponse> Database::PutItem(const PutItemRequest& r) { return impl_->PutItem(r); }
+Result<GetItemResponse> Database::GetItem(const GetItemRequest& r) { return impl_->GetItem(r); }
+Result<DeleteItemResponse> Database::DeleteItem(const DeleteItemRequest& r) {
+  return impl_->DeleteItem(r);
+}
+Result<QueryResponse> Database::Query(const QueryRequest& r) { return impl_->Query(r); }
+Result<ScanResponse> Database::Scan(const ScanRequest& r) { return impl_->Scan(r); }
+
+// ---- ReadCounter ----------------------------------------------------------------------------
+
+ReadCounter::ReadCounter() : previous_level_(static_cast<int>(rocksdb::GetPerfLevel())) {
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  rocksdb::get_perf_context()->Reset();
+}
+
+ReadCounter::~ReadCounter() {
+  rocksdb::SetPerfLevel(static_cast<rocksdb::PerfLevel>(previous_level_));
+}
+
+uint64_t ReadCounter::keys_touched() const {
+  const rocksdb::PerfContext* p = rocksdb::get_perf_context();
+  // Every key an iterator moved over (Next/Prev skip the previous key; hidden
+  // versions and tombstones count too), plus the key each seek landed on.
+  return p->internal_key_skipped_count + p->internal_delete_skipped_count + seeks();
+}
+
+uint64_t ReadCounter::seeks() const {
+  const rocksdb::PerfContext* p = rocksdb::get_perf_context();
+  return p->seek_on_memtable_count + p->seek_child_seek_count;
+}
+
+}  // namespace dynarock

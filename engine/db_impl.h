@@ -1,0 +1,91 @@
+// Database::Impl: the RocksDB instance, its column families, the in-memory
+// catalog and the write locks. Internal to the engine.
+#ifndef DYNAROCK_ENGINE_DB_IMPL_H_
+#define DYNAROCK_ENGINE_DB_IMPL_H_
+
+#include <rocksdb/db.h>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "dynarock/db.h"
+#include "engine/catalog.h"
+#include "engine/keys.h"
+#include "engine/stats.h"
+
+namespace dynarock {
+
+// A table as the running engine holds it. `mu` is shared by every item
+// operation for its whole duration and taken exclusively by DeleteTable, so
+// that no write lands in a table's key space after the table is deleted.
+struct TableState {
+  explicit TableState(TableInfo i) : info(std::move(i)) {}
+  const TableInfo info;
+  std::shared_mutex mu;
+  bool deleted = false;  // guarded by mu
+};
+
+class Database::Impl {
+ public:
+  Impl(const Options& options) : options_(options) {}
+  ~Impl();
+
+  Status Open(const std::string& path);
+
+  Result<CreateTableResponse> CreateTable(const CreateTableRequest& request);
+  Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
+  Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
+  Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);
+  Result<PutItemResponse> PutItem(const PutItemRequest& request);
+  Result<GetItemResponse> GetItem(const GetItemRequest& request);
+  Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);
+  Result<QueryResponse> Query(const QueryRequest& request);
+  Result<ScanResponse> Scan(const ScanRequest& request);
+
+ private:
+  // Item writes to the same key serialize on one of these stripes, chosen by
+  // the key's hash. Why stripes and not RocksDB's TransactionDB: every write
+  // here is a short read-modify-write of keys known up front (the old item is
+  // read for statistics, conditions and ReturnValues), so a fixed array of
+  // mutexes gives per-item atomicity with no lock manager, no deadlock
+  // detection and no extra WAL records; multi-item transactions take their
+  // stripes in ascending order, so they cannot deadlock either.
+  static constexpr size_t kLockStripes = 1024;
+  std::mutex& StripeFor(const format::EncodedKey& key);
+
+  // The live table called `name`, or ResourceNotFoundException.
+  Result<std::shared_ptr<TableState>> FindTable(std::string_view name, bool describe_style);
+  Counter ReadTableStats(uint32_t space_id);
+  // Reads and decodes the item at `key` (nullopt if absent).
+  Result<std::optional<Item>> ReadItem(const format::EncodedKey& key);
+  Status Write(rocksdb::WriteBatch* batch);
+  Status FromRocks(const rocksdb::Status& s);
+
+  struct Page;  // Query/Scan iteration, in query.cc
+  Result<QueryResponse> RunPage(const TableInfo& table, const std::string& lower,
+                                const std::string& upper, bool forward, bool prefix_mode,
+                                std::optional<int32_t> limit, bool count_only);
+
+  const Options options_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* items_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* stats_cf_ = nullptr;
+  rocksdb::WriteOptions write_options_;
+
+  std::shared_mutex catalog_mu_;  // guards tables_ and next_space_id_
+  std::map<std::string, std::shared_ptr<TableState>, std::less<>> tables_;
+  uint32_t next_space_id_ = 1;
+
+  std::array<std::mutex, kLockStripes> stripes_;
+};
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_DB_IMPL_H_

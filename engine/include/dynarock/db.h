@@ -1,0 +1,99 @@
+// Dynarock's embedded API: a durable DynamoDB-model database in one directory.
+//
+//   auto db = dynarock::Database::Open("/var/lib/fleet", {});
+//   if (!db.ok()) ...;                       // db.status() says why
+//   (*db)->CreateTable({...});
+//   (*db)->PutItem({.table_name = "Telemetry", .item = {...}});
+//
+// Every operation returns Result<Response>; an error Status carries the
+// DynamoDB exception name (Status::ErrorName()) and DynamoDB's message. No
+// exceptions cross this API. On error nothing was written.
+//
+// Thread safety: a Database may be used from any number of threads at once.
+// Each single-item write (and later each conditional write and transaction)
+// is atomic with respect to every other write of the same item.
+#ifndef DYNAROCK_DB_H_
+#define DYNAROCK_DB_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "dynarock/types.h"
+
+namespace dynarock {
+
+struct Options {
+  // Create the directory's database if it does not exist.
+  bool create_if_missing = true;
+  // fsync the write-ahead log on every write: an acknowledged write then
+  // survives power loss, not just a process crash. Off: it survives a crash
+  // of this process (the WAL is written before the write is acknowledged).
+  bool sync_writes = false;
+  // RocksDB block cache and memtable budget.
+  size_t block_cache_bytes = 64 << 20;
+  size_t write_buffer_bytes = 64 << 20;
+  // DynamoDB's 1 MB Query/Scan page. Configurable so tests can reach it.
+  size_t max_page_bytes = 1 << 20;
+  // Used in table ARNs: arn:aws:dynamodb:<region>:<account_id>:table/<name>.
+  std::string region = "local";
+  std::string account_id = "000000000000";
+};
+
+class Database {
+ public:
+  // Opens (or creates) the database in directory `path`. Errors: IOError for
+  // file system problems, Corruption if the files are damaged or not ours.
+  static Result<std::unique_ptr<Database>> Open(const std::string& path, const Options& options);
+
+  // Flushes nothing extra (every acknowledged write is already in the WAL)
+  // and releases the directory lock.
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // ---- Tables. ResourceNotFoundException for unknown tables,
+  // ResourceInUseException for CreateTable of an existing name.
+  Result<CreateTableResponse> CreateTable(const CreateTableRequest& request);
+  Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
+  Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
+  // Cheap whatever the table's size: one range deletion, not a scan.
+  Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);
+
+  // ---- Items. Key and item validation as DynamoDB (missing or mistyped key
+  // attributes, empty keys, key and item size limits).
+  Result<PutItemResponse> PutItem(const PutItemRequest& request);
+  Result<GetItemResponse> GetItem(const GetItemRequest& request);
+  Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);
+
+  // ---- Query reads one item collection: one seek, then only the items it
+  // returns. Scan walks the table in hash order; a parallel Scan segment is a
+  // contiguous hash range.
+  Result<QueryResponse> Query(const QueryRequest& request);
+  Result<ScanResponse> Scan(const ScanRequest& request);
+
+  class Impl;
+
+ private:
+  explicit Database(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Counts the storage work done by the calling thread while it lives (RocksDB's
+// perf context): what a Query or Scan touched, for tests and the demo.
+class ReadCounter {
+ public:
+  ReadCounter();
+  ~ReadCounter();
+  // Keys the iterators stepped over or landed on, and seeks issued.
+  uint64_t keys_touched() const;
+  uint64_t seeks() const;
+
+ private:
+  int previous_level_;
+};
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_DB_H_

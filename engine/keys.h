@@ -1,0 +1,40 @@
+// Primary keys of requests and items: extraction and DynamoDB's validation.
+#ifndef DYNAROCK_ENGINE_KEYS_H_
+#define DYNAROCK_ENGINE_KEYS_H_
+
+#include "dynarock/types.h"
+#include "engine/catalog.h"
+#include "format/key_codec.h"
+
+namespace dynarock {
+
+// Pointers into the item or key map the key was taken from.
+struct PrimaryKey {
+  const AttributeValue* partition = nullptr;
+  const AttributeValue* sort = nullptr;  // null for hash-only tables
+
+  format::EncodedKey Encode(uint32_t space_id) const {
+    return format::EncodeItemKey(space_id, *partition, sort);
+  }
+};
+
+// The key of an item to be written (PutItem): every key attribute present
+// with its declared type, non-empty, within the size limits.
+Result<PrimaryKey> ItemPrimaryKey(const TableInfo& table, const Item& item);
+
+// A key map (GetItem, DeleteItem): exactly the table's key attributes.
+// `mismatch_message` is what a map of the wrong shape gets: DynamoDB words it
+// differently for a Key and for an ExclusiveStartKey.
+Result<PrimaryKey> KeyMapPrimaryKey(
+    const TableInfo& table, const Item& key,
+    std::string_view mismatch_message = "The provided key element does not match the schema");
+
+// Empty value and size checks for one key attribute value.
+Status CheckKeyValue(const AttributeValue& v, const std::string& name, bool is_partition_key);
+
+// The key attributes of `item` as a key map (for LastEvaluatedKey).
+Item KeyOf(const TableInfo& table, const Item& item);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_KEYS_H_

@@ -1,0 +1,44 @@
+// Statistics column family: exact counters kept in the same WriteBatch as the
+// writes they count, with a merge operator so writers never read-modify-write
+// a counter (each write adds its delta; RocksDB folds them).
+//
+// Value and operand format (WRITTEN TO DISK): two little-endian int64s,
+// item count then size in bytes (DynamoDB item sizes).
+#ifndef DYNAROCK_ENGINE_STATS_H_
+#define DYNAROCK_ENGINE_STATS_H_
+
+#include <rocksdb/merge_operator.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace dynarock {
+
+struct Counter {
+  int64_t items = 0;
+  int64_t bytes = 0;
+};
+
+std::string EncodeCounter(const Counter& c);
+// False if `bytes` is not exactly one encoded counter.
+bool DecodeCounter(std::string_view bytes, Counter* out);
+
+// Key of a table's totals: space_id (4, big-endian) | 'T'. All of a table's
+// statistics share its space_id prefix, so DeleteTable drops them with one
+// range deletion.
+std::string TableStatsKey(uint32_t space_id);
+
+// Adds counters. Never throws (RocksDB is not exception-safe); a malformed
+// operand makes Merge return false, which RocksDB reports as corruption.
+class CounterMergeOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice& key, const rocksdb::Slice* existing_value,
+             const rocksdb::Slice& value, std::string* new_value,
+             rocksdb::Logger* logger) const override;
+  const char* Name() const override { return "dynarock.CounterAdd.v1"; }
+};
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_STATS_H_

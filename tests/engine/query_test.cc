@@ -1,0 +1,355 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "dynarock/db.h"
+#include "tests/util/db_fixture.h"
+
+namespace dynarock {
+namespace {
+
+using testing::DbTest;
+using testing::N;
+using testing::S;
+using testing::TableRequest;
+using T = ScalarAttributeType;
+using Op = SortKeyOperator;
+
+class QueryTest : public DbTest {
+ protected:
+  void SetUp() override {
+    DbTest::SetUp();
+    Create(TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
+    Create(TableRequest("Series", "id", T::kS, "t", T::kN));
+    // Three vehicles, ten readings each, one minute apart, plus META.
+    for (const char* v : {"VEH#A", "VEH#B", "VEH#C"}) {
+      Put("Telemetry", {{"vehicleId", S(v)}, {"recordedAt", S("META")}, {"model", S("eVan")}});
+      for (int m = 0; m < 10; ++m) {
+        Put("Telemetry", {{"vehicleId", S(v)}, {"recordedAt", S(Ts(m))}, {"speedKph", N(std::to_string(40 + m))}});
+      }
+    }
+    for (int i = -5; i <= 5; ++i) Put("Series", {{"id", S("s")}, {"t", N(std::to_string(i) + ".5")}});
+  }
+
+  static std::string Ts(int minute) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "TS#2026-06-23T09:%02d:00Z", minute);
+    return buf;
+  }
+
+  std::vector<std::string> SortKeys(const QueryResponse& r, const std::string& name = "recordedAt") {
+    std::vector<std::string> out;
+    for (const auto& item : r.items) {
+      const auto& v = item.at(name);
+      out.push_back(v.is(AttrType::kS) ? v.s() : v.n().ToString());
+    }
+    return out;
+  }
+
+  QueryRequest Q(const std::string& table, const std::string& pk_name, AttributeValue pk,
+                 std::optional<SortKeyCondition> sort = std::nullopt) {
+    QueryRequest q;
+    q.table_name = table;
+    q.key_condition = {pk_name, std::move(pk), std::move(sort)};
+    return q;
+  }
+};
+
+TEST_F(QueryTest, WholeCollectionInSortKeyOrder) {
+  auto r = db_->Query(Q("Telemetry", "vehicleId", S("VEH#B")));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> expected;
+  for (int m = 0; m < 10; ++m) expected.push_back(Ts(m));
+  expected.push_back("META");  // "M" > "T"? no: 'M' (0x4D) < 'T' (0x54)
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(SortKeys(*r), expected);
+  EXPECT_EQ(r->count, 11);
+  EXPECT_EQ(r->scanned_count, 11);
+  EXPECT_FALSE(r->last_evaluated_key.has_value());
+  for (const auto& item : r->items) EXPECT_EQ(item.at("vehicleId"), S("VEH#B"));
+}
+
+TEST_F(QueryTest, SortKeyConditions) {
+  struct Case {
+    SortKeyCondition cond;
+    std::vector<std::string> expected;  // of Series' t
+  } cases[] = {
+      {{"t", Op::kEq, N("0.5")}, {"0.5"}},
+      {{"t", Op::kLt, N("-3.5")}, {"-5.5", "-4.5"}},
+      {{"t", Op::kLe, N("-3.5")}, {"-5.5", "-4.5", "-3.5"}},
+      {{"t", Op::kGt, N("3.5")}, {"4.5", "5.5"}},
+      {{"t", Op::kGe, N("3.5")}, {"3.5", "4.5", "5.5"}},
+      {{"t", Op::kBetween, N("-2"), N("1.5")}, {"-1.5", "0.5", "1.5"}},  // no -0.5: to_string(0)
+      {{"t", Op::kBetween, N("6"), N("7")}, {}},
+      {{"t", Op::kEq, N("0.25")}, {}},
+  };
+  for (const auto& c : cases) {
+    auto r = db_->Query(Q("Series", "id", S("s"), c.cond));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(SortKeys(*r, "t"), c.expected) << static_cast<int>(c.cond.op);
+    // Backwards gives the reverse.
+    auto q = Q("Series", "id", S("s"), c.cond);
+    q.scan_index_forward = false;
+    auto back = db_->Query(q);
+    ASSERT_TRUE(back.ok());
+    std::vector<std::string> reversed(c.expected.rbegin(), c.expected.rend());
+    EXPECT_EQ(SortKeys(*back, "t"), reversed);
+  }
+  auto r = db_->Query(Q("Telemetry", "vehicleId", S("VEH#A"), SortKeyCondition{"recordedAt", Op::kBeginsWith, S("TS#2026-06-23T09:0")}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->count, 10);
+  r = db_->Query(Q("Telemetry", "vehicleId", S("VEH#A"), SortKeyCondition{"recordedAt", Op::kBeginsWith, S("M")}));
+  EXPECT_EQ(SortKeys(*r), std::vector<std::string>{"META"});
+}
+
+TEST_F(QueryTest, TenMinuteWindowNewestFirst) {
+  auto q = Q("Telemetry", "vehicleId", S("VEH#C"),
+             SortKeyCondition{"recordedAt", Op::kBetween, S(Ts(2)), S(Ts(5))});
+  q.scan_index_forward = false;
+  auto r = db_->Query(q);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(SortKeys(*r), (std::vector<std::string>{Ts(5), Ts(4), Ts(3), Ts(2)}));
+}
+
+TEST_F(QueryTest, PaginationReturnsEveryItemOnceInOrder) {
+  for (bool forward : {true, false}) {
+    for (int limit = 1; limit <= 12; ++limit) {
+      auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
+      q.limit = limit;
+      q.scan_index_forward = forward;
+      std::vector<std::string> all;
+      int pages = 0;
+      while (true) {
+        auto r = db_->Query(q);
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        EXPECT_LE(r->count, limit);
+        auto keys = SortKeys(*r);
+        all.insert(all.end(), keys.begin(), keys.end());
+        ++pages;
+        ASSERT_LT(pages, 30);
+        if (!r->last_evaluated_key) break;
+        q.exclusive_start_key = r->last_evaluated_key;
+      }
+      auto full = SortKeys(*db_->Query(Q("Telemetry", "vehicleId", S("VEH#A"))));
+      if (!forward) std::reverse(full.begin(), full.end());
+      EXPECT_EQ(all, full) << "limit " << limit << " forward " << forward;
+    }
+  }
+}
+
+TEST_F(QueryTest, PageSizeLimitEndsThePage) {
+  options_.max_page_bytes = 200;  // a few readings per page
+  Reopen();
+  auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
+  auto r = db_->Query(q);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r->count, 0);
+  EXPECT_LT(r->count, 11);
+  ASSERT_TRUE(r->last_evaluated_key.has_value());
+  int total = r->count;
+  while (r->last_evaluated_key) {
+    q.exclusive_start_key = r->last_evaluated_key;
+    r = db_->Query(q);
+    ASSERT_TRUE(r.ok());
+    total += r->count;
+  }
+  EXPECT_EQ(total, 11);
+}
+
+TEST_F(QueryTest, SelectCount) {
+  auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
+  q.select = Select::kCount;
+  auto r = db_->Query(q);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->count, 11);
+  EXPECT_EQ(r->scanned_count, 11);
+  EXPECT_TRUE(r->items.empty());
+}
+
+TEST_F(QueryTest, Errors) {
+  struct Case {
+    std::string name;
+    QueryRequest q;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {"wrong partition key", Q("Telemetry", "model", S("x")),
+       "Query condition missed key schema element: vehicleId"},
+      {"partition type", Q("Telemetry", "vehicleId", N("1")),
+       "One or more parameter values were invalid: Condition parameter type does not match "
+       "schema type"},
+      {"sort on non-key", Q("Telemetry", "vehicleId", S("V"), SortKeyCondition{"model", Op::kEq, S("x")}),
+       "Query condition missed key schema element: recordedAt"},
+      {"two conditions on pk", Q("Telemetry", "vehicleId", S("V"), SortKeyCondition{"vehicleId", Op::kEq, S("x")}),
+       "KeyConditionExpressions must only contain one condition per key"},
+      {"sort type", Q("Series", "id", S("s"), SortKeyCondition{"t", Op::kEq, S("x")}),
+       "One or more parameter values were invalid: Condition parameter type does not match "
+       "schema type"},
+      {"begins_with on N", Q("Series", "id", S("s"), SortKeyCondition{"t", Op::kBeginsWith, N("1")}),
+       "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator "
+       "or function: begins_with, operand type: N"},
+      {"between reversed", Q("Series", "id", S("s"), SortKeyCondition{"t", Op::kBetween, N("2"), N("1")}),
+       "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater "
+       "than or equal to lower bound; lower bound operand: AttributeValue: {N:2}, upper bound "
+       "operand: AttributeValue: {N:1}"},
+      {"empty partition value", Q("Telemetry", "vehicleId", S("")),
+       "One or more parameter values are not valid. The AttributeValue for a key attribute cannot "
+       "contain an empty string value. Key: vehicleId"},
+  };
+  {
+    auto q = Q("Telemetry", "vehicleId", S("V"));
+    q.limit = 0;
+    cases.push_back({"limit 0", q,
+                     "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
+                     "Member must have value greater than or equal to 1"});
+  }
+  {
+    auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
+    q.exclusive_start_key = Item{{"vehicleId", S("VEH#B")}, {"recordedAt", S("META")}};
+    cases.push_back({"esk other collection", q,
+                     "The provided starting key is outside query boundaries based on provided "
+                     "conditions"});
+  }
+  {
+    auto q = Q("Telemetry", "vehicleId", S("VEH#A"), SortKeyCondition{"recordedAt", Op::kBeginsWith, S("TS#")});
+    q.exclusive_start_key = Item{{"vehicleId", S("VEH#A")}, {"recordedAt", S("META")}};
+    cases.push_back({"esk outside range", q,
+                     "The provided starting key does not match the range key predicate"});
+  }
+  {
+    auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
+    q.exclusive_start_key = Item{{"vehicleId", S("VEH#A")}};
+    cases.push_back({"esk schema", q,
+                     "The provided starting key is invalid: The provided key element does not "
+                     "match the schema"});
+  }
+  {
+    auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
+    q.select = Select::kAllProjectedAttributes;
+    cases.push_back({"all projected without index", q,
+                     "One or more parameter values were invalid: ALL_PROJECTED_ATTRIBUTES can be "
+                     "used only when Querying using an IndexName"});
+  }
+  for (const auto& c : cases) {
+    auto r = db_->Query(c.q);
+    ASSERT_FALSE(r.ok()) << c.name;
+    EXPECT_EQ(r.status(), Status::Validation(c.message)) << c.name;
+  }
+  EXPECT_EQ(db_->Query(Q("Nope", "k", S("x"))).status().code(), Status::Code::kResourceNotFound);
+}
+
+TEST_F(QueryTest, ScanPaginationAndSegments) {
+  // Every item exactly once through pages of any size.
+  for (int limit : {1, 3, 7, 100}) {
+    ScanRequest s{.table_name = "Telemetry", .limit = limit};
+    std::multiset<std::string> seen;
+    while (true) {
+      auto r = db_->Scan(s);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      for (const auto& item : r->items) seen.insert(item.at("vehicleId").s() + item.at("recordedAt").s());
+      if (!r->last_evaluated_key) break;
+      s.exclusive_start_key = r->last_evaluated_key;
+    }
+    EXPECT_EQ(seen.size(), 33u);
+    EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 33u);
+  }
+  // Segments partition the table; a collection is never split across segments.
+  for (int total : {1, 2, 3, 7, 64}) {
+    std::multiset<std::string> seen;
+    for (int seg = 0; seg < total; ++seg) {
+      std::set<std::string> vehicles;
+      auto r = db_->Scan({.table_name = "Telemetry", .segment = seg, .total_segments = total});
+      ASSERT_TRUE(r.ok());
+      EXPECT_FALSE(r->last_evaluated_key.has_value());
+      for (const auto& item : r->items) {
+        seen.insert(item.at("vehicleId").s() + item.at("recordedAt").s());
+        vehicles.insert(item.at("vehicleId").s());
+      }
+      for (const auto& v : vehicles) {
+        EXPECT_EQ(db_->Query(Q("Telemetry", "vehicleId", S(v)))->count,
+                  static_cast<int>(std::count_if(r->items.begin(), r->items.end(),
+                                                 [&](const Item& i) { return i.at("vehicleId").s() == v; })));
+      }
+    }
+    EXPECT_EQ(seen.size(), 33u) << total;
+    EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 33u);
+  }
+}
+
+TEST_F(QueryTest, ScanErrors) {
+  struct Case {
+    ScanRequest s;
+    std::string message;
+  } cases[] = {
+      {{.table_name = "Telemetry", .limit = 0},
+       "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member "
+       "must have value greater than or equal to 1"},
+      {{.table_name = "Telemetry", .segment = 1},
+       "The TotalSegments parameter is required but was not present in the request when Segment "
+       "parameter is present"},
+      {{.table_name = "Telemetry", .total_segments = 4},
+       "The Segment parameter is required but was not present in the request when parameter "
+       "TotalSegments is present"},
+      {{.table_name = "Telemetry", .segment = 5, .total_segments = 5},
+       "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+       "Segment: 5 is not less than TotalSegments: 5"},
+      {{.table_name = "Telemetry", .segment = 0, .total_segments = 1000001},
+       "1 validation error detected: Value '1000001' at 'totalSegments' failed to satisfy "
+       "constraint: Member must have value less than or equal to 1000000"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(db_->Scan(c.s).status(), Status::Validation(c.message));
+  }
+  // An ExclusiveStartKey from another segment.
+  for (int seg = 0; seg < 2; ++seg) {
+    auto r = db_->Scan({.table_name = "Telemetry", .limit = 1, .segment = seg, .total_segments = 2});
+    ASSERT_TRUE(r.ok());
+    if (!r->last_evaluated_key) continue;
+    auto wrong = db_->Scan({.table_name = "Telemetry", .exclusive_start_key = r->last_evaluated_key,
+                            .segment = 1 - seg, .total_segments = 2});
+    EXPECT_EQ(wrong.status(),
+              Status::Validation("The provided starting key is invalid: Invalid ExclusiveStartKey. "
+                                 "Please use ExclusiveStartKey with correct Segment. "
+                                 "TotalSegments: 2 Segment: " + std::to_string(1 - seg)));
+  }
+}
+
+// A Query reads its collection and nothing else: with many vehicles in the
+// table, RocksDB's own counters show it touching about as many keys as it
+// returns, where a Scan touches them all.
+class QueryCostTest : public DbTest {};
+
+TEST_F(QueryCostTest, QueryTouchesOnlyItsCollection) {
+  Create(TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
+  constexpr int kVehicles = 300, kReadings = 40;
+  for (int v = 0; v < kVehicles; ++v) {
+    for (int r = 0; r < kReadings; ++r) {
+      char ts[32];
+      std::snprintf(ts, sizeof ts, "TS#%04d", r);
+      Put("Telemetry", {{"vehicleId", S("VEH#" + std::to_string(v))}, {"recordedAt", S(ts)}});
+    }
+  }
+  Reopen();  // data now in SST files after WAL recovery + flush on open
+  for (bool forward : {true, false}) {
+    ReadCounter counter;
+    QueryRequest q;
+    q.table_name = "Telemetry";
+    q.key_condition = {"vehicleId", S("VEH#123"),
+                       SortKeyCondition{"recordedAt", Op::kBetween, S("TS#0010"), S("TS#0019")}};
+    q.scan_index_forward = forward;
+    auto r = db_->Query(q);
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->count, 10);
+    // One step per item returned plus the step off the end, and one seek per
+    // sorted run (memtable and SST files) the range overlaps.
+    std::cout << "keys touched " << counter.keys_touched() << " seeks " << counter.seeks() << "\n";
+    EXPECT_LE(counter.keys_touched(), 10u + 4u) << "forward " << forward;
+  }
+  ReadCounter counter;
+  auto scan = db_->Scan({.table_name = "Telemetry"});
+  ASSERT_TRUE(scan.ok());
+  EXPECT_GE(counter.keys_touched(), static_cast<uint64_t>(kVehicles * kReadings) - 2);
+}
+
+}  // namespace
+}  // namespace dynarock

@@ -1,0 +1,211 @@
+#include <gtest/gtest.h>
+
+#include "dynarock/db.h"
+#include "tests/util/db_fixture.h"
+
+namespace dynarock {
+namespace {
+
+using testing::DbTest;
+using testing::TableRequest;
+using T = ScalarAttributeType;
+
+class TableTest : public DbTest {};
+
+TEST_F(TableTest, CreateDescribeListDeleteAndReopen) {
+  Create(TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
+  Create(TableRequest("Accounts", "id", T::kN));
+  auto described = db_->DescribeTable({"Telemetry"});
+  ASSERT_TRUE(described.ok());
+  const TableDescription& d = described->table;
+  EXPECT_EQ(d.table_name, "Telemetry");
+  EXPECT_EQ(d.table_status, TableStatus::kActive);
+  EXPECT_EQ(d.table_arn, "arn:aws:dynamodb:local:000000000000:table/Telemetry");
+  ASSERT_EQ(d.key_schema.size(), 2u);
+  EXPECT_EQ(d.key_schema[0].attribute_name, "vehicleId");
+  EXPECT_EQ(d.key_schema[0].key_type, KeyType::kHash);
+  EXPECT_EQ(d.key_schema[1].attribute_name, "recordedAt");
+  EXPECT_EQ(d.key_schema[1].key_type, KeyType::kRange);
+  EXPECT_EQ(d.billing_mode, BillingMode::kPayPerRequest);
+  EXPECT_EQ(d.table_id.size(), 36u);
+  EXPECT_GT(d.creation_date_time, 1.7e9);
+  EXPECT_EQ(d.item_count, 0);
+
+  Reopen();  // descriptors live in the catalog column family
+  auto again = db_->DescribeTable({"Telemetry"});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->table.table_id, d.table_id);
+  EXPECT_EQ(again->table.creation_date_time, d.creation_date_time);
+  EXPECT_EQ(again->table.key_schema[1].attribute_name, "recordedAt");
+
+  auto list = db_->ListTables({});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->table_names, (std::vector<std::string>{"Accounts", "Telemetry"}));
+  EXPECT_FALSE(list->last_evaluated_table_name.has_value());
+
+  auto deleted = db_->DeleteTable({"Accounts"});
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(deleted->table_description.table_status, TableStatus::kDeleting);
+  Reopen();
+  EXPECT_EQ(db_->ListTables({})->table_names, std::vector<std::string>{"Telemetry"});
+}
+
+TEST_F(TableTest, ListTablesPagination) {
+  for (const char* name : {"aaa", "bbb", "ccc", "ddd", "eee"}) Create(TableRequest(name, "k", T::kS));
+  std::vector<std::string> seen;
+  ListTablesRequest req;
+  req.limit = 2;
+  for (int pages = 0; pages < 10; ++pages) {
+    auto page = db_->ListTables(req);
+    ASSERT_TRUE(page.ok());
+    seen.insert(seen.end(), page->table_names.begin(), page->table_names.end());
+    if (!page->last_evaluated_table_name) break;
+    req.exclusive_start_table_name = page->last_evaluated_table_name;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"aaa", "bbb", "ccc", "ddd", "eee"}));
+  ListTablesRequest bad;
+  bad.limit = 0;
+  EXPECT_EQ(db_->ListTables(bad).status().message(),
+            "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: "
+            "Member must have value greater than or equal to 1");
+  bad.limit = 101;
+  EXPECT_FALSE(db_->ListTables(bad).ok());
+}
+
+TEST_F(TableTest, DeleteTableDropsItemsCheaplyAndNameCanBeReused) {
+  Create(TableRequest("tbl1", "k", T::kS));
+  for (int i = 0; i < 100; ++i) Put("tbl1", {{"k", testing::S("item" + std::to_string(i))}});
+  ASSERT_TRUE(db_->DeleteTable({"tbl1"}).ok());
+  EXPECT_EQ(db_->PutItem({.table_name = "tbl1", .item = {{"k", testing::S("x")}}}).status().code(),
+            Status::Code::kResourceNotFound);
+  Create(TableRequest("tbl1", "k", T::kS));
+  auto scan = db_->Scan({.table_name = "tbl1"});
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->count, 0);  // the old items are gone, not inherited
+  EXPECT_EQ(db_->DescribeTable({"tbl1"})->table.item_count, 0);
+}
+
+TEST_F(TableTest, CreateTableErrors) {
+  struct Case {
+    std::string name;
+    CreateTableRequest request;
+    Status::Code code;
+    std::string message;
+  };
+  auto base = [] { return TableRequest("Good", "pk", T::kS, "sk", T::kN); };
+  std::vector<Case> cases;
+  {
+    auto r = base();
+    r.table_name = "ab";
+    cases.push_back({"short name", r, Status::Code::kValidation,
+                     "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy "
+                     "constraint: Member must have length greater than or equal to 3"});
+  }
+  {
+    auto r = base();
+    r.table_name = "a b!";
+    cases.push_back({"bad chars", r, Status::Code::kValidation,
+                     "1 validation error detected: Value 'a b!' at 'tableName' failed to satisfy "
+                     "constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"});
+  }
+  {
+    auto r = base();
+    r.table_name = "x";
+    r.key_schema.clear();
+    cases.push_back({"two errors", r, Status::Code::kValidation,
+                     "2 validation errors detected: Value 'x' at 'tableName' failed to satisfy "
+                     "constraint: Member must have length greater than or equal to 3; Value '[]' "
+                     "at 'keySchema' failed to satisfy constraint: Member must have length "
+                     "greater than or equal to 1"});
+  }
+  {
+    auto r = base();
+    r.billing_mode = BillingMode::kProvisioned;
+    cases.push_back({"provisioned without throughput", r, Status::Code::kValidation,
+                     "One or more parameter values were invalid: ReadCapacityUnits and "
+                     "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"});
+  }
+  {
+    auto r = base();
+    r.provisioned_throughput = ProvisionedThroughput{5, 5};
+    cases.push_back({"on demand with throughput", r, Status::Code::kValidation,
+                     "One or more parameter values were invalid: Neither ReadCapacityUnits nor "
+                     "WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST"});
+  }
+  {
+    auto r = base();
+    r.billing_mode.reset();
+    r.provisioned_throughput = ProvisionedThroughput{0, 5};
+    cases.push_back({"zero capacity", r, Status::Code::kValidation,
+                     "1 validation error detected: Value '0' at "
+                     "'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: "
+                     "Member must have value greater than or equal to 1"});
+  }
+  {
+    auto r = base();
+    std::swap(r.key_schema[0].key_type, r.key_schema[1].key_type);
+    cases.push_back({"range first", r, Status::Code::kValidation,
+                     "Invalid KeySchema: The first KeySchemaElement is not a HASH key type"});
+  }
+  {
+    auto r = base();
+    r.key_schema[1].key_type = KeyType::kHash;
+    cases.push_back({"two hash", r, Status::Code::kValidation,
+                     "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type"});
+  }
+  {
+    auto r = base();
+    r.key_schema[1].attribute_name = "pk";
+    cases.push_back({"same names", r, Status::Code::kValidation,
+                     "Invalid KeySchema: Both the Hash Key and the Range Key element in the "
+                     "KeySchema have the same name"});
+  }
+  {
+    auto r = base();
+    r.attribute_definitions.pop_back();
+    cases.push_back({"undefined key", r, Status::Code::kValidation,
+                     "One or more parameter values were invalid: Some index key attributes are not "
+                     "defined in AttributeDefinitions. Keys: [pk, sk], AttributeDefinitions: [pk]"});
+  }
+  {
+    auto r = base();
+    r.attribute_definitions.push_back({"extra", T::kS});
+    cases.push_back({"extra definition", r, Status::Code::kValidation,
+                     "One or more parameter values were invalid: Number of attributes in KeySchema "
+                     "does not exactly match number of attributes defined in AttributeDefinitions"});
+  }
+  {
+    auto r = base();
+    r.key_schema.push_back({"third", KeyType::kRange});
+    cases.push_back({"three keys", r, Status::Code::kValidation,
+                     "1 validation error detected: Value '[KeySchemaElement(attributeName=pk, "
+                     "keyType=HASH), KeySchemaElement(attributeName=sk, keyType=RANGE), "
+                     "KeySchemaElement(attributeName=third, keyType=RANGE)]' at 'keySchema' failed "
+                     "to satisfy constraint: Member must have length less than or equal to 2"});
+  }
+  Create(TableRequest("Exists", "pk", T::kS));
+  cases.push_back({"exists", TableRequest("Exists", "pk", T::kS), Status::Code::kResourceInUse,
+                   "Table already exists: Exists"});
+
+  for (const auto& c : cases) {
+    auto r = db_->CreateTable(c.request);
+    ASSERT_FALSE(r.ok()) << c.name;
+    EXPECT_EQ(r.status().code(), c.code) << c.name;
+    EXPECT_EQ(r.status().message(), c.message) << c.name;
+  }
+  // Nothing was created by the failures.
+  EXPECT_EQ(db_->ListTables({})->table_names, std::vector<std::string>{"Exists"});
+}
+
+TEST_F(TableTest, UnknownTables) {
+  EXPECT_EQ(db_->DescribeTable({"Nope"}).status(),
+            Status::ResourceNotFound("Requested resource not found: Table: Nope not found"));
+  EXPECT_EQ(db_->DeleteTable({"Nope"}).status(),
+            Status::ResourceNotFound("Requested resource not found: Table: Nope not found"));
+  EXPECT_EQ(db_->GetItem({.table_name = "Nope", .key = {{"k", testing::S("x")}}}).status(),
+            Status::ResourceNotFound("Requested resource not found"));
+  EXPECT_EQ(db_->DescribeTable({"no"}).status().code(), Status::Code::kValidation);
+}
+
+}  // namespace
+}  // namespace dynarock
