@@ -1,0 +1,59 @@
+// Child process of crash_test.cc: writes to a database with sync on and
+// reports each write on stdout, until it is killed.
+//   B <op> <key> <value>   about to write (may or may not land)
+//   A                      the write just begun was acknowledged
+// <op> is P (put) or D (delete); <value> is "-" for deletes.
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "dynarock/db.h"
+
+using namespace dynarock;
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: crash_writer <dir> <seed>\n");
+    return 2;
+  }
+  Options options;
+  options.sync_writes = true;
+  auto db = Database::Open(argv[1], options);
+  if (!db.ok()) {
+    std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
+    return 1;
+  }
+  CreateTableRequest create;
+  create.table_name = "Crash";
+  create.key_schema = {{"pk", KeyType::kHash}, {"sk", KeyType::kRange}};
+  create.attribute_definitions = {{"pk", ScalarAttributeType::kS}, {"sk", ScalarAttributeType::kN}};
+  create.billing_mode = BillingMode::kPayPerRequest;
+  auto created = (*db)->CreateTable(create);
+  if (!created.ok() && created.status().code() != Status::Code::kResourceInUse) {
+    std::fprintf(stderr, "create: %s\n", created.status().ToString().c_str());
+    return 1;
+  }
+  std::mt19937_64 rng(std::stoull(argv[2]));
+  for (uint64_t n = 0;; ++n) {
+    int pk = static_cast<int>(rng() % 20), sk = static_cast<int>(rng() % 10);
+    std::string key = "veh" + std::to_string(pk) + " " + std::to_string(sk);
+    Item k{{"pk", AttributeValue::S("veh" + std::to_string(pk))},
+           {"sk", AttributeValue::N(Number::FromInt64(sk))}};
+    if (rng() % 4 == 0) {
+      std::printf("B D %s -\n", key.c_str());
+      std::fflush(stdout);
+      auto r = (*db)->DeleteItem({.table_name = "Crash", .key = k});
+      if (!r.ok()) return 1;
+    } else {
+      std::string value = std::to_string(n) + std::string(rng() % 200, 'x');
+      std::printf("B P %s %s\n", key.c_str(), value.c_str());
+      std::fflush(stdout);
+      Item item = k;
+      item["v"] = AttributeValue::S(value);
+      auto r = (*db)->PutItem({.table_name = "Crash", .item = item});
+      if (!r.ok()) return 1;
+    }
+    std::printf("A\n");
+    std::fflush(stdout);
+  }
+}
