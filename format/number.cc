@@ -1,6 +1,7 @@
 #include "format/number.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 
 namespace dynarock::format {
@@ -108,16 +109,48 @@ Number Number::FromInt64(int64_t v) {
   return FromParts(negative, magnitude, 0);
 }
 
+namespace {
+
+// 10^0 .. 10^38: every power a 38-digit coefficient can reach.
+constexpr auto kPowersOf10 = [] {
+  std::array<uint128, 39> p{};
+  p[0] = 1;
+  for (size_t i = 1; i < p.size(); ++i) p[i] = p[i - 1] * 10;
+  return p;
+}();
+
+// Appends the decimal digits of v, zero-padded to `width`.
+void AppendDigits64(std::string* out, uint64_t v, size_t width) {
+  char buf[20];
+  size_t n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  out->append(width > n ? width - n : 0, '0');
+  while (n > 0) out->push_back(buf[--n]);
+}
+
+}  // namespace
+
 int Number::digits() const {
-  int n = 0;
-  for (uint128 c = coefficient_; c != 0; c /= 10) ++n;
-  return n;
+  if (coefficient_ == 0) return 0;
+  // Hot in key encoding: a binary search over powers of ten, not divisions.
+  return static_cast<int>(std::upper_bound(kPowersOf10.begin(), kPowersOf10.end(), coefficient_) -
+                          kPowersOf10.begin());
 }
 
 std::string Number::DigitString() const {
   std::string out;
-  for (uint128 c = coefficient_; c != 0; c /= 10) out.push_back(static_cast<char>('0' + c % 10));
-  std::reverse(out.begin(), out.end());
+  if (coefficient_ == 0) return out;
+  // 128-bit division is slow: split once at 10^19 and convert 64-bit halves.
+  constexpr uint64_t k1e19 = 10'000'000'000'000'000'000ull;
+  if (coefficient_ >> 64 == 0 && static_cast<uint64_t>(coefficient_) < k1e19) {
+    AppendDigits64(&out, static_cast<uint64_t>(coefficient_), 0);
+  } else {
+    AppendDigits64(&out, static_cast<uint64_t>(coefficient_ / k1e19), 0);
+    AppendDigits64(&out, static_cast<uint64_t>(coefficient_ % k1e19), 19);
+  }
   return out;
 }
 
