@@ -16,6 +16,8 @@
 #include <random>
 
 #include "engine/db_impl.h"
+#include "engine/expr/expression.h"
+#include "engine/request_expr.h"
 #include "engine/validation.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
@@ -63,6 +65,33 @@ Status CheckPutDeleteReturnValues(ReturnValue rv) {
     return Status::Validation("Return values set to invalid value");
   }
   return Status::OK();
+}
+
+// The write condition of a Put/Delete/Update: ConditionExpression or the
+// legacy Expected, resolved with the request's placeholders.
+Result<std::optional<expr::Condition>> WriteCondition(
+    RequestExpressions* rx, const std::optional<std::string>& condition_expression,
+    const std::optional<std::map<std::string, ExpectedAttributeValue>>& expected,
+    std::optional<ConditionalOperator> conditional_operator) {
+  if (expected) return ConditionFromExpected(*expected, conditional_operator);
+  return rx->Condition(condition_expression, expr::ExprKind::kCondition);
+}
+
+// ConditionalCheckFailedException, carrying the old item when asked to.
+Status ConditionFailed(const std::optional<Item>& old, ReturnValuesOnConditionCheckFailure rv) {
+  Status failed = Status::ConditionalCheckFailed();
+  if (rv == ReturnValuesOnConditionCheckFailure::kAllOld) {
+    auto detail = std::make_shared<ConditionalCheckFailedDetail>();
+    detail->item = old;
+    return std::move(failed).WithPayload(std::move(detail));
+  }
+  return failed;
+}
+
+bool ConditionHolds(const std::optional<expr::Condition>& condition, const std::optional<Item>& old) {
+  if (!condition) return true;
+  expr::ItemDocument doc(old ? &*old : nullptr);
+  return expr::Evaluate(*condition, doc);
 }
 
 }  // namespace
@@ -321,6 +350,11 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
 Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
   DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
+  RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
+  rx.Expression("ConditionExpression", request.condition_expression.has_value());
+  rx.Legacy("Expected", request.expected.has_value());
+  rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   auto found = FindTable(request.table_name, false);
   if (!found.ok()) return found.status();
   TableState& table = **found;
@@ -334,12 +368,19 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   if (size > format::kMaxItemBytes) {
     return Status::Validation("Item size has exceeded the maximum allowed size");
   }
+  auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
+                                  request.conditional_operator);
+  if (!condition.ok()) return condition.status();
+  DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   format::EncodedKey encoded_key = key->Encode(table.info.space_id);
   std::string value = format::EncodeItem(request.item);
 
   std::lock_guard item_lock(StripeFor(encoded_key));
   auto old = ReadItem(encoded_key);
   if (!old.ok()) return old.status();
+  if (!ConditionHolds(*condition, *old)) {
+    return ConditionFailed(*old, request.return_values_on_condition_check_failure);
+  }
   Counter delta{1, static_cast<int64_t>(size)};
   if (*old) {
     delta.items = 0;
@@ -357,6 +398,10 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
 
 Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  RequestExpressions rx(request.expression_attribute_names, std::nullopt);
+  rx.Expression("ProjectionExpression", request.projection_expression.has_value());
+  rx.Legacy("AttributesToGet", request.attributes_to_get.has_value());
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   auto found = FindTable(request.table_name, false);
   if (!found.ok()) return found.status();
   TableState& table = **found;
@@ -365,16 +410,27 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
 
   auto key = KeyMapPrimaryKey(table.info, request.key);
   if (!key.ok()) return key.status();
+  auto projection = rx.Projection(request.projection_expression);
+  if (!projection.ok()) return projection.status();
+  if (request.attributes_to_get) *projection = ProjectionFromAttributesToGet(*request.attributes_to_get);
+  DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+
   auto item = ReadItem(key->Encode(table.info.space_id));
   if (!item.ok()) return item.status();
   GetItemResponse response;
   response.item = std::move(item).value();
+  if (response.item && *projection) response.item = expr::Project(*response.item, **projection);
   return response;
 }
 
 Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
   DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
+  RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
+  rx.Expression("ConditionExpression", request.condition_expression.has_value());
+  rx.Legacy("Expected", request.expected.has_value());
+  rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   auto found = FindTable(request.table_name, false);
   if (!found.ok()) return found.status();
   TableState& table = **found;
@@ -383,11 +439,18 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
 
   auto key = KeyMapPrimaryKey(table.info, request.key);
   if (!key.ok()) return key.status();
+  auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
+                                  request.conditional_operator);
+  if (!condition.ok()) return condition.status();
+  DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   format::EncodedKey encoded_key = key->Encode(table.info.space_id);
 
   std::lock_guard item_lock(StripeFor(encoded_key));
   auto old = ReadItem(encoded_key);
   if (!old.ok()) return old.status();
+  if (!ConditionHolds(*condition, *old)) {
+    return ConditionFailed(*old, request.return_values_on_condition_check_failure);
+  }
   DeleteItemResponse response;
   if (!*old) return response;  // deleting a missing item succeeds and writes nothing
   rocksdb::WriteBatch batch;
@@ -396,6 +459,85 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
               EncodeCounter({-1, -static_cast<int64_t>(format::ItemSize(**old))}));
   DYNAROCK_RETURN_IF_ERROR(Write(&batch));
   if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
+  return response;
+}
+
+Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
+  rx.Expression("UpdateExpression", request.update_expression.has_value());
+  rx.Expression("ConditionExpression", request.condition_expression.has_value());
+  rx.Legacy("AttributeUpdates", request.attribute_updates.has_value());
+  rx.Legacy("Expected", request.expected.has_value());
+  rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  auto found = FindTable(request.table_name, false);
+  if (!found.ok()) return found.status();
+  TableState& table = **found;
+  std::shared_lock alive(table.mu);
+  if (table.deleted) return Status::ResourceNotFound();
+  const TableInfo& info = table.info;
+
+  auto key = KeyMapPrimaryKey(info, request.key);
+  if (!key.ok()) return key.status();
+  auto update = rx.Update(request.update_expression);
+  if (!update.ok()) return update.status();
+  if (request.attribute_updates) {
+    auto legacy = UpdateFromAttributeUpdates(*request.attribute_updates);
+    if (!legacy.ok()) return legacy.status();
+    *update = std::move(legacy).value();
+  }
+  auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
+                                  request.conditional_operator);
+  if (!condition.ok()) return condition.status();
+  DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  const expr::UpdateExpression no_update;
+  const expr::UpdateExpression& u = *update ? **update : no_update;
+  // Key attributes cannot be updated, nor addressed as documents.
+  for (const auto& a : u.actions) {
+    const std::string& root = a.path.root();
+    if (root != info.partition_key.name && !(info.sort_key && root == info.sort_key->name)) continue;
+    if (a.path.nested()) {
+      return Status::Validation("Key attributes must be scalars; list random access '[]' and map "
+                                "lookup '.' are not allowed: Key: " + root);
+    }
+    return InvalidParameter("Cannot update attribute " + root + ". This attribute is part of the key");
+  }
+
+  format::EncodedKey encoded_key = key->Encode(info.space_id);
+  std::lock_guard item_lock(StripeFor(encoded_key));
+  auto old = ReadItem(encoded_key);
+  if (!old.ok()) return old.status();
+  if (!ConditionHolds(*condition, *old)) {
+    return ConditionFailed(*old, request.return_values_on_condition_check_failure);
+  }
+  // UpdateItem creates the item when it is absent, starting from its key.
+  Item item = *old ? **old : request.key;
+  DYNAROCK_RETURN_IF_ERROR(expr::ApplyUpdate(u, &item));
+  const size_t size = format::ItemSize(item);
+  if (size > format::kMaxItemBytes) {
+    return Status::Validation("Item size to update has exceeded the maximum allowed size");
+  }
+  Counter delta{*old ? 0 : 1, static_cast<int64_t>(size)};
+  if (*old) delta.bytes -= static_cast<int64_t>(format::ItemSize(**old));
+  rocksdb::WriteBatch batch;
+  batch.Put(items_cf_, encoded_key.bytes(), format::EncodeItem(item));
+  batch.Merge(stats_cf_, TableStatsKey(info.space_id), EncodeCounter(delta));
+  DYNAROCK_RETURN_IF_ERROR(Write(&batch));
+
+  UpdateItemResponse response;
+  auto nonempty = [](Item i) { return i.empty() ? std::nullopt : std::optional<Item>(std::move(i)); };
+  switch (request.return_values) {
+    case ReturnValue::kNone: break;
+    case ReturnValue::kAllOld: response.attributes = std::move(*old); break;
+    case ReturnValue::kAllNew: response.attributes = std::move(item); break;
+    case ReturnValue::kUpdatedOld:
+      if (*old) response.attributes = nonempty(expr::Project(**old, expr::UpdatedPaths(u)));
+      break;
+    case ReturnValue::kUpdatedNew:
+      response.attributes = nonempty(expr::Project(item, expr::UpdatedPaths(u)));
+      break;
+  }
   return response;
 }
 
@@ -417,6 +559,9 @@ Result<PutItemResponse> Database::PutItem(const PutItemRequest& r) { return impl
 Result<GetItemResponse> Database::GetItem(const GetItemRequest& r) { return impl_->GetItem(r); }
 Result<DeleteItemResponse> Database::DeleteItem(const DeleteItemRequest& r) {
   return impl_->DeleteItem(r);
+}
+Result<UpdateItemResponse> Database::UpdateItem(const UpdateItemRequest& r) {
+  return impl_->UpdateItem(r);
 }
 Result<QueryResponse> Database::Query(const QueryRequest& r) { return impl_->Query(r); }
 Result<ScanResponse> Database::Scan(const ScanRequest& r) { return impl_->Scan(r); }

@@ -15,6 +15,7 @@
 
 #include "dynarock/db.h"
 #include "engine/catalog.h"
+#include "engine/expr/expression.h"
 #include "engine/keys.h"
 #include "engine/stats.h"
 
@@ -44,6 +45,7 @@ class Database::Impl {
   Result<PutItemResponse> PutItem(const PutItemRequest& request);
   Result<GetItemResponse> GetItem(const GetItemRequest& request);
   Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);
+  Result<UpdateItemResponse> UpdateItem(const UpdateItemRequest& request);
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
 
@@ -67,9 +69,19 @@ class Database::Impl {
   Status FromRocks(const rocksdb::Status& s);
 
   struct Page;  // Query/Scan iteration, in query.cc
-  Result<QueryResponse> RunPage(const TableInfo& table, const std::string& lower,
-                                const std::string& upper, bool forward, bool prefix_mode,
-                                std::optional<int32_t> limit, bool count_only);
+  // One Query/Scan page over [lower, upper): items evaluated up to Limit or
+  // the page size; the filter (if any) decides what counts, evaluated on the
+  // encoded item in place; the projection (if any) shapes what is returned.
+  struct PageSpec {
+    std::string lower, upper;
+    bool forward = true;
+    bool prefix_mode = false;
+    std::optional<int32_t> limit;
+    bool count_only = false;
+    const expr::Condition* filter = nullptr;
+    const std::vector<expr::Path>* projection = nullptr;
+  };
+  Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec);
 
   const Options options_;
   std::unique_ptr<rocksdb::DB> db_;

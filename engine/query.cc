@@ -3,6 +3,7 @@
 #include <rocksdb/iterator.h>
 
 #include "engine/db_impl.h"
+#include "engine/request_expr.h"
 #include "engine/validation.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
@@ -60,16 +61,67 @@ bool Matches(const SortKeyCondition& c, const AttributeValue& sk) {
   return false;
 }
 
-Status CheckSelect(const std::optional<Select>& select, const char* verb) {
+const char* SelectName(Select s) {
+  switch (s) {
+    case Select::kAllAttributes: return "ALL_ATTRIBUTES";
+    case Select::kAllProjectedAttributes: return "ALL_PROJECTED_ATTRIBUTES";
+    case Select::kSpecificAttributes: return "SPECIFIC_ATTRIBUTES";
+    case Select::kCount: return "COUNT";
+  }
+  return "?";
+}
+
+// Select against the projection parameters (`projection_param` names the one
+// given, or is null).
+Status CheckSelect(const std::optional<Select>& select, const char* verb,
+                   const char* projection_param) {
   if (select == Select::kAllProjectedAttributes) {
     return InvalidParameter(std::string("ALL_PROJECTED_ATTRIBUTES can be used only when ") +
                             verb + " using an IndexName");
   }
-  if (select == Select::kSpecificAttributes) {
+  if (select == Select::kSpecificAttributes && projection_param == nullptr) {
     return InvalidParameter(
         "Select type SPECIFIC_ATTRIBUTES requires a ProjectionExpression or AttributesToGet");
   }
+  if (select && *select != Select::kSpecificAttributes && projection_param != nullptr) {
+    return InvalidParameter(std::string("Cannot specify the ") + projection_param +
+                            " when choosing to get " + SelectName(*select));
+  }
   return Status::OK();
+}
+
+// Filter and projection of a Query or Scan, compiled once for the request.
+struct ReadExpressions {
+  std::optional<expr::Condition> filter;
+  std::optional<std::vector<expr::Path>> projection;
+  const char* projection_param = nullptr;
+};
+
+Result<ReadExpressions> CompileRead(RequestExpressions* rx, const std::optional<std::string>& filter,
+                                    const std::optional<std::map<std::string, LegacyCondition>>& legacy_filter,
+                                    std::optional<ConditionalOperator> conditional_operator,
+                                    const std::optional<std::string>& projection,
+                                    const std::optional<std::vector<std::string>>& attributes_to_get) {
+  ReadExpressions out;
+  if (legacy_filter) {
+    auto f = ConditionFromFilter(*legacy_filter, conditional_operator);
+    if (!f.ok()) return f.status();
+    out.filter = std::move(f).value();
+  } else {
+    auto f = rx->Condition(filter, expr::ExprKind::kFilter);
+    if (!f.ok()) return f.status();
+    out.filter = std::move(f).value();
+  }
+  if (attributes_to_get) {
+    out.projection = ProjectionFromAttributesToGet(*attributes_to_get);
+    out.projection_param = "AttributesToGet";
+  } else {
+    auto p = rx->Projection(projection);
+    if (!p.ok()) return p.status();
+    out.projection = std::move(p).value();
+    if (out.projection) out.projection_param = "ProjectionExpression";
+  }
+  return out;
 }
 
 Status ConditionTypeMismatch() {
@@ -169,40 +221,53 @@ std::string HashBound(uint32_t space_id, format::uint128 hash) {
 
 }  // namespace
 
-Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const std::string& lower,
-                                              const std::string& upper, bool forward,
-                                              bool prefix_mode, std::optional<int32_t> limit,
-                                              bool count_only) {
+Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const PageSpec& spec) {
   QueryResponse response;
-  if (!(lower < upper)) return response;
-  rocksdb::Slice lo(lower), hi(upper);
+  if (!(spec.lower < spec.upper)) return response;
+  rocksdb::Slice lo(spec.lower), hi(spec.upper);
   rocksdb::ReadOptions ro;
   ro.iterate_lower_bound = &lo;
   ro.iterate_upper_bound = &hi;
   // A Query's range lies inside one collection prefix (table id | hash), so
   // RocksDB may use the prefix bloom filters; a Scan crosses prefixes.
-  ro.auto_prefix_mode = prefix_mode;
-  ro.total_order_seek = !prefix_mode;
+  ro.auto_prefix_mode = spec.prefix_mode;
+  ro.total_order_seek = !spec.prefix_mode;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
-  if (forward) {
+  if (spec.forward) {
     it->Seek(lo);
   } else {
     it->SeekForPrev(hi);
     if (it->Valid() && it->key().compare(hi) >= 0) it->Prev();
   }
+  const format::KeySchemaTypes key_types = table.key_types();
+  std::string value;  // reused; std::string storage is aligned for FlatBuffers
   size_t page_bytes = 0;
-  for (; it->Valid(); forward ? it->Next() : it->Prev()) {
-    auto item = format::DecodeItem(std::string_view(it->value().data(), it->value().size()));
-    if (!item.ok()) return item.status();
-    page_bytes += format::ItemSize(*item);
+  for (; it->Valid(); spec.forward ? it->Next() : it->Prev()) {
+    value.assign(it->value().data(), it->value().size());
+    // Our own bytes, checksummed by RocksDB: read in place, decode on demand.
+    format::ItemView view = format::ItemView::OpenTrusted(value);
+    page_bytes += format::ItemSize(view);  // the 1 MB counts what was read
     ++response.scanned_count;
-    ++response.count;
-    bool full = (limit && response.scanned_count >= *limit) || page_bytes >= options_.max_page_bytes;
+    if (!spec.filter || expr::Evaluate(*spec.filter, expr::ViewDocument(view))) {
+      ++response.count;
+      if (!spec.count_only) {
+        auto item = view.Decode();
+        if (!item.ok()) return item.status();
+        response.items.push_back(spec.projection ? expr::Project(*item, *spec.projection)
+                                                 : std::move(item).value());
+      }
+    }
     // DynamoDB does not look ahead: a page that ends on Limit or size carries
     // a LastEvaluatedKey even if nothing follows.
-    if (full) response.last_evaluated_key = KeyOf(table, *item);
-    if (!count_only) response.items.push_back(std::move(item).value());
-    if (full) break;
+    if ((spec.limit && response.scanned_count >= *spec.limit) ||
+        page_bytes >= options_.max_page_bytes) {
+      auto key = format::DecodeItemKey(std::string_view(it->key().data(), it->key().size()), key_types);
+      if (!key.ok()) return key.status();
+      Item lek{{table.partition_key.name, key->pk}};
+      if (table.sort_key) lek.emplace(table.sort_key->name, *key->sk);
+      response.last_evaluated_key = std::move(lek);
+      break;
+    }
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
   return response;
@@ -217,6 +282,15 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
         "1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must "
         "have value greater than or equal to 1");
   }
+  RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
+  rx.Expression("KeyConditionExpression", r.key_condition_expression.has_value());
+  rx.Expression("FilterExpression", r.filter_expression.has_value());
+  rx.Expression("ProjectionExpression", r.projection_expression.has_value());
+  rx.Legacy("KeyConditions", r.key_conditions.has_value());
+  rx.Legacy("QueryFilter", r.query_filter.has_value());
+  rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
+  rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   auto found = FindTable(r.table_name, false);
   if (!found.ok()) return found.status();
   TableState& state = **found;
@@ -224,20 +298,40 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   if (state.deleted) return Status::ResourceNotFound();
   const TableInfo& table = state.info;
 
-  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Querying"));
+  KeyCondition key_condition = r.key_condition;
+  if (r.key_condition_expression) {
+    auto parsed = rx.Condition(r.key_condition_expression, expr::ExprKind::kKeyCondition);
+    if (!parsed.ok()) return parsed.status();
+    auto compiled = CompileKeyCondition(**parsed, table);
+    if (!compiled.ok()) return compiled.status();
+    key_condition = std::move(compiled).value();
+  } else if (r.key_conditions) {
+    auto compiled = KeyConditionFromLegacy(*r.key_conditions, table);
+    if (!compiled.ok()) return compiled.status();
+    key_condition = std::move(compiled).value();
+  }
+  auto read = CompileRead(&rx, r.filter_expression, r.query_filter, r.conditional_operator,
+                          r.projection_expression, r.attributes_to_get);
+  if (!read.ok()) return read.status();
+  DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  if (read->filter) {
+    DYNAROCK_RETURN_IF_ERROR(CheckFilterAvoidsKeys(
+        *read->filter, table, r.query_filter ? "QueryFilter" : "Filter Expression"));
+  }
+  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Querying", read->projection_param));
   std::string lower, upper;
-  DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(table, r.key_condition, &lower, &upper));
+  DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(table, key_condition, &lower, &upper));
 
   if (r.exclusive_start_key) {
     auto esk = KeyMapPrimaryKey(table, *r.exclusive_start_key,
                                 "The provided starting key is invalid: The provided key element "
                                 "does not match the schema");
     if (!esk.ok()) return esk.status();
-    if (!(*esk->partition == r.key_condition.partition_key_value)) {
+    if (!(*esk->partition == key_condition.partition_key_value)) {
       return Status::Validation(
           "The provided starting key is outside query boundaries based on provided conditions");
     }
-    if (r.key_condition.sort && !Matches(*r.key_condition.sort, *esk->sort)) {
+    if (key_condition.sort && !Matches(*key_condition.sort, *esk->sort)) {
       return Status::Validation("The provided starting key does not match the range key predicate");
     }
     std::string key = esk->Encode(table.space_id).bytes();
@@ -247,8 +341,10 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
       upper = std::min(upper, key);
     }
   }
-  return RunPage(table, lower, upper, r.scan_index_forward, /*prefix_mode=*/true, r.limit,
-                 r.select == Select::kCount);
+  PageSpec spec{lower, upper, r.scan_index_forward, /*prefix_mode=*/true, r.limit,
+                r.select == Select::kCount, read->filter ? &*read->filter : nullptr,
+                read->projection ? &*read->projection : nullptr};
+  return RunPage(table, spec);
 }
 
 Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
@@ -282,13 +378,24 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
         "Segment: " + std::to_string(*r.segment) + " is not less than TotalSegments: " +
         std::to_string(*r.total_segments));
   }
+  RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
+  rx.Expression("FilterExpression", r.filter_expression.has_value());
+  rx.Expression("ProjectionExpression", r.projection_expression.has_value());
+  rx.Legacy("ScanFilter", r.scan_filter.has_value());
+  rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
+  rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   auto found = FindTable(r.table_name, false);
   if (!found.ok()) return found.status();
   TableState& state = **found;
   std::shared_lock alive(state.mu);
   if (state.deleted) return Status::ResourceNotFound();
   const TableInfo& table = state.info;
-  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Scanning"));
+  auto read = CompileRead(&rx, r.filter_expression, r.scan_filter, r.conditional_operator,
+                          r.projection_expression, r.attributes_to_get);
+  if (!read.ok()) return read.status();
+  DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Scanning", read->projection_param));
 
   format::uint128 hash_lo = 0, hash_hi = static_cast<format::uint128>(1) << 64;
   if (r.segment) {
@@ -312,8 +419,10 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
     }
     lower = std::max(lower, After(key));
   }
-  return RunPage(table, lower, upper, /*forward=*/true, /*prefix_mode=*/false, r.limit,
-                 r.select == Select::kCount);
+  PageSpec spec{lower, upper, /*forward=*/true, /*prefix_mode=*/false, r.limit,
+                r.select == Select::kCount, read->filter ? &*read->filter : nullptr,
+                read->projection ? &*read->projection : nullptr};
+  return RunPage(table, spec);
 }
 
 }  // namespace dynarock

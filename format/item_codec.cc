@@ -212,6 +212,18 @@ std::optional<ValueView> ValueView::At(size_t index) const {
   return ValueView(v_->elements()->Get(static_cast<fbs::uoffset_t>(index)));
 }
 
+ValueView ValueView::Entry(size_t i) const {
+  return ValueView(v_->entries()->Get(static_cast<fbs::uoffset_t>(i)));
+}
+
+std::string_view ValueView::name() const {
+  return v_->name() ? View(v_->name()) : std::string_view();
+}
+
+std::string_view ValueView::member(size_t i) const {
+  return View(v_->members()->Get(static_cast<fbs::uoffset_t>(i))->data());
+}
+
 Result<AttributeValue> ValueView::Decode() const {
   switch (v_->type()) {
     case fb::ValueType::S: return AttributeValue::S(std::string(bytes()));

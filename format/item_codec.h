@@ -55,6 +55,12 @@ class ValueView {
   // if this value has another type.
   std::optional<ValueView> Find(std::string_view name) const;
   std::optional<ValueView> At(size_t index) const;
+  // M: the i-th entry (sorted by name) and its name. REQUIRES: i < size().
+  ValueView Entry(size_t i) const;
+  // The name of a map entry or top-level attribute ("" for list elements).
+  std::string_view name() const;
+  // SS/BS: the i-th member's bytes; NS: its key-codec encoding. REQUIRES: i < size().
+  std::string_view member(size_t i) const;
 
   // Full decode; Corruption on anything malformed (only possible for bytes
   // opened with ItemView::OpenTrusted).

@@ -1,5 +1,7 @@
 #include "format/item_size.h"
 
+#include "format/key_codec.h"
+
 namespace dynarock::format {
 
 size_t NumberSize(const Number& n) {
@@ -50,6 +52,56 @@ size_t AttributeValueSize(const AttributeValue& v) {
 size_t ItemSize(const Item& item) {
   size_t size = 0;
   for (const auto& [name, value] : item) size += name.size() + AttributeValueSize(value);
+  return size;
+}
+
+namespace {
+
+size_t EncodedNumberSize(std::string_view bytes) {
+  Number n;
+  return GetNumberComponent(&bytes, &n).ok() ? NumberSize(n) : 1;
+}
+
+size_t ValueSize(const ValueView& v) {
+  switch (v.type()) {
+    case AttrType::kS:
+    case AttrType::kB: return v.bytes().size();
+    case AttrType::kN: return EncodedNumberSize(v.bytes());
+    case AttrType::kBool:
+    case AttrType::kNull: return 1;
+    case AttrType::kSS:
+    case AttrType::kBS: {
+      size_t size = 0;
+      for (size_t i = 0; i < v.size(); ++i) size += v.member(i).size();
+      return size;
+    }
+    case AttrType::kNS: {
+      size_t size = 0;
+      for (size_t i = 0; i < v.size(); ++i) size += EncodedNumberSize(v.member(i));
+      return size;
+    }
+    case AttrType::kL: {
+      size_t size = 3;
+      for (size_t i = 0; i < v.size(); ++i) size += 1 + ValueSize(*v.At(i));
+      return size;
+    }
+    case AttrType::kM: {
+      size_t size = 3;
+      for (size_t i = 0; i < v.size(); ++i) {
+        ValueView e = v.Entry(i);
+        size += 1 + e.name().size() + ValueSize(e);
+      }
+      return size;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+size_t ItemSize(const ItemView& item) {
+  size_t size = 0;
+  for (size_t i = 0; i < item.size(); ++i) size += item.name(i).size() + ValueSize(item.value(i));
   return size;
 }
 

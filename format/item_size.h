@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "format/attribute_value.h"
+#include "format/item_codec.h"
 #include "format/number.h"
 
 namespace dynarock::format {
@@ -24,6 +25,9 @@ size_t AttributeValueSize(const AttributeValue& v);
 
 // Sum over attributes of (name bytes + value size).
 size_t ItemSize(const Item& item);
+// The same, read from an encoded item in place (no decoding); a number whose
+// encoding is corrupt counts as 1 byte.
+size_t ItemSize(const ItemView& item);
 
 }  // namespace dynarock::format
 

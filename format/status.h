@@ -8,12 +8,21 @@
 #define DYNAROCK_FORMAT_STATUS_H_
 
 #include <cassert>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 namespace dynarock {
+
+// Structured detail an error may carry beside its message, e.g. the item of a
+// failed condition (ReturnValuesOnConditionCheckFailure) or a transaction's
+// cancellation reasons. Subclass it; read it back with Status::payload<T>().
+class StatusPayload {
+ public:
+  virtual ~StatusPayload() = default;
+};
 
 class Status {
  public:
@@ -75,6 +84,18 @@ class Status {
   // "ErrorName: message", for logs and test failure output.
   std::string ToString() const;
 
+  // Attaches detail to a non-OK status (see StatusPayload).
+  Status WithPayload(std::shared_ptr<const StatusPayload> payload) && {
+    payload_ = std::move(payload);
+    return std::move(*this);
+  }
+  // The attached detail if it is a T, else nullptr.
+  template <typename T>
+  const T* payload() const {
+    return dynamic_cast<const T*>(payload_.get());
+  }
+
+  // Compares code and message, not payloads.
   friend bool operator==(const Status& a, const Status& b) {
     return a.code_ == b.code_ && a.message_ == b.message_;
   }
@@ -84,6 +105,7 @@ class Status {
 
   Code code_ = Code::kOk;
   std::string message_;
+  std::shared_ptr<const StatusPayload> payload_;
 };
 
 // A value or the Status explaining why there is none (in the style of

@@ -1,5 +1,7 @@
 #include "format/item_size.h"
 
+#include "format/item_codec.h"
+
 #include <gtest/gtest.h>
 
 namespace dynarock::format {
@@ -52,6 +54,24 @@ TEST(ItemSizeTest, Types) {
   EXPECT_EQ(AttributeValueSize(AV::M({{"key", AV::S("v")}})), 8u);
   Item item{{"pk", AV::S("VEH#1")}, {"n", AV::N(N("42"))}};
   EXPECT_EQ(ItemSize(item), 2u + 5u + 1u + 2u);
+}
+
+}  // namespace
+}  // namespace dynarock::format
+
+namespace dynarock::format {
+namespace {
+
+TEST(ItemSizeTest, EncodedItemSizeEqualsDecodedSize) {
+  Item item{{"pk", AttributeValue::S("VEH#1")},
+            {"n", AttributeValue::N(*Number::Parse("-123.45"))},
+            {"ns", AttributeValue::NS({*Number::Parse("1"), *Number::Parse("1e10")})},
+            {"ss", AttributeValue::SS({"a", "bc"})},
+            {"bs", AttributeValue::BS({"x"})},
+            {"m", AttributeValue::M({{"k", AttributeValue::L({AttributeValue::Bool(true),
+                                                              AttributeValue::Null()})}})}};
+  std::string bytes = EncodeItem(item);
+  EXPECT_EQ(ItemSize(*ItemView::Open(bytes)), ItemSize(item));
 }
 
 }  // namespace

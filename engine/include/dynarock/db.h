@@ -66,6 +66,13 @@ class Database {
   Result<PutItemResponse> PutItem(const PutItemRequest& request);
   Result<GetItemResponse> GetItem(const GetItemRequest& request);
   Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);
+  // Applies an UpdateExpression (or legacy AttributeUpdates) atomically,
+  // creating the item if it is absent. Puts, Deletes and Updates take an
+  // optional ConditionExpression (or legacy Expected), checked against the
+  // current item atomically with the write: ConditionalCheckFailedException
+  // when it is false, with the old item as a ConditionalCheckFailedDetail
+  // payload if ReturnValuesOnConditionCheckFailure is ALL_OLD.
+  Result<UpdateItemResponse> UpdateItem(const UpdateItemRequest& request);
 
   // ---- Query reads one item collection: one seek, then only the items it
   // returns. Scan walks the table in hash order; a parallel Scan segment is a

@@ -5,6 +5,7 @@
 #define DYNAROCK_TYPES_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,14 +98,61 @@ struct DeleteTableResponse {
   TableDescription table_description{};  // status DELETING, as DynamoDB answers
 };
 
+// ---- Expressions and their legacy equivalents -----------------------------------
+
+// ExpressionAttributeNames (#name -> attribute name) and
+// ExpressionAttributeValues (:value -> value) of one request.
+using ExpressionAttributeNames = std::map<std::string, std::string>;
+using ExpressionAttributeValues = std::map<std::string, AttributeValue>;
+
+// The legacy (pre-expression) parameters older applications still send:
+// Expected, KeyConditions, QueryFilter, ScanFilter, AttributeUpdates,
+// AttributesToGet, ConditionalOperator. They compile to the same expression
+// trees and are evaluated by the same code; a request may not mix them with
+// expression parameters.
+enum class ComparisonOperator {
+  kEq, kNe, kIn, kLe, kLt, kGe, kGt, kBetween, kNotNull, kNull, kContains, kNotContains,
+  kBeginsWith,
+};
+struct LegacyCondition {  // DynamoDB's "Condition" shape
+  ComparisonOperator comparison_operator = ComparisonOperator::kEq;
+  std::vector<AttributeValue> attribute_value_list{};
+};
+struct ExpectedAttributeValue {
+  std::optional<AttributeValue> value{};
+  std::optional<bool> exists{};
+  std::optional<ComparisonOperator> comparison_operator{};
+  std::vector<AttributeValue> attribute_value_list{};
+};
+enum class ConditionalOperator { kAnd, kOr };
+enum class AttributeAction { kPut, kAdd, kDelete };
+struct AttributeValueUpdate {
+  std::optional<AttributeValue> value{};
+  AttributeAction action = AttributeAction::kPut;
+};
+
 // ---- Items ----------------------------------------------------------------------
 
 enum class ReturnValue { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdatedNew };
+enum class ReturnValuesOnConditionCheckFailure { kNone, kAllOld };
+
+// The payload of a ConditionalCheckFailedException when the request asked
+// for ReturnValuesOnConditionCheckFailure=ALL_OLD: the item as it was.
+struct ConditionalCheckFailedDetail : StatusPayload {
+  std::optional<Item> item;
+};
 
 struct PutItemRequest {
   std::string table_name{};
   Item item{};
   ReturnValue return_values = ReturnValue::kNone;  // NONE or ALL_OLD
+  std::optional<std::string> condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+  std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};  // legacy
+  std::optional<ConditionalOperator> conditional_operator{};                 // legacy
 };
 struct PutItemResponse {
   std::optional<Item> attributes{};  // the old item, for ALL_OLD when there was one
@@ -114,6 +162,9 @@ struct GetItemRequest {
   std::string table_name{};
   Item key{};  // exactly the table's key attributes
   bool consistent_read = false;  // accepted; every read here is strongly consistent
+  std::optional<std::string> projection_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<std::vector<std::string>> attributes_to_get{};  // legacy
 };
 struct GetItemResponse {
   std::optional<Item> item{};
@@ -123,9 +174,34 @@ struct DeleteItemRequest {
   std::string table_name{};
   Item key{};
   ReturnValue return_values = ReturnValue::kNone;  // NONE or ALL_OLD
+  std::optional<std::string> condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+  std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};  // legacy
+  std::optional<ConditionalOperator> conditional_operator{};                 // legacy
 };
 struct DeleteItemResponse {
   std::optional<Item> attributes{};
+};
+
+struct UpdateItemRequest {
+  std::string table_name{};
+  Item key{};
+  std::optional<std::string> update_expression{};
+  std::optional<std::string> condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValue return_values = ReturnValue::kNone;
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+  std::optional<std::map<std::string, AttributeValueUpdate>> attribute_updates{};  // legacy
+  std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};         // legacy
+  std::optional<ConditionalOperator> conditional_operator{};                        // legacy
+};
+struct UpdateItemResponse {
+  std::optional<Item> attributes{};  // per ReturnValues
 };
 
 // ---- Query and Scan -----------------------------------------------------------------
@@ -151,7 +227,18 @@ enum class Select { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes
 
 struct QueryRequest {
   std::string table_name{};
+  // The key condition, typed. Ignored when key_condition_expression (or the
+  // legacy key_conditions) is given: that is compiled into this form.
   KeyCondition key_condition{};
+  std::optional<std::string> key_condition_expression{};
+  std::optional<std::string> filter_expression{};
+  std::optional<std::string> projection_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  std::optional<std::map<std::string, LegacyCondition>> key_conditions{};  // legacy
+  std::optional<std::map<std::string, LegacyCondition>> query_filter{};    // legacy
+  std::optional<std::vector<std::string>> attributes_to_get{};            // legacy
+  std::optional<ConditionalOperator> conditional_operator{};               // legacy
   bool scan_index_forward = true;
   std::optional<int32_t> limit{};  // items evaluated per page, >= 1
   std::optional<Item> exclusive_start_key{};
@@ -161,6 +248,13 @@ struct QueryRequest {
 
 struct ScanRequest {
   std::string table_name{};
+  std::optional<std::string> filter_expression{};
+  std::optional<std::string> projection_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  std::optional<std::map<std::string, LegacyCondition>> scan_filter{};  // legacy
+  std::optional<std::vector<std::string>> attributes_to_get{};         // legacy
+  std::optional<ConditionalOperator> conditional_operator{};            // legacy
   std::optional<int32_t> limit{};
   std::optional<Item> exclusive_start_key{};
   std::optional<Select> select{};

@@ -1,0 +1,469 @@
+#include "engine/request_expr.h"
+
+#include <algorithm>
+
+#include "engine/validation.h"
+
+namespace dynarock {
+namespace {
+
+using expr::Condition;
+using expr::Operand;
+using expr::Path;
+
+std::string JoinSet(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ", ";
+    out += items[i];
+  }
+  return out + "}";
+}
+
+Operand PathOperand(const std::string& name) {
+  Operand o;
+  o.kind = Operand::Kind::kPath;
+  o.path.elements.emplace_back(name);
+  return o;
+}
+
+Operand ValueOperand(const AttributeValue& v) {
+  Operand o;
+  o.kind = Operand::Kind::kValue;
+  o.value = v;
+  return o;
+}
+
+Condition Combine(std::vector<Condition> parts, std::optional<ConditionalOperator> op) {
+  Condition out = std::move(parts[0]);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    Condition node;
+    node.kind = op == ConditionalOperator::kOr ? Condition::Kind::kOr : Condition::Kind::kAnd;
+    node.children = {std::move(out), std::move(parts[i])};
+    out = std::move(node);
+  }
+  return out;
+}
+
+const char* OperatorName(ComparisonOperator op) {
+  switch (op) {
+    case ComparisonOperator::kEq: return "EQ";
+    case ComparisonOperator::kNe: return "NE";
+    case ComparisonOperator::kIn: return "IN";
+    case ComparisonOperator::kLe: return "LE";
+    case ComparisonOperator::kLt: return "LT";
+    case ComparisonOperator::kGe: return "GE";
+    case ComparisonOperator::kGt: return "GT";
+    case ComparisonOperator::kBetween: return "BETWEEN";
+    case ComparisonOperator::kNotNull: return "NOT_NULL";
+    case ComparisonOperator::kNull: return "NULL";
+    case ComparisonOperator::kContains: return "CONTAINS";
+    case ComparisonOperator::kNotContains: return "NOT_CONTAINS";
+    case ComparisonOperator::kBeginsWith: return "BEGINS_WITH";
+  }
+  return "?";
+}
+
+// One legacy comparison on attribute `name`.
+Result<Condition> LegacyComparison(const std::string& name, ComparisonOperator op,
+                                   const std::vector<AttributeValue>& values) {
+  size_t arity;
+  switch (op) {
+    case ComparisonOperator::kNull:
+    case ComparisonOperator::kNotNull: arity = 0; break;
+    case ComparisonOperator::kBetween: arity = 2; break;
+    case ComparisonOperator::kIn: arity = values.empty() ? 1 : values.size(); break;
+    default: arity = 1;
+  }
+  if (values.size() != arity) {
+    return InvalidParameter(std::string("Invalid number of argument(s) for the ") +
+                            OperatorName(op) + " ComparisonOperator");
+  }
+  for (const auto& v : values) DYNAROCK_RETURN_IF_ERROR(v.Validate());
+  Condition c;
+  auto compare = [&](expr::Comparator cmp) {
+    c.kind = Condition::Kind::kCompare;
+    c.op = cmp;
+    c.operands = {PathOperand(name), ValueOperand(values[0])};
+  };
+  switch (op) {
+    case ComparisonOperator::kEq: compare(expr::Comparator::kEq); break;
+    case ComparisonOperator::kNe: compare(expr::Comparator::kNe); break;
+    case ComparisonOperator::kLe: compare(expr::Comparator::kLe); break;
+    case ComparisonOperator::kLt: compare(expr::Comparator::kLt); break;
+    case ComparisonOperator::kGe: compare(expr::Comparator::kGe); break;
+    case ComparisonOperator::kGt: compare(expr::Comparator::kGt); break;
+    case ComparisonOperator::kBetween:
+      c.kind = Condition::Kind::kBetween;
+      c.operands = {PathOperand(name), ValueOperand(values[0]), ValueOperand(values[1])};
+      break;
+    case ComparisonOperator::kIn:
+      c.kind = Condition::Kind::kIn;
+      c.operands.push_back(PathOperand(name));
+      for (const auto& v : values) c.operands.push_back(ValueOperand(v));
+      break;
+    case ComparisonOperator::kNotNull:
+      c.kind = Condition::Kind::kAttributeExists;
+      c.operands = {PathOperand(name)};
+      break;
+    case ComparisonOperator::kNull:
+      c.kind = Condition::Kind::kAttributeNotExists;
+      c.operands = {PathOperand(name)};
+      break;
+    case ComparisonOperator::kContains:
+    case ComparisonOperator::kNotContains:
+      c.kind = Condition::Kind::kContains;
+      c.operands = {PathOperand(name), ValueOperand(values[0])};
+      if (op == ComparisonOperator::kNotContains) {
+        Condition n;
+        n.kind = Condition::Kind::kNot;
+        n.children = {std::move(c)};
+        return n;
+      }
+      break;
+    case ComparisonOperator::kBeginsWith:
+      c.kind = Condition::Kind::kBeginsWith;
+      c.operands = {PathOperand(name), ValueOperand(values[0])};
+      break;
+  }
+  return c;
+}
+
+void CollectAnd(const Condition& c, std::vector<const Condition*>* out) {
+  if (c.kind == Condition::Kind::kAnd) {
+    CollectAnd(c.children[0], out);
+    CollectAnd(c.children[1], out);
+  } else {
+    out->push_back(&c);
+  }
+}
+
+Status InvalidKeyOperator(std::string_view op) {
+  return Status::Validation("Invalid operator used in KeyConditionExpression: " + std::string(op));
+}
+
+void CollectRoots(const Condition& c, std::vector<std::string>* roots) {
+  for (const auto& child : c.children) CollectRoots(child, roots);
+  std::vector<const Operand*> stack;
+  for (const auto& o : c.operands) stack.push_back(&o);
+  while (!stack.empty()) {
+    const Operand* o = stack.back();
+    stack.pop_back();
+    if (o->kind == Operand::Kind::kPath) roots->push_back(o->path.root());
+    for (const auto& a : o->args) stack.push_back(&a);
+  }
+}
+
+}  // namespace
+
+void RequestExpressions::Expression(const char* parameter, bool present) {
+  if (present) expression_params_.push_back(parameter);
+}
+
+void RequestExpressions::Legacy(const char* parameter, bool present) {
+  if (present) legacy_params_.push_back(parameter);
+}
+
+Status RequestExpressions::CheckParameters() const {
+  if (!expression_params_.empty() && !legacy_params_.empty()) {
+    return Status::Validation(
+        "Can not use both expression and non-expression parameters in the same request: "
+        "Non-expression parameters: " + JoinSet(legacy_params_) +
+        " Expression parameters: " + JoinSet(expression_params_));
+  }
+  return expr::CheckPlaceholderMaps(names_, values_, !expression_params_.empty());
+}
+
+Result<std::optional<expr::Condition>> RequestExpressions::Condition(
+    const std::optional<std::string>& text, expr::ExprKind kind) {
+  if (!text) return std::optional<expr::Condition>();
+  auto c = expr::ParseCondition(*text, kind);
+  if (!c.ok()) return c.status();
+  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&*c, kind));
+  return std::optional<expr::Condition>(std::move(c).value());
+}
+
+Result<std::optional<std::vector<expr::Path>>> RequestExpressions::Projection(
+    const std::optional<std::string>& text) {
+  if (!text) return std::optional<std::vector<Path>>();
+  auto p = expr::ParseProjection(*text);
+  if (!p.ok()) return p.status();
+  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&*p));
+  return std::optional<std::vector<Path>>(std::move(p).value());
+}
+
+Result<std::optional<expr::UpdateExpression>> RequestExpressions::Update(
+    const std::optional<std::string>& text) {
+  if (!text) return std::optional<expr::UpdateExpression>();
+  auto u = expr::ParseUpdate(*text);
+  if (!u.ok()) return u.status();
+  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&*u));
+  return std::optional<expr::UpdateExpression>(std::move(u).value());
+}
+
+Result<std::optional<expr::Condition>> ConditionFromExpected(
+    const std::map<std::string, ExpectedAttributeValue>& expected,
+    std::optional<ConditionalOperator> op) {
+  std::vector<Condition> parts;
+  for (const auto& [name, e] : expected) {
+    if (e.comparison_operator) {
+      if (e.value) {
+        return InvalidParameter("Value and ComparisonOperator cannot be used together for Attribute: " + name);
+      }
+      auto c = LegacyComparison(name, *e.comparison_operator, e.attribute_value_list);
+      if (!c.ok()) return c.status();
+      parts.push_back(std::move(c).value());
+    } else if (e.exists == false) {
+      if (e.value) {
+        return InvalidParameter("Value cannot be used when Exists is false for Attribute: " + name);
+      }
+      auto c = LegacyComparison(name, ComparisonOperator::kNull, {});
+      parts.push_back(std::move(c).value());
+    } else {
+      if (!e.value) {
+        return InvalidParameter("Value must be provided when Exists is " +
+                                std::string(e.exists ? "true" : "null") + " for Attribute: " + name);
+      }
+      auto c = LegacyComparison(name, ComparisonOperator::kEq, {*e.value});
+      if (!c.ok()) return c.status();
+      parts.push_back(std::move(c).value());
+    }
+  }
+  if (parts.empty()) return std::optional<Condition>();
+  return std::optional<Condition>(Combine(std::move(parts), op));
+}
+
+Result<std::optional<expr::Condition>> ConditionFromFilter(
+    const std::map<std::string, LegacyCondition>& filter, std::optional<ConditionalOperator> op) {
+  std::vector<Condition> parts;
+  for (const auto& [name, c] : filter) {
+    auto part = LegacyComparison(name, c.comparison_operator, c.attribute_value_list);
+    if (!part.ok()) return part.status();
+    parts.push_back(std::move(part).value());
+  }
+  if (parts.empty()) return std::optional<Condition>();
+  return std::optional<Condition>(Combine(std::move(parts), op));
+}
+
+Result<KeyCondition> KeyConditionFromLegacy(const std::map<std::string, LegacyCondition>& conditions,
+                                            const TableInfo& table) {
+  if (conditions.empty() || conditions.size() > 2) {
+    return Status::Validation("Conditions can be of length 1 or 2 only");
+  }
+  KeyCondition kc;
+  bool have_partition = false;
+  for (const auto& [name, c] : conditions) {
+    const size_t want = c.comparison_operator == ComparisonOperator::kBetween ? 2 : 1;
+    if (c.attribute_value_list.size() != want) {
+      return InvalidParameter(std::string("Invalid number of argument(s) for the ") +
+                              OperatorName(c.comparison_operator) + " ComparisonOperator");
+    }
+    if (name == table.partition_key.name) {
+      if (c.comparison_operator != ComparisonOperator::kEq) {
+        return Status::Validation("Query key condition not supported");
+      }
+      kc.partition_key_name = name;
+      kc.partition_key_value = c.attribute_value_list[0];
+      have_partition = true;
+      continue;
+    }
+    SortKeyCondition s;
+    s.attribute_name = name;
+    s.value = c.attribute_value_list[0];
+    switch (c.comparison_operator) {
+      case ComparisonOperator::kEq: s.op = SortKeyOperator::kEq; break;
+      case ComparisonOperator::kLt: s.op = SortKeyOperator::kLt; break;
+      case ComparisonOperator::kLe: s.op = SortKeyOperator::kLe; break;
+      case ComparisonOperator::kGt: s.op = SortKeyOperator::kGt; break;
+      case ComparisonOperator::kGe: s.op = SortKeyOperator::kGe; break;
+      case ComparisonOperator::kBeginsWith: s.op = SortKeyOperator::kBeginsWith; break;
+      case ComparisonOperator::kBetween:
+        s.op = SortKeyOperator::kBetween;
+        s.upper = c.attribute_value_list[1];
+        break;
+      default:
+        return Status::Validation("Attempted conditional constraint is not an indexable operation");
+    }
+    kc.sort = std::move(s);
+  }
+  if (!have_partition) {
+    return Status::Validation("Query condition missed key schema element: " + table.partition_key.name);
+  }
+  return kc;
+}
+
+Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
+    const std::map<std::string, AttributeValueUpdate>& updates) {
+  expr::UpdateExpression u;
+  for (const auto& [name, up] : updates) {
+    expr::UpdateAction a;
+    a.path.elements.emplace_back(name);
+    if (up.value) DYNAROCK_RETURN_IF_ERROR(up.value->Validate());
+    switch (up.action) {
+      case AttributeAction::kPut:
+        if (!up.value) {
+          return InvalidParameter("Only DELETE action is allowed when no attribute value is "
+                                  "specified: " + name);
+        }
+        a.kind = expr::UpdateAction::Kind::kSet;
+        a.value = ValueOperand(*up.value);
+        break;
+      case AttributeAction::kDelete:
+        if (!up.value) {
+          a.kind = expr::UpdateAction::Kind::kRemove;
+        } else {
+          a.kind = expr::UpdateAction::Kind::kDelete;
+          a.value = ValueOperand(*up.value);
+          AttrType t = up.value->type();
+          if (t != AttrType::kSS && t != AttrType::kNS && t != AttrType::kBS) {
+            return InvalidParameter("DELETE action with value is not supported for the type " +
+                                    std::string(format::AttrTypeName(t)));
+          }
+        }
+        break;
+      case AttributeAction::kAdd: {
+        if (!up.value) {
+          return InvalidParameter("Only DELETE action is allowed when no attribute value is "
+                                  "specified: " + name);
+        }
+        AttrType t = up.value->type();
+        if (t == AttrType::kL) {
+          // Legacy ADD on a list appends: list_append(if_not_exists(a, []), :v).
+          a.kind = expr::UpdateAction::Kind::kSet;
+          Operand existing;
+          existing.kind = Operand::Kind::kIfNotExists;
+          existing.args = {PathOperand(name), ValueOperand(AttributeValue::L({}))};
+          a.value.kind = Operand::Kind::kListAppend;
+          a.value.args = {std::move(existing), ValueOperand(*up.value)};
+        } else if (t == AttrType::kN || t == AttrType::kSS || t == AttrType::kNS || t == AttrType::kBS) {
+          a.kind = expr::UpdateAction::Kind::kAdd;
+          a.value = ValueOperand(*up.value);
+        } else {
+          return InvalidParameter("ADD action is not supported for the type " +
+                                  std::string(format::AttrTypeName(t)));
+        }
+        break;
+      }
+    }
+    u.actions.push_back(std::move(a));
+  }
+  return u;
+}
+
+std::vector<expr::Path> ProjectionFromAttributesToGet(const std::vector<std::string>& names) {
+  std::vector<Path> out;
+  for (const auto& n : names) {
+    Path p;
+    p.elements.emplace_back(n);
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Result<KeyCondition> CompileKeyCondition(const expr::Condition& root, const TableInfo& table) {
+  std::vector<const Condition*> parts;
+  CollectAnd(root, &parts);
+  KeyCondition kc;
+  bool have_partition = false;
+  std::vector<std::string> seen;
+  for (const Condition* c : parts) {
+    // The operator must be one a key condition allows.
+    switch (c->kind) {
+      case Condition::Kind::kOr: return InvalidKeyOperator("OR");
+      case Condition::Kind::kNot: return InvalidKeyOperator("NOT");
+      case Condition::Kind::kIn: return InvalidKeyOperator("IN");
+      case Condition::Kind::kAttributeExists: return InvalidKeyOperator("attribute_exists");
+      case Condition::Kind::kAttributeNotExists: return InvalidKeyOperator("attribute_not_exists");
+      case Condition::Kind::kAttributeType: return InvalidKeyOperator("attribute_type");
+      case Condition::Kind::kContains: return InvalidKeyOperator("contains");
+      case Condition::Kind::kCompare:
+        if (c->op == expr::Comparator::kNe) return InvalidKeyOperator("<>");
+        break;
+      default: break;
+    }
+    // Exactly one operand is a top-level attribute, the others values.
+    std::vector<const Operand*> ops;
+    for (const auto& o : c->operands) ops.push_back(&o);
+    expr::Comparator cmp = c->op;
+    if (c->kind == Condition::Kind::kCompare && ops[0]->kind == Operand::Kind::kValue &&
+        ops[1]->kind == Operand::Kind::kPath) {
+      std::swap(ops[0], ops[1]);  // `:v < sk` is `sk > :v`
+      switch (cmp) {
+        case expr::Comparator::kLt: cmp = expr::Comparator::kGt; break;
+        case expr::Comparator::kLe: cmp = expr::Comparator::kGe; break;
+        case expr::Comparator::kGt: cmp = expr::Comparator::kLt; break;
+        case expr::Comparator::kGe: cmp = expr::Comparator::kLe; break;
+        default: break;
+      }
+    }
+    if (ops[0]->kind != Operand::Kind::kPath) {
+      return Status::Validation("Invalid KeyConditionExpression: The key condition must name a key "
+                                "attribute");
+    }
+    for (size_t i = 1; i < ops.size(); ++i) {
+      if (ops[i]->kind != Operand::Kind::kValue) {
+        return Status::Validation("Invalid KeyConditionExpression: Key conditions compare a key "
+                                  "attribute with values only");
+      }
+    }
+    if (ops[0]->path.nested()) {
+      return Status::Validation("Invalid KeyConditionExpression: Key attributes cannot be nested "
+                                "document paths: " + ops[0]->path.ToString());
+    }
+    const std::string& name = ops[0]->path.root();
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      return Status::Validation("KeyConditionExpressions must only contain one condition per key");
+    }
+    seen.push_back(name);
+
+    if (name == table.partition_key.name) {
+      if (c->kind != Condition::Kind::kCompare || cmp != expr::Comparator::kEq) {
+        return Status::Validation("Query key condition not supported");
+      }
+      kc.partition_key_name = name;
+      kc.partition_key_value = ops[1]->value;
+      have_partition = true;
+      continue;
+    }
+    if (kc.sort) return Status::Validation("KeyConditionExpressions must only contain one condition per key");
+    SortKeyCondition s;
+    s.attribute_name = name;
+    s.value = ops[1]->value;
+    if (c->kind == Condition::Kind::kBetween) {
+      s.op = SortKeyOperator::kBetween;
+      s.upper = ops[2]->value;
+    } else if (c->kind == Condition::Kind::kBeginsWith) {
+      s.op = SortKeyOperator::kBeginsWith;
+    } else {
+      switch (cmp) {
+        case expr::Comparator::kEq: s.op = SortKeyOperator::kEq; break;
+        case expr::Comparator::kLt: s.op = SortKeyOperator::kLt; break;
+        case expr::Comparator::kLe: s.op = SortKeyOperator::kLe; break;
+        case expr::Comparator::kGt: s.op = SortKeyOperator::kGt; break;
+        case expr::Comparator::kGe: s.op = SortKeyOperator::kGe; break;
+        case expr::Comparator::kNe: return InvalidKeyOperator("<>");
+      }
+    }
+    kc.sort = std::move(s);
+  }
+  if (!have_partition) {
+    return Status::Validation("Query condition missed key schema element: " + table.partition_key.name);
+  }
+  return kc;
+}
+
+Status CheckFilterAvoidsKeys(const expr::Condition& filter, const TableInfo& table,
+                             std::string_view parameter) {
+  std::vector<std::string> roots;
+  CollectRoots(filter, &roots);
+  for (const auto& r : roots) {
+    if (r == table.partition_key.name || (table.sort_key && r == table.sort_key->name)) {
+      return Status::Validation(std::string(parameter) +
+                                " can only contain non-primary key attributes: Primary key "
+                                "attribute: " + r);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace dynarock

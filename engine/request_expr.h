@@ -1,0 +1,73 @@
+// Turns a request's expression parameters, or their legacy equivalents, into
+// resolved expression trees: the single place where DynamoDB's rules about
+// combining them (no mixing, no unused placeholders, no maps without
+// expressions) are enforced.
+#ifndef DYNAROCK_ENGINE_REQUEST_EXPR_H_
+#define DYNAROCK_ENGINE_REQUEST_EXPR_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dynarock/types.h"
+#include "engine/catalog.h"
+#include "engine/expr/expression.h"
+
+namespace dynarock {
+
+class RequestExpressions {
+ public:
+  RequestExpressions(const std::optional<ExpressionAttributeNames>& names,
+                     const std::optional<ExpressionAttributeValues>& values)
+      : names_(names ? &*names : nullptr),
+        values_(values ? &*values : nullptr),
+        resolver_(names_, values_) {}
+
+  // Declare which parameters the request carries, before compiling anything.
+  void Expression(const char* parameter, bool present);
+  void Legacy(const char* parameter, bool present);
+  // The mixing rule and the checks on the placeholder maps themselves.
+  Status CheckParameters() const;
+
+  // Each returns nullopt when the parameter is absent.
+  Result<std::optional<expr::Condition>> Condition(const std::optional<std::string>& text,
+                                                   expr::ExprKind kind);
+  Result<std::optional<std::vector<expr::Path>>> Projection(const std::optional<std::string>& text);
+  Result<std::optional<expr::UpdateExpression>> Update(const std::optional<std::string>& text);
+
+  // After every expression is compiled: no placeholder may go unused.
+  Status Finish() const { return resolver_.Finish(); }
+
+ private:
+  const ExpressionAttributeNames* names_;
+  const ExpressionAttributeValues* values_;
+  expr::Resolver resolver_;
+  std::vector<std::string> expression_params_, legacy_params_;
+};
+
+// ---- Legacy parameters ----------------------------------------------------------------------
+
+// nullopt for an empty map: it imposes nothing.
+Result<std::optional<expr::Condition>> ConditionFromExpected(
+    const std::map<std::string, ExpectedAttributeValue>& expected,
+    std::optional<ConditionalOperator> op);
+// QueryFilter / ScanFilter.
+Result<std::optional<expr::Condition>> ConditionFromFilter(
+    const std::map<std::string, LegacyCondition>& filter, std::optional<ConditionalOperator> op);
+Result<KeyCondition> KeyConditionFromLegacy(const std::map<std::string, LegacyCondition>& conditions,
+                                            const TableInfo& table);
+Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
+    const std::map<std::string, AttributeValueUpdate>& updates);
+std::vector<expr::Path> ProjectionFromAttributesToGet(const std::vector<std::string>& names);
+
+// Compiles a parsed, resolved KeyConditionExpression against the table's key
+// schema into the typed form the engine queries with.
+Result<KeyCondition> CompileKeyCondition(const expr::Condition& c, const TableInfo& table);
+
+// Query filters may not touch key attributes.
+Status CheckFilterAvoidsKeys(const expr::Condition& filter, const TableInfo& table,
+                             std::string_view parameter);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_REQUEST_EXPR_H_
