@@ -1,5 +1,7 @@
 #include "format/status.h"
 
+#include <ostream>
+
 namespace dynarock {
 
 std::string_view Status::ErrorName() const {
@@ -31,5 +33,7 @@ std::string Status::ToString() const {
   out += message_;
   return out;
 }
+
+std::ostream& operator<<(std::ostream& os, const Status& s) { return os << s.ToString(); }
 
 }  // namespace dynarock

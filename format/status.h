@@ -8,6 +8,7 @@
 #define DYNAROCK_FORMAT_STATUS_H_
 
 #include <cassert>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,6 +111,9 @@ class Status {
 
 // A value or the Status explaining why there is none (in the style of
 // absl::StatusOr). REQUIRES: a Result is built from a non-OK Status or a value.
+// For test output and logs: ToString().
+std::ostream& operator<<(std::ostream& os, const Status& s);
+
 template <typename T>
 class [[nodiscard]] Result {
  public:
