@@ -1,6 +1,7 @@
 #include "format/attribute_value.h"
 
 #include <algorithm>
+#include <ostream>
 
 namespace dynarock::format {
 namespace {
@@ -183,6 +184,8 @@ std::string DebugString(const AttributeValue& v) {
   }
   return tag + "?}";
 }
+
+std::ostream& operator<<(std::ostream& os, const AttributeValue& v) { return os << DebugString(v); }
 
 std::string DebugString(const Item& item) {
   std::string out = "{";

@@ -12,6 +12,7 @@
 #define DYNAROCK_FORMAT_ATTRIBUTE_VALUE_H_
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <string_view>
@@ -118,6 +119,8 @@ Status ValidateItem(const Item& item);
 // style ({"S":"x"}); bytes are shown in hex. Not the wire format: see json.h.
 std::string DebugString(const AttributeValue& v);
 std::string DebugString(const Item& item);
+// DebugString, for test output.
+std::ostream& operator<<(std::ostream& os, const AttributeValue& v);
 
 }  // namespace dynarock::format
 
