@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "engine/expr/expression.h"
-#include "engine/validation.h"
 
 namespace dynarock::expr {
 namespace {
