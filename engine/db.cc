@@ -216,6 +216,14 @@ Result<std::shared_ptr<TableState>> Database::Impl::FindTable(std::string_view n
   return it->second;
 }
 
+Result<std::unique_ptr<TableHandle>> Database::Impl::AcquireTable(std::string_view name) {
+  auto found = FindTable(name, false);
+  if (!found.ok()) return found.status();
+  auto handle = std::make_unique<TableHandle>(std::move(found).value());
+  if (handle->deleted()) return Status::ResourceNotFound();
+  return handle;
+}
+
 Counter Database::Impl::ReadTableStats(uint32_t space_id) {
   std::string value;
   Counter c;
@@ -355,14 +363,12 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   rx.Legacy("Expected", request.expected.has_value());
   rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto found = FindTable(request.table_name, false);
-  if (!found.ok()) return found.status();
-  TableState& table = **found;
-  std::shared_lock alive(table.mu);
-  if (table.deleted) return Status::ResourceNotFound();
+  auto handle = AcquireTable(request.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
 
   DYNAROCK_RETURN_IF_ERROR(format::ValidateItem(request.item));
-  auto key = ItemPrimaryKey(table.info, request.item);
+  auto key = ItemPrimaryKey(info, request.item);
   if (!key.ok()) return key.status();
   const size_t size = format::ItemSize(request.item);
   if (size > format::kMaxItemBytes) {
@@ -372,7 +378,7 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
                                   request.conditional_operator);
   if (!condition.ok()) return condition.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
-  format::EncodedKey encoded_key = key->Encode(table.info.space_id);
+  format::EncodedKey encoded_key = key->Encode(info.space_id);
   std::string value = format::EncodeItem(request.item);
 
   std::lock_guard item_lock(StripeFor(encoded_key));
@@ -388,7 +394,7 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   }
   rocksdb::WriteBatch batch;
   batch.Put(items_cf_, encoded_key.bytes(), value);
-  batch.Merge(stats_cf_, TableStatsKey(table.info.space_id), EncodeCounter(delta));
+  batch.Merge(stats_cf_, TableStatsKey(info.space_id), EncodeCounter(delta));
   DYNAROCK_RETURN_IF_ERROR(Write(&batch));
 
   PutItemResponse response;
@@ -402,20 +408,18 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   rx.Expression("ProjectionExpression", request.projection_expression.has_value());
   rx.Legacy("AttributesToGet", request.attributes_to_get.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto found = FindTable(request.table_name, false);
-  if (!found.ok()) return found.status();
-  TableState& table = **found;
-  std::shared_lock alive(table.mu);
-  if (table.deleted) return Status::ResourceNotFound();
+  auto handle = AcquireTable(request.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
 
-  auto key = KeyMapPrimaryKey(table.info, request.key);
+  auto key = KeyMapPrimaryKey(info, request.key);
   if (!key.ok()) return key.status();
   auto projection = rx.Projection(request.projection_expression);
   if (!projection.ok()) return projection.status();
   if (request.attributes_to_get) *projection = ProjectionFromAttributesToGet(*request.attributes_to_get);
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
 
-  auto item = ReadItem(key->Encode(table.info.space_id));
+  auto item = ReadItem(key->Encode(info.space_id));
   if (!item.ok()) return item.status();
   GetItemResponse response;
   response.item = std::move(item).value();
@@ -431,19 +435,17 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
   rx.Legacy("Expected", request.expected.has_value());
   rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto found = FindTable(request.table_name, false);
-  if (!found.ok()) return found.status();
-  TableState& table = **found;
-  std::shared_lock alive(table.mu);
-  if (table.deleted) return Status::ResourceNotFound();
+  auto handle = AcquireTable(request.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
 
-  auto key = KeyMapPrimaryKey(table.info, request.key);
+  auto key = KeyMapPrimaryKey(info, request.key);
   if (!key.ok()) return key.status();
   auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
                                   request.conditional_operator);
   if (!condition.ok()) return condition.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
-  format::EncodedKey encoded_key = key->Encode(table.info.space_id);
+  format::EncodedKey encoded_key = key->Encode(info.space_id);
 
   std::lock_guard item_lock(StripeFor(encoded_key));
   auto old = ReadItem(encoded_key);
@@ -455,7 +457,7 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
   if (!*old) return response;  // deleting a missing item succeeds and writes nothing
   rocksdb::WriteBatch batch;
   batch.Delete(items_cf_, encoded_key.bytes());
-  batch.Merge(stats_cf_, TableStatsKey(table.info.space_id),
+  batch.Merge(stats_cf_, TableStatsKey(info.space_id),
               EncodeCounter({-1, -static_cast<int64_t>(format::ItemSize(**old))}));
   DYNAROCK_RETURN_IF_ERROR(Write(&batch));
   if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
@@ -471,12 +473,9 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
   rx.Legacy("Expected", request.expected.has_value());
   rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto found = FindTable(request.table_name, false);
-  if (!found.ok()) return found.status();
-  TableState& table = **found;
-  std::shared_lock alive(table.mu);
-  if (table.deleted) return Status::ResourceNotFound();
-  const TableInfo& info = table.info;
+  auto handle = AcquireTable(request.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
 
   auto key = KeyMapPrimaryKey(info, request.key);
   if (!key.ok()) return key.status();

@@ -31,6 +31,20 @@ struct TableState {
   bool deleted = false;  // guarded by mu
 };
 
+// A live table held for one item operation: DeleteTable waits until the
+// handle is gone, and a handle is never given out for a deleted table.
+class TableHandle {
+ public:
+  explicit TableHandle(std::shared_ptr<TableState> state)
+      : state_(std::move(state)), alive_(state_->mu) {}
+  bool deleted() const { return state_->deleted; }
+  const TableInfo& info() const { return state_->info; }
+
+ private:
+  std::shared_ptr<TableState> state_;
+  std::shared_lock<std::shared_mutex> alive_;
+};
+
 class Database::Impl {
  public:
   Impl(const Options& options) : options_(options) {}
@@ -62,6 +76,8 @@ class Database::Impl {
 
   // The live table called `name`, or ResourceNotFoundException.
   Result<std::shared_ptr<TableState>> FindTable(std::string_view name, bool describe_style);
+  // The same, held against DeleteTable for the caller's operation.
+  Result<std::unique_ptr<TableHandle>> AcquireTable(std::string_view name);
   Counter ReadTableStats(uint32_t space_id);
   // Reads and decodes the item at `key` (nullopt if absent).
   Result<std::optional<Item>> ReadItem(const format::EncodedKey& key);

@@ -291,12 +291,9 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
   rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto found = FindTable(r.table_name, false);
-  if (!found.ok()) return found.status();
-  TableState& state = **found;
-  std::shared_lock alive(state.mu);
-  if (state.deleted) return Status::ResourceNotFound();
-  const TableInfo& table = state.info;
+  auto handle = AcquireTable(r.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& table = (*handle)->info();
 
   KeyCondition key_condition = r.key_condition;
   if (r.key_condition_expression) {
@@ -385,12 +382,9 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
   rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto found = FindTable(r.table_name, false);
-  if (!found.ok()) return found.status();
-  TableState& state = **found;
-  std::shared_lock alive(state.mu);
-  if (state.deleted) return Status::ResourceNotFound();
-  const TableInfo& table = state.info;
+  auto handle = AcquireTable(r.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& table = (*handle)->info();
   auto read = CompileRead(&rx, r.filter_expression, r.scan_filter, r.conditional_operator,
                           r.projection_expression, r.attributes_to_get);
   if (!read.ok()) return read.status();
