@@ -52,6 +52,30 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
     if (name.empty()) errors.Add(name, path, "Member must have length greater than or equal to 1");
     if (name.size() > 255) errors.Add(name, path, "Member must have length less than or equal to 255");
   }
+  auto check_index_model = [&](const std::string& name, const std::vector<KeySchemaElement>& ks,
+                                const std::string& prefix) {
+    errors.CheckTableName(name, prefix + ".indexName");
+    if (ks.empty()) {
+      errors.Add("[]", prefix + ".keySchema", "Member must have length greater than or equal to 1");
+    } else if (ks.size() > 2) {
+      errors.Add(RenderKeySchema(ks), prefix + ".keySchema",
+                 "Member must have length less than or equal to 2");
+    }
+  };
+  if (r.local_secondary_indexes) {
+    for (size_t i = 0; i < r.local_secondary_indexes->size(); ++i) {
+      const auto& l = (*r.local_secondary_indexes)[i];
+      check_index_model(l.index_name, l.key_schema,
+                        "localSecondaryIndexes." + std::to_string(i + 1) + ".member");
+    }
+  }
+  if (r.global_secondary_indexes) {
+    for (size_t i = 0; i < r.global_secondary_indexes->size(); ++i) {
+      const auto& g = (*r.global_secondary_indexes)[i];
+      check_index_model(g.index_name, g.key_schema,
+                        "globalSecondaryIndexes." + std::to_string(i + 1) + ".member");
+    }
+  }
   if (r.provisioned_throughput) {
     errors.CheckAtLeast(r.provisioned_throughput->read_capacity_units, 1,
                         "provisionedThroughput.readCapacityUnits");
@@ -101,19 +125,114 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
     }
     return std::nullopt;
   };
+  // Every key attribute (table and indexes) is defined, and nothing else is.
   std::vector<std::string> key_names;
   for (const auto& k : r.key_schema) key_names.push_back(k.attribute_name);
-  for (const auto& k : key_names) {
-    if (!find_type(k)) {
-      return InvalidParameter(
-          "Some index key attributes are not defined in AttributeDefinitions. Keys: " +
-          JoinNames(key_names) + ", AttributeDefinitions: " + JoinNames(defined));
+  std::vector<std::string> all_keys = key_names;
+  auto check_defined = [&](const std::vector<KeySchemaElement>& ks) -> Status {
+    std::vector<std::string> names;
+    for (const auto& k : ks) names.push_back(k.attribute_name);
+    for (const auto& n : names) {
+      if (!find_type(n)) {
+        return InvalidParameter(
+            "Some index key attributes are not defined in AttributeDefinitions. Keys: " +
+            JoinNames(names) + ", AttributeDefinitions: " + JoinNames(defined));
+      }
+      if (std::find(all_keys.begin(), all_keys.end(), n) == all_keys.end()) all_keys.push_back(n);
     }
+    return Status::OK();
+  };
+  DYNAROCK_RETURN_IF_ERROR(check_defined(r.key_schema));
+  if (r.local_secondary_indexes) {
+    for (const auto& l : *r.local_secondary_indexes) DYNAROCK_RETURN_IF_ERROR(check_defined(l.key_schema));
   }
-  if (defined.size() != key_names.size()) {
+  if (r.global_secondary_indexes) {
+    for (const auto& g : *r.global_secondary_indexes) DYNAROCK_RETURN_IF_ERROR(check_defined(g.key_schema));
+  }
+  if (defined.size() != all_keys.size()) {
     return InvalidParameter(
         "Number of attributes in KeySchema does not exactly match number of attributes defined "
         "in AttributeDefinitions");
+  }
+
+  std::vector<IndexInfo> indexes;
+  size_t include_total = 0;
+  auto build_index = [&](const std::string& name, const std::vector<KeySchemaElement>& ks,
+                         const Projection& projection, bool global) -> Status {
+    for (const auto& existing : indexes) {
+      if (existing.name == name) return InvalidParameter("Duplicate index name: " + name);
+    }
+    if (ks[0].key_type != KeyType::kHash) {
+      return Status::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+    }
+    if (ks.size() == 2 && ks[1].key_type != KeyType::kRange) {
+      return Status::Validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+    }
+    if (ks.size() == 2 && ks[0].attribute_name == ks[1].attribute_name) {
+      return Status::Validation(
+          "Invalid KeySchema: Both the Hash Key and the Range Key element in the KeySchema have "
+          "the same name");
+    }
+    if (projection.projection_type == ProjectionType::kInclude) {
+      if (projection.non_key_attributes.empty()) {
+        return InvalidParameter("ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
+      }
+      include_total += projection.non_key_attributes.size();
+    } else if (!projection.non_key_attributes.empty()) {
+      return InvalidParameter("ProjectionType is " +
+                              std::string(projection.projection_type == ProjectionType::kAll ? "ALL" : "KEYS_ONLY") +
+                              ", but NonKeyAttributes is specified");
+    }
+    IndexInfo info;
+    info.name = name;
+    info.global = global;
+    info.partition_key = {ks[0].attribute_name, *find_type(ks[0].attribute_name)};
+    if (ks.size() == 2) info.sort_key = KeyAttribute{ks[1].attribute_name, *find_type(ks[1].attribute_name)};
+    info.projection = projection.projection_type;
+    info.non_key_attributes = projection.non_key_attributes;
+    indexes.push_back(std::move(info));
+    return Status::OK();
+  };
+  if (r.local_secondary_indexes) {
+    if (key_names.size() < 2) {
+      return InvalidParameter(
+          "Table KeySchema does not have a range key, which is required when specifying a "
+          "LocalSecondaryIndex");
+    }
+    if (r.local_secondary_indexes->size() > 5) {
+      return InvalidParameter("Number of LocalSecondaryIndexes exceeds per-table limit of 5");
+    }
+    for (const auto& l : *r.local_secondary_indexes) {
+      if (l.key_schema.size() != 2 || l.key_schema[0].attribute_name != key_names[0]) {
+        return InvalidParameter(
+            "Index KeySchema does not have the same leading hash key as table KeySchema for "
+            "index: " + l.index_name + ". index hash key: " + l.key_schema[0].attribute_name +
+            ", table hash key: " + key_names[0]);
+      }
+      DYNAROCK_RETURN_IF_ERROR(build_index(l.index_name, l.key_schema, l.projection, false));
+    }
+  }
+  if (r.global_secondary_indexes) {
+    if (r.global_secondary_indexes->size() > 20) {
+      return InvalidParameter("GlobalSecondaryIndex count exceeds the per-table limit of 20");
+    }
+    for (const auto& g : *r.global_secondary_indexes) {
+      if (billing == BillingMode::kProvisioned && !g.provisioned_throughput) {
+        return InvalidParameter("ProvisionedThroughput must be specified for index: " + g.index_name);
+      }
+      if (billing == BillingMode::kPayPerRequest && g.provisioned_throughput) {
+        return InvalidParameter(
+            "ProvisionedThroughput should not be specified for index: " + g.index_name +
+            " when BillingMode is PAY_PER_REQUEST");
+      }
+      DYNAROCK_RETURN_IF_ERROR(build_index(g.index_name, g.key_schema, g.projection, true));
+      if (g.provisioned_throughput) indexes.back().throughput = *g.provisioned_throughput;
+    }
+  }
+  if (include_total > 100) {
+    return InvalidParameter(
+        "The number of attributes in NonKeyAttributes, summed across all indexes, exceeds the "
+        "maximum of 100");
   }
 
   TableInfo t;
@@ -121,6 +240,7 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
   t.partition_key = {key_names[0], *find_type(key_names[0])};
   if (key_names.size() == 2) t.sort_key = KeyAttribute{key_names[1], *find_type(key_names[1])};
   t.attribute_definitions = r.attribute_definitions;
+  t.indexes = std::move(indexes);
   t.billing_mode = billing;
   if (r.provisioned_throughput) t.throughput = *r.provisioned_throughput;
   return t;
@@ -140,6 +260,32 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
   d.creation_date_time = static_cast<double>(t.creation_time_ms) / 1000.0;
   d.billing_mode = t.billing_mode;
   d.provisioned_throughput = t.throughput;
+  for (const auto& i : t.indexes) {
+    std::vector<KeySchemaElement> ks = {{i.partition_key.name, KeyType::kHash}};
+    if (i.sort_key) ks.push_back({i.sort_key->name, KeyType::kRange});
+    Projection projection{i.projection, i.non_key_attributes};
+    std::string arn = d.table_arn + "/index/" + i.name;
+    if (i.global) {
+      if (!d.global_secondary_indexes) d.global_secondary_indexes.emplace();
+      GlobalSecondaryIndexDescription g;
+      g.index_name = i.name;
+      g.key_schema = std::move(ks);
+      g.projection = std::move(projection);
+      g.index_status = i.backfilling ? IndexStatus::kCreating : IndexStatus::kActive;
+      g.backfilling = i.backfilling;
+      g.provisioned_throughput = i.throughput;
+      g.index_arn = std::move(arn);
+      d.global_secondary_indexes->push_back(std::move(g));
+    } else {
+      if (!d.local_secondary_indexes) d.local_secondary_indexes.emplace();
+      LocalSecondaryIndexDescription l;
+      l.index_name = i.name;
+      l.key_schema = std::move(ks);
+      l.projection = std::move(projection);
+      l.index_arn = std::move(arn);
+      d.local_secondary_indexes->push_back(std::move(l));
+    }
+  }
   return d;
 }
 
@@ -155,6 +301,29 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
                                                  static_cast<fb::ScalarType>(d.attribute_type)));
   }
   auto defs_offset = b.CreateVector(defs);
+  std::vector<flatbuffers::Offset<fb::IndexDescriptor>> index_offsets;
+  for (const auto& i : t.indexes) {
+    std::vector<flatbuffers::Offset<flatbuffers::String>> nka;
+    for (const auto& a : i.non_key_attributes) nka.push_back(b.CreateString(a));
+    auto nka_offset = b.CreateVector(nka);
+    auto iname = b.CreateString(i.name);
+    auto ipk = b.CreateString(i.partition_key.name);
+    flatbuffers::Offset<flatbuffers::String> isk;
+    if (i.sort_key) isk = b.CreateString(i.sort_key->name);
+    fb::IndexDescriptorBuilder ib(b);
+    ib.add_name(iname);
+    ib.add_space_id(i.space_id);
+    ib.add_global(i.global);
+    ib.add_partition_key(ipk);
+    if (i.sort_key) ib.add_sort_key(isk);
+    ib.add_projection(static_cast<uint8_t>(i.projection));
+    ib.add_non_key_attributes(nka_offset);
+    ib.add_read_capacity_units(i.throughput.read_capacity_units);
+    ib.add_write_capacity_units(i.throughput.write_capacity_units);
+    ib.add_backfilling(i.backfilling);
+    index_offsets.push_back(ib.Finish());
+  }
+  auto indexes_offset = b.CreateVector(index_offsets);
   auto name = b.CreateString(t.name);
   auto uuid = b.CreateString(t.uuid);
   auto pk = b.CreateString(t.partition_key.name);
@@ -173,6 +342,7 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   d.add_read_capacity_units(t.throughput.read_capacity_units);
   d.add_write_capacity_units(t.throughput.write_capacity_units);
   d.add_creation_time_ms(t.creation_time_ms);
+  d.add_indexes(indexes_offset);
   b.Finish(d.Finish(), fb::TableDescriptorIdentifier());
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -220,6 +390,30 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
                                                               : BillingMode::kProvisioned;
   t.throughput = {d->read_capacity_units(), d->write_capacity_units()};
   t.creation_time_ms = d->creation_time_ms();
+  if (d->indexes()) {
+    for (const auto* x : *d->indexes()) {
+      IndexInfo i;
+      i.name = x->name()->str();
+      i.space_id = x->space_id();
+      i.global = x->global();
+      auto ipk = type_of(x->partition_key()->str());
+      if (!ipk.ok()) return ipk.status();
+      i.partition_key = {x->partition_key()->str(), *ipk};
+      if (x->sort_key()) {
+        auto isk = type_of(x->sort_key()->str());
+        if (!isk.ok()) return isk.status();
+        i.sort_key = KeyAttribute{x->sort_key()->str(), *isk};
+      }
+      if (x->projection() > 2) return Status::Corruption("catalog: bad projection type");
+      i.projection = static_cast<ProjectionType>(x->projection());
+      if (x->non_key_attributes()) {
+        for (const auto* a : *x->non_key_attributes()) i.non_key_attributes.push_back(a->str());
+      }
+      i.throughput = {x->read_capacity_units(), x->write_capacity_units()};
+      i.backfilling = x->backfilling();
+      t.indexes.push_back(std::move(i));
+    }
+  }
   return t;
 }
 

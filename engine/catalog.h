@@ -20,6 +20,24 @@ struct KeyAttribute {
   ScalarAttributeType type = ScalarAttributeType::kS;
 };
 
+// A secondary index: its key space in the indexes column family, its keys,
+// and what it projects.
+struct IndexInfo {
+  std::string name;
+  uint32_t space_id = 0;
+  bool global = false;
+  KeyAttribute partition_key;
+  std::optional<KeyAttribute> sort_key;
+  ProjectionType projection = ProjectionType::kKeysOnly;
+  std::vector<std::string> non_key_attributes;
+  ProvisionedThroughput throughput;
+  bool backfilling = false;
+
+  format::KeySchemaTypes key_types() const {
+    return {partition_key.type, sort_key ? std::optional(sort_key->type) : std::nullopt};
+  }
+};
+
 // Everything the engine knows about a table. Immutable once built: a changed
 // table is a new TableInfo.
 struct TableInfo {
@@ -32,15 +50,35 @@ struct TableInfo {
   BillingMode billing_mode = BillingMode::kProvisioned;
   ProvisionedThroughput throughput;
   int64_t creation_time_ms = 0;
+  std::vector<IndexInfo> indexes;  // LSIs and GSIs
 
   format::KeySchemaTypes key_types() const {
     return {partition_key.type, sort_key ? std::optional(sort_key->type) : std::nullopt};
   }
+  bool has_lsi() const {
+    for (const auto& i : indexes) {
+      if (!i.global) return true;
+    }
+    return false;
+  }
+  const IndexInfo* FindIndex(std::string_view index_name) const {
+    for (const auto& i : indexes) {
+      if (i.name == index_name) return &i;
+    }
+    return nullptr;
+  }
+  // The type declared for `attribute` in AttributeDefinitions.
+  std::optional<ScalarAttributeType> DefinedType(std::string_view attribute) const {
+    for (const auto& d : attribute_definitions) {
+      if (d.attribute_name == attribute) return d.attribute_type;
+    }
+    return std::nullopt;
+  }
 };
 
 // Checks a CreateTableRequest as DynamoDB does (model constraints first, then
-// key schema, definitions and billing) and builds the TableInfo it describes,
-// with space_id, uuid and creation time left for the caller to assign.
+// key schema, definitions, indexes and billing) and builds the TableInfo it
+// describes, with space ids, uuid and creation time left for the caller.
 Result<TableInfo> ValidateCreateTable(const CreateTableRequest& request);
 
 // The description DynamoDB returns, without the statistics (the caller fills

@@ -16,6 +16,7 @@
 #include <random>
 
 #include "engine/db_impl.h"
+#include "engine/index.h"
 #include "engine/expr/expression.h"
 #include "engine/request_expr.h"
 #include "engine/validation.h"
@@ -28,6 +29,7 @@ namespace {
 constexpr char kCatalogCf[] = "catalog";
 constexpr char kItemsCf[] = "items";
 constexpr char kStatsCf[] = "stats";
+constexpr char kIndexesCf[] = "indexes";
 
 std::string NewUuid() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -145,6 +147,7 @@ Status Database::Impl::Open(const std::string& path) {
       {kCatalogCf, catalog},
       {kItemsCf, items},
       {kStatsCf, stats},
+      {kIndexesCf, items},  // index keys have the same shape: space id | hash | ...
   };
   rocksdb::DB* raw = nullptr;
   DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
@@ -152,6 +155,7 @@ Status Database::Impl::Open(const std::string& path) {
   catalog_cf_ = handles_[1];
   items_cf_ = handles_[2];
   stats_cf_ = handles_[3];
+  indexes_cf_ = handles_[4];
   write_options_.sync = options_.sync_writes;
 
   // Load the catalog.
@@ -225,12 +229,61 @@ Result<std::unique_ptr<TableHandle>> Database::Impl::AcquireTable(std::string_vi
 }
 
 Counter Database::Impl::ReadTableStats(uint32_t space_id) {
+  return ReadCounter(TableStatsKey(space_id));
+}
+
+Counter Database::Impl::ReadCounter(const std::string& stats_key) {
   std::string value;
   Counter c;
-  if (db_->Get(rocksdb::ReadOptions(), stats_cf_, TableStatsKey(space_id), &value).ok()) {
+  if (db_->Get(rocksdb::ReadOptions(), stats_cf_, stats_key, &value).ok()) {
     DecodeCounter(value, &c);  // a missing or malformed counter reads as zero
   }
   return c;
+}
+
+std::mutex& Database::Impl::WriteLock(const TableInfo& table, const format::EncodedKey& item_key,
+                                      const AttributeValue& pk) {
+  if (table.has_lsi()) return StripeFor(format::CollectionPrefix(table.space_id, pk));
+  return StripeFor(item_key);
+}
+
+Result<std::optional<ItemCollectionMetrics>> Database::Impl::CommitItemWrite(
+    const TableInfo& table, const format::EncodedKey& key, const std::optional<Item>& before,
+    const Item* after, ReturnItemCollectionMetrics metrics) {
+  rocksdb::WriteBatch batch;
+  Counter delta;
+  if (before) {
+    --delta.items;
+    delta.bytes -= static_cast<int64_t>(format::ItemSize(*before));
+  }
+  if (after) {
+    ++delta.items;
+    delta.bytes += static_cast<int64_t>(format::ItemSize(*after));
+    batch.Put(items_cf_, key.bytes(), format::EncodeItem(*after));
+  } else {
+    batch.Delete(items_cf_, key.bytes());
+  }
+  batch.Merge(stats_cf_, TableStatsKey(table.space_id), EncodeCounter(delta));
+  Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table,
+                                               before ? &*before : nullptr, after);
+  std::optional<ItemCollectionMetrics> result;
+  if (table.has_lsi()) {
+    const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);
+    Counter current = ReadCounter(CollectionStatsKey(table.space_id, pk));
+    const int64_t size = current.bytes + collection.bytes;
+    // Writes that shrink a collection always succeed.
+    if (collection.bytes > 0 && size > options_.item_collection_size_limit_bytes) {
+      return Status::ItemCollectionSizeLimitExceeded(
+          "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.");
+    }
+    if (metrics == ReturnItemCollectionMetrics::kSize) {
+      double gb = static_cast<double>(size) / static_cast<double>(int64_t{1} << 30);
+      double lower = static_cast<double>(static_cast<int64_t>(gb));
+      result = ItemCollectionMetrics{{{table.partition_key.name, pk}}, {lower, lower + 1.0}};
+    }
+  }
+  DYNAROCK_RETURN_IF_ERROR(Write(&batch));
+  return result;
 }
 
 Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& key) {
@@ -258,19 +311,21 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
   if (tables_.count(info.name)) {
     return Status::ResourceInUse("Table already exists: " + info.name);
   }
-  info.space_id = next_space_id_;
+  uint32_t next_id = next_space_id_;
+  info.space_id = next_id++;
+  for (auto& index : info.indexes) index.space_id = next_id++;
   info.uuid = NewUuid();
   info.creation_time_ms = NowMs();
 
   rocksdb::WriteBatch batch;
   std::string next;
-  format::PutFixed32BE(&next, next_space_id_ + 1);
+  format::PutFixed32BE(&next, next_id);
   batch.Put(catalog_cf_, std::string(kCatalogNextSpaceIdKey), next);
   batch.Put(catalog_cf_, CatalogTableKey(info.name), EncodeTableDescriptor(info));
   rocksdb::WriteOptions sync;
   sync.sync = true;  // catalog changes are rare: always make them durable
   DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
-  ++next_space_id_;
+  next_space_id_ = next_id;
 
   CreateTableResponse response;
   response.table_description = Describe(info, options_.region, options_.account_id);
@@ -279,15 +334,38 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
   return response;
 }
 
+namespace {
+
+// Fills the statistics of a description from the counters.
+template <typename ReadFn>
+void FillStatistics(const TableInfo& info, TableDescription* d, ReadFn read) {
+  Counter c = read(info.space_id);
+  d->item_count = c.items;
+  d->table_size_bytes = c.bytes;
+  size_t l = 0, g = 0;
+  for (const auto& index : info.indexes) {
+    Counter ic = read(index.space_id);
+    if (index.global) {
+      auto& desc = (*d->global_secondary_indexes)[g++];
+      desc.item_count = ic.items;
+      desc.index_size_bytes = ic.bytes;
+    } else {
+      auto& desc = (*d->local_secondary_indexes)[l++];
+      desc.item_count = ic.items;
+      desc.index_size_bytes = ic.bytes;
+    }
+  }
+}
+
+}  // namespace
+
 Result<DescribeTableResponse> Database::Impl::DescribeTable(const DescribeTableRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
   auto table = FindTable(request.table_name, true);
   if (!table.ok()) return table.status();
   DescribeTableResponse response;
   response.table = Describe((*table)->info, options_.region, options_.account_id);
-  Counter c = ReadTableStats((*table)->info.space_id);
-  response.table.item_count = c.items;
-  response.table.table_size_bytes = c.bytes;
+  FillStatistics((*table)->info, &response.table, [this](uint32_t id) { return ReadTableStats(id); });
   return response;
 }
 
@@ -333,9 +411,8 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
 
   DeleteTableResponse response;
   response.table_description = Describe(table->info, options_.region, options_.account_id);
-  Counter c = ReadTableStats(id);
-  response.table_description.item_count = c.items;
-  response.table_description.table_size_bytes = c.bytes;
+  FillStatistics(table->info, &response.table_description,
+                 [this](uint32_t space) { return ReadTableStats(space); });
   response.table_description.table_status = TableStatus::kDeleting;
 
   // One batch: the descriptor goes, and a range tombstone covers every item
@@ -345,6 +422,10 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   batch.Delete(catalog_cf_, CatalogTableKey(table->info.name));
   batch.DeleteRange(items_cf_, SpaceBound(id), SpaceBound(id + 1));
   batch.DeleteRange(stats_cf_, SpaceBound(id), SpaceBound(id + 1));
+  for (const auto& index : table->info.indexes) {
+    batch.DeleteRange(indexes_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
+    batch.DeleteRange(stats_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
+  }
   rocksdb::WriteOptions sync;
   sync.sync = true;
   DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
@@ -378,27 +459,22 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
                                   request.conditional_operator);
   if (!condition.ok()) return condition.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(info, request.item));
   format::EncodedKey encoded_key = key->Encode(info.space_id);
-  std::string value = format::EncodeItem(request.item);
 
-  std::lock_guard item_lock(StripeFor(encoded_key));
+  std::lock_guard item_lock(WriteLock(info, encoded_key, *key->partition));
   auto old = ReadItem(encoded_key);
   if (!old.ok()) return old.status();
   if (!ConditionHolds(*condition, *old)) {
     return ConditionFailed(*old, request.return_values_on_condition_check_failure);
   }
-  Counter delta{1, static_cast<int64_t>(size)};
-  if (*old) {
-    delta.items = 0;
-    delta.bytes -= static_cast<int64_t>(format::ItemSize(**old));
-  }
-  rocksdb::WriteBatch batch;
-  batch.Put(items_cf_, encoded_key.bytes(), value);
-  batch.Merge(stats_cf_, TableStatsKey(info.space_id), EncodeCounter(delta));
-  DYNAROCK_RETURN_IF_ERROR(Write(&batch));
+  auto metrics = CommitItemWrite(info, encoded_key, *old, &request.item,
+                                 request.return_item_collection_metrics);
+  if (!metrics.ok()) return metrics.status();
 
   PutItemResponse response;
   if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
+  response.item_collection_metrics = std::move(metrics).value();
   return response;
 }
 
@@ -447,7 +523,7 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   format::EncodedKey encoded_key = key->Encode(info.space_id);
 
-  std::lock_guard item_lock(StripeFor(encoded_key));
+  std::lock_guard item_lock(WriteLock(info, encoded_key, *key->partition));
   auto old = ReadItem(encoded_key);
   if (!old.ok()) return old.status();
   if (!ConditionHolds(*condition, *old)) {
@@ -455,12 +531,11 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
   }
   DeleteItemResponse response;
   if (!*old) return response;  // deleting a missing item succeeds and writes nothing
-  rocksdb::WriteBatch batch;
-  batch.Delete(items_cf_, encoded_key.bytes());
-  batch.Merge(stats_cf_, TableStatsKey(info.space_id),
-              EncodeCounter({-1, -static_cast<int64_t>(format::ItemSize(**old))}));
-  DYNAROCK_RETURN_IF_ERROR(Write(&batch));
+  auto metrics = CommitItemWrite(info, encoded_key, *old, nullptr,
+                                 request.return_item_collection_metrics);
+  if (!metrics.ok()) return metrics.status();
   if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
+  response.item_collection_metrics = std::move(metrics).value();
   return response;
 }
 
@@ -504,7 +579,7 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
   }
 
   format::EncodedKey encoded_key = key->Encode(info.space_id);
-  std::lock_guard item_lock(StripeFor(encoded_key));
+  std::lock_guard item_lock(WriteLock(info, encoded_key, *key->partition));
   auto old = ReadItem(encoded_key);
   if (!old.ok()) return old.status();
   if (!ConditionHolds(*condition, *old)) {
@@ -513,18 +588,15 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
   // UpdateItem creates the item when it is absent, starting from its key.
   Item item = *old ? **old : request.key;
   DYNAROCK_RETURN_IF_ERROR(expr::ApplyUpdate(u, &item));
-  const size_t size = format::ItemSize(item);
-  if (size > format::kMaxItemBytes) {
+  if (format::ItemSize(item) > format::kMaxItemBytes) {
     return Status::Validation("Item size to update has exceeded the maximum allowed size");
   }
-  Counter delta{*old ? 0 : 1, static_cast<int64_t>(size)};
-  if (*old) delta.bytes -= static_cast<int64_t>(format::ItemSize(**old));
-  rocksdb::WriteBatch batch;
-  batch.Put(items_cf_, encoded_key.bytes(), format::EncodeItem(item));
-  batch.Merge(stats_cf_, TableStatsKey(info.space_id), EncodeCounter(delta));
-  DYNAROCK_RETURN_IF_ERROR(Write(&batch));
+  DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(info, item));
+  auto metrics = CommitItemWrite(info, encoded_key, *old, &item, request.return_item_collection_metrics);
+  if (!metrics.ok()) return metrics.status();
 
   UpdateItemResponse response;
+  response.item_collection_metrics = std::move(metrics).value();
   auto nonempty = [](Item i) { return i.empty() ? std::nullopt : std::optional<Item>(std::move(i)); };
   switch (request.return_values) {
     case ReturnValue::kNone: break;

@@ -81,6 +81,18 @@ class Database::Impl {
   Counter ReadTableStats(uint32_t space_id);
   // Reads and decodes the item at `key` (nullopt if absent).
   Result<std::optional<Item>> ReadItem(const format::EncodedKey& key);
+  Counter ReadCounter(const std::string& stats_key);
+  // The lock a write of `item_key` takes: the item's stripe, or for a table
+  // with an LSI the collection's, so that the collection size limit is
+  // checked and enforced atomically.
+  std::mutex& WriteLock(const TableInfo& table, const format::EncodedKey& item_key,
+                        const AttributeValue& pk);
+  // Writes `after` (or deletes the item when null) in one batch with its
+  // index entries and statistics, enforcing the collection size limit.
+  // REQUIRES: WriteLock held, `before` read under it.
+  Result<std::optional<ItemCollectionMetrics>> CommitItemWrite(
+      const TableInfo& table, const format::EncodedKey& key, const std::optional<Item>& before,
+      const Item* after, ReturnItemCollectionMetrics metrics);
   Status Write(rocksdb::WriteBatch* batch);
   Status FromRocks(const rocksdb::Status& s);
 
@@ -105,6 +117,7 @@ class Database::Impl {
   rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* items_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* stats_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;
   rocksdb::WriteOptions write_options_;
 
   std::shared_mutex catalog_mu_;  // guards tables_ and next_space_id_

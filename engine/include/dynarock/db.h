@@ -36,6 +36,9 @@ struct Options {
   size_t write_buffer_bytes = 64 << 20;
   // DynamoDB's 1 MB Query/Scan page. Configurable so tests can reach it.
   size_t max_page_bytes = 1 << 20;
+  // The size limit of an item collection of a table with an LSI (DynamoDB:
+  // 10 GB). Configurable so tests can reach it.
+  int64_t item_collection_size_limit_bytes = int64_t{10} << 30;
   // Used in table ARNs: arn:aws:dynamodb:<region>:<account_id>:table/<name>.
   std::string region = "local";
   std::string account_id = "000000000000";

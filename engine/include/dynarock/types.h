@@ -45,6 +45,30 @@ struct ProvisionedThroughput {
   int64_t write_capacity_units = 0;
 };
 
+// Which attributes an index stores beside its keys and the table's keys.
+enum class ProjectionType { kKeysOnly, kInclude, kAll };
+struct Projection {
+  ProjectionType projection_type = ProjectionType::kKeysOnly;
+  std::vector<std::string> non_key_attributes{};  // INCLUDE only
+};
+
+// An LSI shares the table's partition key and orders its collection by
+// another attribute; its entries count towards the collection's size limit.
+struct LocalSecondaryIndex {
+  std::string index_name{};
+  std::vector<KeySchemaElement> key_schema{};  // the table's HASH key, then a RANGE key
+  Projection projection{};
+};
+
+// A GSI has its own partition key (and optional sort key). Dynarock updates
+// GSIs in the same batch as the table, so they are strongly consistent.
+struct GlobalSecondaryIndex {
+  std::string index_name{};
+  std::vector<KeySchemaElement> key_schema{};
+  Projection projection{};
+  std::optional<ProvisionedThroughput> provisioned_throughput{};
+};
+
 struct CreateTableRequest {
   std::string table_name{};
   std::vector<AttributeDefinition> attribute_definitions{};
@@ -52,6 +76,31 @@ struct CreateTableRequest {
   // Absent means PROVISIONED, as in DynamoDB (which then requires throughput).
   std::optional<BillingMode> billing_mode{};
   std::optional<ProvisionedThroughput> provisioned_throughput{};
+  std::optional<std::vector<LocalSecondaryIndex>> local_secondary_indexes{};
+  std::optional<std::vector<GlobalSecondaryIndex>> global_secondary_indexes{};
+};
+
+enum class IndexStatus { kCreating, kUpdating, kDeleting, kActive };
+
+struct LocalSecondaryIndexDescription {
+  std::string index_name{};
+  std::vector<KeySchemaElement> key_schema{};
+  Projection projection{};
+  int64_t index_size_bytes = 0;
+  int64_t item_count = 0;
+  std::string index_arn{};
+};
+
+struct GlobalSecondaryIndexDescription {
+  std::string index_name{};
+  std::vector<KeySchemaElement> key_schema{};
+  Projection projection{};
+  IndexStatus index_status = IndexStatus::kActive;
+  bool backfilling = false;
+  ProvisionedThroughput provisioned_throughput{};
+  int64_t index_size_bytes = 0;
+  int64_t item_count = 0;
+  std::string index_arn{};
 };
 
 enum class TableStatus { kCreating, kActive, kDeleting, kUpdating };
@@ -69,6 +118,8 @@ struct TableDescription {
   // Exact, from the engine's statistics (DynamoDB refreshes them every ~6 h).
   int64_t item_count = 0;
   int64_t table_size_bytes = 0;  // DynamoDB item sizes (format/item_size.h)
+  std::optional<std::vector<LocalSecondaryIndexDescription>> local_secondary_indexes{};
+  std::optional<std::vector<GlobalSecondaryIndexDescription>> global_secondary_indexes{};
 };
 
 struct CreateTableResponse {
@@ -135,6 +186,14 @@ struct AttributeValueUpdate {
 
 enum class ReturnValue { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdatedNew };
 enum class ReturnValuesOnConditionCheckFailure { kNone, kAllOld };
+enum class ReturnItemCollectionMetrics { kNone, kSize };
+
+// Returned by writes to tables with an LSI when asked for (SIZE): the
+// collection's partition key and an estimate of its size in GB, [lower, upper].
+struct ItemCollectionMetrics {
+  Item item_collection_key{};
+  std::vector<double> size_estimate_range_gb{};
+};
 
 // The payload of a ConditionalCheckFailedException when the request asked
 // for ReturnValuesOnConditionCheckFailure=ALL_OLD: the item as it was.
@@ -153,9 +212,11 @@ struct PutItemRequest {
       ReturnValuesOnConditionCheckFailure::kNone;
   std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};  // legacy
   std::optional<ConditionalOperator> conditional_operator{};                 // legacy
+  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
 };
 struct PutItemResponse {
   std::optional<Item> attributes{};  // the old item, for ALL_OLD when there was one
+  std::optional<ItemCollectionMetrics> item_collection_metrics{};
 };
 
 struct GetItemRequest {
@@ -181,9 +242,11 @@ struct DeleteItemRequest {
       ReturnValuesOnConditionCheckFailure::kNone;
   std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};  // legacy
   std::optional<ConditionalOperator> conditional_operator{};                 // legacy
+  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
 };
 struct DeleteItemResponse {
   std::optional<Item> attributes{};
+  std::optional<ItemCollectionMetrics> item_collection_metrics{};
 };
 
 struct UpdateItemRequest {
@@ -199,9 +262,11 @@ struct UpdateItemRequest {
   std::optional<std::map<std::string, AttributeValueUpdate>> attribute_updates{};  // legacy
   std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};         // legacy
   std::optional<ConditionalOperator> conditional_operator{};                        // legacy
+  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
 };
 struct UpdateItemResponse {
   std::optional<Item> attributes{};  // per ReturnValues
+  std::optional<ItemCollectionMetrics> item_collection_metrics{};
 };
 
 // ---- Query and Scan -----------------------------------------------------------------
@@ -227,6 +292,7 @@ enum class Select { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes
 
 struct QueryRequest {
   std::string table_name{};
+  std::optional<std::string> index_name{};  // query an LSI or GSI instead of the table
   // The key condition, typed. Ignored when key_condition_expression (or the
   // legacy key_conditions) is given: that is compiled into this form.
   KeyCondition key_condition{};
@@ -248,6 +314,7 @@ struct QueryRequest {
 
 struct ScanRequest {
   std::string table_name{};
+  std::optional<std::string> index_name{};
   std::optional<std::string> filter_expression{};
   std::optional<std::string> projection_expression{};
   std::optional<ExpressionAttributeNames> expression_attribute_names{};

@@ -1,0 +1,128 @@
+#include "engine/index.h"
+
+#include "engine/validation.h"
+#include "format/item_codec.h"
+#include "format/item_size.h"
+
+namespace dynarock {
+Status CheckIndexKeys(const TableInfo& table, const Item& item) {
+  for (const auto& index : table.indexes) {
+    for (const KeyAttribute* k : {&index.partition_key, index.sort_key ? &*index.sort_key : nullptr}) {
+      if (k == nullptr) continue;
+      auto it = item.find(k->name);
+      if (it == item.end()) continue;  // sparse: no entry in this index
+      AttrType want = format::ToAttrType(k->type);
+      if (!it->second.is(want)) {
+        return InvalidParameter("Type mismatch for Index Key " + k->name + " Expected: " +
+                                std::string(format::AttrTypeName(want)) + " Actual: " +
+                                std::string(format::AttrTypeName(it->second.type())) +
+                                " IndexName: " + index.name);
+      }
+      std::string_view bytes = want == AttrType::kS ? std::string_view(it->second.s())
+                               : want == AttrType::kB ? std::string_view(it->second.b())
+                                                      : std::string_view("n");
+      if (bytes.empty()) {
+        return Status::Validation(
+            "One or more parameter values are not valid. A value specified for a secondary index "
+            "key is not supported. The AttributeValue for a key attribute cannot contain an empty " +
+            std::string(want == AttrType::kS ? "string" : "binary") + " value. IndexName: " +
+            index.name + ", IndexKey: " + k->name);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Item ProjectForIndex(const TableInfo& table, const IndexInfo& index, const Item& item) {
+  if (index.projection == ProjectionType::kAll) return item;
+  Item out;
+  auto take = [&](const std::string& name) {
+    auto it = item.find(name);
+    if (it != item.end()) out.insert(*it);
+  };
+  take(table.partition_key.name);
+  if (table.sort_key) take(table.sort_key->name);
+  take(index.partition_key.name);
+  if (index.sort_key) take(index.sort_key->name);
+  for (const auto& a : index.non_key_attributes) take(a);
+  return out;
+}
+
+std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const IndexInfo& index,
+                                              const Item& item) {
+  auto ipk = item.find(index.partition_key.name);
+  if (ipk == item.end() || !ipk->second.is(format::ToAttrType(index.partition_key.type))) {
+    return std::nullopt;
+  }
+  const AttributeValue* isk = nullptr;
+  if (index.sort_key) {
+    auto it = item.find(index.sort_key->name);
+    if (it == item.end() || !it->second.is(format::ToAttrType(index.sort_key->type))) {
+      return std::nullopt;
+    }
+    isk = &it->second;
+  }
+  const AttributeValue& pk = item.at(table.partition_key.name);
+  const AttributeValue* sk = table.sort_key ? &item.at(table.sort_key->name) : nullptr;
+  return format::EncodeIndexKey(index.space_id, ipk->second, isk, pk, sk);
+}
+
+std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk) {
+  std::string prefix = format::CollectionPrefix(space_id, pk).bytes();
+  std::string key = prefix.substr(0, 4);
+  key.push_back(kCollectionStatsTag);
+  key.append(prefix, 4, std::string::npos);  // hash | enc(pk)
+  return key;
+}
+
+int64_t CollectionBytes(const TableInfo& table, const Item& item) {
+  int64_t bytes = static_cast<int64_t>(format::ItemSize(item));
+  for (const auto& index : table.indexes) {
+    if (index.global || !IndexKeyFor(table, index, item)) continue;
+    bytes += static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, item))) +
+             kIndexEntryOverheadBytes;
+  }
+  return bytes;
+}
+
+Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
+                                rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
+                                const Item* before, const Item* after) {
+  for (const auto& index : table.indexes) {
+    std::optional<format::EncodedKey> old_key, new_key;
+    if (before) old_key = IndexKeyFor(table, index, *before);
+    if (after) new_key = IndexKeyFor(table, index, *after);
+    Counter delta;
+    if (old_key) {
+      --delta.items;
+      delta.bytes -= static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, *before)));
+      if (!new_key || !(*new_key == *old_key)) batch->Delete(indexes_cf, old_key->bytes());
+    }
+    if (new_key) {
+      Item projected = ProjectForIndex(table, index, *after);
+      ++delta.items;
+      delta.bytes += static_cast<int64_t>(format::ItemSize(projected));
+      batch->Put(indexes_cf, new_key->bytes(), format::EncodeItem(projected));
+    }
+    if (delta.items != 0 || delta.bytes != 0) {
+      batch->Merge(stats_cf, TableStatsKey(index.space_id), EncodeCounter(delta));
+    }
+  }
+  Counter collection;
+  if (before) {
+    --collection.items;
+    collection.bytes -= CollectionBytes(table, *before);
+  }
+  if (after) {
+    ++collection.items;
+    collection.bytes += CollectionBytes(table, *after);
+  }
+  const Item& any = after ? *after : *before;
+  if (collection.items != 0 || collection.bytes != 0) {
+    batch->Merge(stats_cf, CollectionStatsKey(table.space_id, any.at(table.partition_key.name)),
+                 EncodeCounter(collection));
+  }
+  return collection;
+}
+
+}  // namespace dynarock

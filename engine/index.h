@@ -1,0 +1,58 @@
+// Secondary index entries and collection statistics for one item write.
+//
+// Every write path (PutItem, UpdateItem, DeleteItem, and later batches and
+// transactions) computes the item before and after, and IndexChanges turns
+// the pair into the index puts/deletes and statistics deltas that go into the
+// same WriteBatch as the item itself, so indexes and statistics never
+// disagree with the table, even after a crash.
+#ifndef DYNAROCK_ENGINE_INDEX_H_
+#define DYNAROCK_ENGINE_INDEX_H_
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <optional>
+#include <string>
+
+#include "engine/catalog.h"
+#include "engine/stats.h"
+#include "format/key_codec.h"
+
+namespace dynarock {
+
+// DynamoDB counts this much per LSI entry beside its attributes.
+inline constexpr int64_t kIndexEntryOverheadBytes = 100;
+
+// Rejects an item whose index key attributes have the wrong type or are empty
+// (an item merely lacking them is fine: it is absent from that index).
+Status CheckIndexKeys(const TableInfo& table, const Item& item);
+
+// The attributes an index stores for `item`: the table's keys, the index's
+// keys, and the projected attributes.
+Item ProjectForIndex(const TableInfo& table, const IndexInfo& index, const Item& item);
+
+// The index's key for `item`, or nullopt when the item lacks an index key
+// attribute (sparse index).
+std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const IndexInfo& index,
+                                              const Item& item);
+
+// Statistics keys (stats column family), all under the owner's space id so
+// DeleteTable drops them with one range deletion:
+//   space_id | 'C' | hash | enc(pk)   one collection of a table
+std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk);
+inline constexpr char kCollectionStatsTag = 'C';
+
+// The collection's contribution of one item: the item, plus its LSI entries.
+int64_t CollectionBytes(const TableInfo& table, const Item& item);
+
+// Adds to `batch` everything that changes besides the item itself when a
+// write turns `before` into `after` (either may be absent): index entries put
+// and deleted, per-index totals, the collection's counter. Returns the
+// collection's delta.
+Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
+                                rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
+                                const Item* before, const Item* after);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_INDEX_H_
