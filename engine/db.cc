@@ -11,6 +11,7 @@
 #include <rocksdb/write_batch.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -612,6 +613,49 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
   return response;
 }
 
+Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
+    const std::string& table_name, size_t limit) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(table_name));
+  auto handle = AcquireTable(table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
+  std::string lower, upper;
+  format::PutFixed32BE(&lower, info.space_id);
+  lower.push_back(kCollectionStatsTag);
+  upper = *format::PrefixSuccessor(lower);
+  rocksdb::Slice lo(lower), hi(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo;
+  ro.iterate_upper_bound = &hi;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, stats_cf_));
+  // A min-heap of the largest `limit` seen so far.
+  auto smaller = [](const CollectionStatistics& a, const CollectionStatistics& b) {
+    return a.size_bytes > b.size_bytes;
+  };
+  std::vector<CollectionStatistics> top;
+  for (it->Seek(lo); it->Valid(); it->Next()) {
+    Counter c;
+    if (!DecodeCounter(std::string_view(it->value().data(), it->value().size()), &c)) {
+      return Status::Corruption("stats: malformed collection counter");
+    }
+    if (c.items == 0) continue;  // emptied; the compaction filter drops these
+    // Key: space_id | 'C' | hash | enc(pk): decode the partition key.
+    std::string_view key(it->key().data(), it->key().size());
+    key.remove_prefix(5 + 8);
+    AttributeValue pk;
+    DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&key, info.partition_key.type, &pk));
+    top.push_back({{{info.partition_key.name, std::move(pk)}}, c.items, c.bytes});
+    std::push_heap(top.begin(), top.end(), smaller);
+    if (top.size() > limit) {
+      std::pop_heap(top.begin(), top.end(), smaller);
+      top.pop_back();
+    }
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  std::sort_heap(top.begin(), top.end(), smaller);
+  return top;
+}
+
 // ---- Public forwarding ---------------------------------------------------------------------
 
 Result<CreateTableResponse> Database::CreateTable(const CreateTableRequest& r) {
@@ -636,6 +680,10 @@ Result<UpdateItemResponse> Database::UpdateItem(const UpdateItemRequest& r) {
 }
 Result<QueryResponse> Database::Query(const QueryRequest& r) { return impl_->Query(r); }
 Result<ScanResponse> Database::Scan(const ScanRequest& r) { return impl_->Scan(r); }
+Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std::string& table,
+                                                                      size_t limit) {
+  return impl_->LargestCollections(table, limit);
+}
 
 // ---- ReadCounter ----------------------------------------------------------------------------
 

@@ -62,6 +62,8 @@ class Database::Impl {
   Result<UpdateItemResponse> UpdateItem(const UpdateItemRequest& request);
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
+  Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
+                                                               size_t limit);
 
  private:
   // Item writes to the same key serialize on one of these stripes, chosen by
@@ -108,6 +110,10 @@ class Database::Impl {
     bool count_only = false;
     const expr::Condition* filter = nullptr;
     const std::vector<expr::Path>* projection = nullptr;
+    // Reading an index instead of the table; for an LSI, whether each entry
+    // is replaced by the table's item (attributes the index does not project).
+    const IndexInfo* index = nullptr;
+    bool fetch_table_item = false;
   };
   Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec);
 

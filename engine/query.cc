@@ -2,7 +2,10 @@
 // bounded iteration that stops at Limit or at the page size.
 #include <rocksdb/iterator.h>
 
+#include <set>
+
 #include "engine/db_impl.h"
+#include "engine/index.h"
 #include "engine/request_expr.h"
 #include "engine/validation.h"
 #include "format/item_codec.h"
@@ -74,8 +77,13 @@ const char* SelectName(Select s) {
 // Select against the projection parameters (`projection_param` names the one
 // given, or is null).
 Status CheckSelect(const std::optional<Select>& select, const char* verb,
-                   const char* projection_param) {
-  if (select == Select::kAllProjectedAttributes) {
+                   const char* projection_param, const IndexInfo* index) {
+  if (index && index->global && select == Select::kAllAttributes &&
+      index->projection != ProjectionType::kAll) {
+    return InvalidParameter("Select type ALL_ATTRIBUTES is not supported for global secondary index " +
+                            index->name + " because its projection type is not ALL");
+  }
+  if (select == Select::kAllProjectedAttributes && index == nullptr) {
     return InvalidParameter(std::string("ALL_PROJECTED_ATTRIBUTES can be used only when ") +
                             verb + " using an IndexName");
   }
@@ -84,6 +92,7 @@ Status CheckSelect(const std::optional<Select>& select, const char* verb,
         "Select type SPECIFIC_ATTRIBUTES requires a ProjectionExpression or AttributesToGet");
   }
   if (select && *select != Select::kSpecificAttributes && projection_param != nullptr) {
+    // (With an index, ALL_PROJECTED_ATTRIBUTES is the default, not a choice.)
     return InvalidParameter(std::string("Cannot specify the ") + projection_param +
                             " when choosing to get " + SelectName(*select));
   }
@@ -219,6 +228,94 @@ std::string HashBound(uint32_t space_id, format::uint128 hash) {
   return out;
 }
 
+// An LSI fetches from the table what it does not project: everything for
+// ALL_ATTRIBUTES, and whatever a projection names (fetching the item is the
+// simple way to have every named attribute). GSIs never fetch.
+bool FetchesTableItems(const IndexInfo* index, const std::optional<Select>& select,
+                       bool has_projection) {
+  if (index == nullptr || index->global || index->projection == ProjectionType::kAll) return false;
+  return select == Select::kAllAttributes || has_projection;
+}
+
+// What a Query or Scan reads: the table, or one of its indexes. `keys` is the
+// key schema (and key space) the request's key condition and start key use.
+struct ReadTarget {
+  const IndexInfo* index = nullptr;
+  TableInfo keys;
+};
+
+Result<ReadTarget> ResolveTarget(const TableInfo& table, const std::optional<std::string>& index_name,
+                                 bool consistent_read) {
+  ReadTarget t;
+  if (!index_name) {
+    t.keys = table;
+    return t;
+  }
+  t.index = table.FindIndex(*index_name);
+  if (t.index == nullptr) {
+    return Status::Validation("The table does not have the specified index: " + *index_name);
+  }
+  if (t.index->global && consistent_read) {
+    return Status::Validation("Consistent reads are not supported on global secondary indexes");
+  }
+  if (t.index->backfilling) {
+    return Status::Validation("Cannot read from backfilling global secondary index: " + *index_name);
+  }
+  t.keys.name = t.index->name;
+  t.keys.space_id = t.index->space_id;
+  t.keys.partition_key = t.index->partition_key;
+  t.keys.sort_key = t.index->sort_key;
+  return t;
+}
+
+constexpr char kBadStartKey[] =
+    "The provided starting key is invalid: The provided key element does not match the schema";
+
+// The full RocksDB key an ExclusiveStartKey names: a table key, or for an
+// index the index keys followed by the table keys.
+Result<std::string> StartKey(const TableInfo& table, const ReadTarget& target, const Item& esk) {
+  if (target.index == nullptr) {
+    auto key = KeyMapPrimaryKey(table, esk, kBadStartKey);
+    if (!key.ok()) return key.status();
+    return key->Encode(table.space_id).bytes();
+  }
+  const IndexInfo& index = *target.index;
+  std::vector<const KeyAttribute*> attrs = {&index.partition_key, &table.partition_key};
+  if (index.sort_key) attrs.push_back(&*index.sort_key);
+  if (table.sort_key) attrs.push_back(&*table.sort_key);
+  std::set<std::string> names;
+  for (const KeyAttribute* a : attrs) {
+    names.insert(a->name);
+    auto it = esk.find(a->name);
+    if (it == esk.end() || !it->second.is(format::ToAttrType(a->type))) {
+      return Status::Validation(kBadStartKey);
+    }
+  }
+  if (esk.size() != names.size()) return Status::Validation(kBadStartKey);
+  auto key = IndexKeyFor(table, index, esk);
+  if (!key) return Status::Validation(kBadStartKey);
+  return key->bytes();
+}
+
+// The key attributes of the entry at RocksDB key `key`, as LastEvaluatedKey.
+Result<Item> EvaluatedKey(const TableInfo& table, const IndexInfo* index, std::string_view key) {
+  Item out;
+  if (index == nullptr) {
+    auto k = format::DecodeItemKey(key, table.key_types());
+    if (!k.ok()) return k.status();
+    out.emplace(table.partition_key.name, std::move(k->pk));
+    if (table.sort_key) out.emplace(table.sort_key->name, std::move(*k->sk));
+    return out;
+  }
+  auto k = format::DecodeIndexKey(key, index->key_types(), table.key_types());
+  if (!k.ok()) return k.status();
+  out.emplace(index->partition_key.name, std::move(k->index.pk));
+  if (index->sort_key) out.emplace(index->sort_key->name, std::move(*k->index.sk));
+  out.emplace(table.partition_key.name, std::move(k->pk));
+  if (table.sort_key) out.emplace(table.sort_key->name, std::move(*k->sk));
+  return out;
+}
+
 }  // namespace
 
 Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const PageSpec& spec) {
@@ -232,14 +329,14 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
   // RocksDB may use the prefix bloom filters; a Scan crosses prefixes.
   ro.auto_prefix_mode = spec.prefix_mode;
   ro.total_order_seek = !spec.prefix_mode;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(ro, spec.index ? indexes_cf_ : items_cf_));
   if (spec.forward) {
     it->Seek(lo);
   } else {
     it->SeekForPrev(hi);
     if (it->Valid() && it->key().compare(hi) >= 0) it->Prev();
   }
-  const format::KeySchemaTypes key_types = table.key_types();
   std::string value;  // reused; std::string storage is aligned for FlatBuffers
   size_t page_bytes = 0;
   for (; it->Valid(); spec.forward ? it->Next() : it->Prev()) {
@@ -248,24 +345,40 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
     format::ItemView view = format::ItemView::OpenTrusted(value);
     page_bytes += format::ItemSize(view);  // the 1 MB counts what was read
     ++response.scanned_count;
-    if (!spec.filter || expr::Evaluate(*spec.filter, expr::ViewDocument(view))) {
+    std::optional<Item> table_item;  // an LSI entry's full item, when fetched
+    if (spec.fetch_table_item) {
+      auto k = EvaluatedKey(table, spec.index, std::string_view(it->key().data(), it->key().size()));
+      if (!k.ok()) return k.status();
+      const AttributeValue* sk = table.sort_key ? &k->at(table.sort_key->name) : nullptr;
+      auto fetched = ReadItem(format::EncodeItemKey(table.space_id, k->at(table.partition_key.name), sk));
+      if (!fetched.ok()) return fetched.status();
+      table_item = std::move(fetched).value();
+    }
+    bool match = !spec.filter ||
+                 (table_item ? expr::Evaluate(*spec.filter, expr::ItemDocument(&*table_item))
+                             : expr::Evaluate(*spec.filter, expr::ViewDocument(view)));
+    if (match) {
       ++response.count;
       if (!spec.count_only) {
-        auto item = view.Decode();
-        if (!item.ok()) return item.status();
-        response.items.push_back(spec.projection ? expr::Project(*item, *spec.projection)
-                                                 : std::move(item).value());
+        Item item;
+        if (table_item) {
+          item = std::move(*table_item);
+        } else {
+          auto decoded = view.Decode();
+          if (!decoded.ok()) return decoded.status();
+          item = std::move(decoded).value();
+        }
+        response.items.push_back(spec.projection ? expr::Project(item, *spec.projection)
+                                                 : std::move(item));
       }
     }
     // DynamoDB does not look ahead: a page that ends on Limit or size carries
     // a LastEvaluatedKey even if nothing follows.
     if ((spec.limit && response.scanned_count >= *spec.limit) ||
         page_bytes >= options_.max_page_bytes) {
-      auto key = format::DecodeItemKey(std::string_view(it->key().data(), it->key().size()), key_types);
-      if (!key.ok()) return key.status();
-      Item lek{{table.partition_key.name, key->pk}};
-      if (table.sort_key) lek.emplace(table.sort_key->name, *key->sk);
-      response.last_evaluated_key = std::move(lek);
+      auto lek = EvaluatedKey(table, spec.index, std::string_view(it->key().data(), it->key().size()));
+      if (!lek.ok()) return lek.status();
+      response.last_evaluated_key = std::move(lek).value();
       break;
     }
   }
@@ -294,16 +407,19 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   auto handle = AcquireTable(r.table_name);
   if (!handle.ok()) return handle.status();
   const TableInfo& table = (*handle)->info();
+  auto target = ResolveTarget(table, r.index_name, r.consistent_read);
+  if (!target.ok()) return target.status();
+  const TableInfo& keys = target->keys;
 
   KeyCondition key_condition = r.key_condition;
   if (r.key_condition_expression) {
     auto parsed = rx.Condition(r.key_condition_expression, expr::ExprKind::kKeyCondition);
     if (!parsed.ok()) return parsed.status();
-    auto compiled = CompileKeyCondition(**parsed, table);
+    auto compiled = CompileKeyCondition(**parsed, keys);
     if (!compiled.ok()) return compiled.status();
     key_condition = std::move(compiled).value();
   } else if (r.key_conditions) {
-    auto compiled = KeyConditionFromLegacy(*r.key_conditions, table);
+    auto compiled = KeyConditionFromLegacy(*r.key_conditions, keys);
     if (!compiled.ok()) return compiled.status();
     key_condition = std::move(compiled).value();
   }
@@ -313,34 +429,33 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   if (read->filter) {
     DYNAROCK_RETURN_IF_ERROR(CheckFilterAvoidsKeys(
-        *read->filter, table, r.query_filter ? "QueryFilter" : "Filter Expression"));
+        *read->filter, keys, r.query_filter ? "QueryFilter" : "Filter Expression"));
   }
-  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Querying", read->projection_param));
+  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Querying", read->projection_param, target->index));
   std::string lower, upper;
-  DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(table, key_condition, &lower, &upper));
+  DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(keys, key_condition, &lower, &upper));
 
   if (r.exclusive_start_key) {
-    auto esk = KeyMapPrimaryKey(table, *r.exclusive_start_key,
-                                "The provided starting key is invalid: The provided key element "
-                                "does not match the schema");
-    if (!esk.ok()) return esk.status();
-    if (!(*esk->partition == key_condition.partition_key_value)) {
+    auto key = StartKey(table, *target, *r.exclusive_start_key);
+    if (!key.ok()) return key.status();
+    const Item& esk = *r.exclusive_start_key;
+    if (!(esk.at(keys.partition_key.name) == key_condition.partition_key_value)) {
       return Status::Validation(
           "The provided starting key is outside query boundaries based on provided conditions");
     }
-    if (key_condition.sort && !Matches(*key_condition.sort, *esk->sort)) {
+    if (key_condition.sort && !Matches(*key_condition.sort, esk.at(keys.sort_key->name))) {
       return Status::Validation("The provided starting key does not match the range key predicate");
     }
-    std::string key = esk->Encode(table.space_id).bytes();
     if (r.scan_index_forward) {
-      lower = std::max(lower, After(key));
+      lower = std::max(lower, After(*key));
     } else {
-      upper = std::min(upper, key);
+      upper = std::min(upper, *key);
     }
   }
   PageSpec spec{lower, upper, r.scan_index_forward, /*prefix_mode=*/true, r.limit,
                 r.select == Select::kCount, read->filter ? &*read->filter : nullptr,
-                read->projection ? &*read->projection : nullptr};
+                read->projection ? &*read->projection : nullptr, target->index,
+                FetchesTableItems(target->index, r.select, read->projection.has_value())};
   return RunPage(table, spec);
 }
 
@@ -385,26 +500,27 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   auto handle = AcquireTable(r.table_name);
   if (!handle.ok()) return handle.status();
   const TableInfo& table = (*handle)->info();
+  auto target = ResolveTarget(table, r.index_name, r.consistent_read);
+  if (!target.ok()) return target.status();
+  const uint32_t space_id = target->keys.space_id;
   auto read = CompileRead(&rx, r.filter_expression, r.scan_filter, r.conditional_operator,
                           r.projection_expression, r.attributes_to_get);
   if (!read.ok()) return read.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
-  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Scanning", read->projection_param));
+  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Scanning", read->projection_param, target->index));
 
   format::uint128 hash_lo = 0, hash_hi = static_cast<format::uint128>(1) << 64;
   if (r.segment) {
     SegmentHashRange(static_cast<uint32_t>(*r.segment), static_cast<uint32_t>(*r.total_segments),
                      &hash_lo, &hash_hi);
   }
-  std::string lower = HashBound(table.space_id, hash_lo);
-  std::string upper = HashBound(table.space_id, hash_hi);
+  std::string lower = HashBound(space_id, hash_lo);
+  std::string upper = HashBound(space_id, hash_hi);
 
   if (r.exclusive_start_key) {
-    auto esk = KeyMapPrimaryKey(table, *r.exclusive_start_key,
-                                "The provided starting key is invalid: The provided key element "
-                                "does not match the schema");
-    if (!esk.ok()) return esk.status();
-    std::string key = esk->Encode(table.space_id).bytes();
+    auto start = StartKey(table, *target, *r.exclusive_start_key);
+    if (!start.ok()) return start.status();
+    const std::string& key = *start;
     if (r.segment && !(lower <= key && key < upper)) {
       return Status::Validation(
           "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use "
@@ -415,7 +531,8 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   }
   PageSpec spec{lower, upper, /*forward=*/true, /*prefix_mode=*/false, r.limit,
                 r.select == Select::kCount, read->filter ? &*read->filter : nullptr,
-                read->projection ? &*read->projection : nullptr};
+                read->projection ? &*read->projection : nullptr, target->index,
+                FetchesTableItems(target->index, r.select, read->projection.has_value())};
   return RunPage(table, spec);
 }
 

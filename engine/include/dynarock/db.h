@@ -83,6 +83,12 @@ class Database {
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
 
+  // The `limit` largest item collections of a table by size, largest first:
+  // where hot and big collections are. Read from the statistics kept with
+  // every write, not from a scan of the items.
+  Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
+                                                               size_t limit);
+
   class Impl;
 
  private:

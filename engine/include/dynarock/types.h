@@ -330,6 +330,16 @@ struct ScanRequest {
   bool consistent_read = false;
 };
 
+// ---- Collections ------------------------------------------------------------------------
+
+// One item collection's statistics: its partition key, item count and size
+// (DynamoDB item sizes, plus LSI entries for tables with an LSI).
+struct CollectionStatistics {
+  Item key{};
+  int64_t item_count = 0;
+  int64_t size_bytes = 0;
+};
+
 struct QueryResponse {
   std::vector<Item> items{};  // empty for Select COUNT
   int32_t count = 0;          // items matching (after any filter)
