@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "engine/db_impl.h"
 #include "engine/index.h"
@@ -135,6 +136,11 @@ Status Database::Impl::Open(const std::string& path) {
   // filter lets them skip files that hold no key of the collection.
   items.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(format::kKeyPrefixBytes));
   items.memtable_prefix_bloom_size_ratio = 0.02;
+  items.compaction_filter_factory = recount_factory_;  // idle unless a recount is armed
+
+  // Index keys have the same shape as item keys: space id | hash | ...
+  rocksdb::ColumnFamilyOptions indexes = items;
+  indexes.compaction_filter_factory = nullptr;
 
   rocksdb::ColumnFamilyOptions stats;
   stats.table_factory = table_factory;
@@ -148,7 +154,7 @@ Status Database::Impl::Open(const std::string& path) {
       {kCatalogCf, catalog},
       {kItemsCf, items},
       {kStatsCf, stats},
-      {kIndexesCf, items},  // index keys have the same shape: space id | hash | ...
+      {kIndexesCf, indexes},
   };
   rocksdb::DB* raw = nullptr;
   DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
@@ -656,6 +662,87 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
   return top;
 }
 
+Result<StatisticsReport> Database::Impl::RecountStatistics() {
+  // Exclusive: no item operation runs while the data is recounted.
+  std::unique_lock catalog_lock(catalog_mu_);
+  std::vector<std::unique_lock<std::shared_mutex>> table_locks;
+  std::map<uint32_t, TableInfo> tables;
+  for (auto& [name, state] : tables_) {
+    table_locks.emplace_back(state->mu);
+    tables.emplace(state->info.space_id, state->info);
+  }
+  auto recount = std::make_shared<Recount>();
+  recount_factory_->Arm(recount, tables);
+  rocksdb::CompactRangeOptions compact;
+  compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  rocksdb::Status s = db_->CompactRange(compact, items_cf_, nullptr, nullptr);
+  recount_factory_->Disarm();
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
+  if (!recount->complete) {
+    // No compaction ran: only possible when there is no item data at all.
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), items_cf_));
+    it->SeekToFirst();
+    if (it->Valid()) return Status::Internal("statistics recount: no full compaction ran");
+  }
+
+  StatisticsReport report;
+  report.unreadable_items = recount->unreadable;
+  rocksdb::WriteBatch batch;
+  for (const auto& [space_id, info] : tables) {
+    // Collections with a counter: compare, correct, or drop if empty.
+    std::string lower;
+    format::PutFixed32BE(&lower, space_id);
+    lower.push_back(kCollectionStatsTag);
+    std::string upper = *format::PrefixSuccessor(lower);
+    rocksdb::Slice lo(lower), hi(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lo;
+    ro.iterate_upper_bound = &hi;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, stats_cf_));
+    std::set<std::string> seen;
+    for (it->Seek(lo); it->Valid(); it->Next()) {
+      std::string key = it->key().ToString();
+      seen.insert(key);
+      ++report.collections_checked;
+      Counter stored;
+      bool readable = DecodeCounter(std::string_view(it->value().data(), it->value().size()), &stored);
+      auto truth = recount->collections.find(key);
+      Counter actual = truth == recount->collections.end() ? Counter{} : truth->second;
+      if (readable && stored.items == 0 && stored.bytes == 0 && actual.items == 0) {
+        batch.Delete(stats_cf_, key);
+        ++report.empty_collections_dropped;
+      } else if (!readable || stored.items != actual.items || stored.bytes != actual.bytes) {
+        if (actual.items == 0) {
+          batch.Delete(stats_cf_, key);
+        } else {
+          batch.Put(stats_cf_, key, EncodeCounter(actual));
+        }
+        ++report.collections_corrected;
+      }
+    }
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+    // Collections with data but no counter at all.
+    for (auto c = recount->collections.lower_bound(lower);
+         c != recount->collections.end() && c->first < upper; ++c) {
+      if (seen.count(c->first)) continue;
+      ++report.collections_checked;
+      ++report.collections_corrected;
+      batch.Put(stats_cf_, c->first, EncodeCounter(c->second));
+    }
+    Counter stored = ReadTableStats(space_id);
+    auto truth = recount->tables.find(space_id);
+    Counter actual = truth == recount->tables.end() ? Counter{} : truth->second;
+    if (stored.items != actual.items || stored.bytes != actual.bytes) {
+      batch.Put(stats_cf_, TableStatsKey(space_id), EncodeCounter(actual));
+      ++report.table_totals_corrected;
+    }
+  }
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+  return report;
+}
+
 // ---- Public forwarding ---------------------------------------------------------------------
 
 Result<CreateTableResponse> Database::CreateTable(const CreateTableRequest& r) {
@@ -684,6 +771,7 @@ Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std
                                                                       size_t limit) {
   return impl_->LargestCollections(table, limit);
 }
+Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
 
 // ---- ReadCounter ----------------------------------------------------------------------------
 

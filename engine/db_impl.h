@@ -17,6 +17,7 @@
 #include "engine/catalog.h"
 #include "engine/expr/expression.h"
 #include "engine/keys.h"
+#include "engine/recount.h"
 #include "engine/stats.h"
 
 namespace dynarock {
@@ -64,6 +65,7 @@ class Database::Impl {
   Result<ScanResponse> Scan(const ScanRequest& request);
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
+  Result<StatisticsReport> RecountStatistics();
 
  private:
   // Item writes to the same key serialize on one of these stripes, chosen by
@@ -124,6 +126,7 @@ class Database::Impl {
   rocksdb::ColumnFamilyHandle* items_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* stats_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;
+  std::shared_ptr<RecountFilterFactory> recount_factory_ = std::make_shared<RecountFilterFactory>();
   rocksdb::WriteOptions write_options_;
 
   std::shared_mutex catalog_mu_;  // guards tables_ and next_space_id_

@@ -89,6 +89,12 @@ class Database {
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
 
+  // Recounts every collection from the items themselves during a full
+  // manual compaction (a compaction filter observes each item as RocksDB
+  // rewrites it), then corrects counters that drifted and drops the counters
+  // of collections that became empty. Blocks item operations while it runs.
+  Result<StatisticsReport> RecountStatistics();
+
   class Impl;
 
  private:

@@ -340,6 +340,15 @@ struct CollectionStatistics {
   int64_t size_bytes = 0;
 };
 
+// What RecountStatistics found and fixed.
+struct StatisticsReport {
+  int64_t collections_checked = 0;
+  int64_t collections_corrected = 0;      // counters that disagreed with the data
+  int64_t empty_collections_dropped = 0;  // zero counters of emptied collections
+  int64_t table_totals_corrected = 0;
+  int64_t unreadable_items = 0;
+};
+
 struct QueryResponse {
   std::vector<Item> items{};  // empty for Select COUNT
   int32_t count = 0;          // items matching (after any filter)
