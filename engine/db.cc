@@ -188,6 +188,20 @@ Status Database::Impl::Open(const std::string& path) {
   return FromRocks(it->status());
 }
 
+Status Database::Impl::ResumeBackfills() {
+  std::vector<std::pair<std::string, std::string>> pending;
+  {
+    std::shared_lock lock(catalog_mu_);
+    for (const auto& [name, state] : tables_) {
+      for (const auto& i : state->info.indexes) {
+        if (i.backfilling) pending.emplace_back(name, i.name);
+      }
+    }
+  }
+  for (const auto& [table, index] : pending) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(table, index));
+  return Status::OK();
+}
+
 Database::Impl::~Impl() {
   if (!db_) return;
   for (auto* h : handles_) {
@@ -201,6 +215,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
                                                  const Options& options) {
   auto impl = std::make_unique<Impl>(options);
   DYNAROCK_RETURN_IF_ERROR(impl->Open(path));
+  DYNAROCK_RETURN_IF_ERROR(impl->ResumeBackfills());
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }
 
@@ -228,11 +243,14 @@ Result<std::shared_ptr<TableState>> Database::Impl::FindTable(std::string_view n
 }
 
 Result<std::unique_ptr<TableHandle>> Database::Impl::AcquireTable(std::string_view name) {
-  auto found = FindTable(name, false);
-  if (!found.ok()) return found.status();
-  auto handle = std::make_unique<TableHandle>(std::move(found).value());
-  if (handle->deleted()) return Status::ResourceNotFound();
-  return handle;
+  while (true) {
+    auto found = FindTable(name, false);
+    if (!found.ok()) return found.status();
+    auto handle = std::make_unique<TableHandle>(std::move(found).value());
+    if (handle->deleted()) return Status::ResourceNotFound();
+    if (!handle->replaced()) return handle;
+    // UpdateTable swapped the table while we waited: take the new one.
+  }
 }
 
 Counter Database::Impl::ReadTableStats(uint32_t space_id) {
@@ -439,6 +457,226 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   table->deleted = true;
   tables_.erase(it);
   return response;
+}
+
+Status Database::Impl::ReplaceTable(const std::shared_ptr<TableState>& old, TableInfo info,
+                                    rocksdb::WriteBatch* batch) {
+  // The caller holds old->mu exclusively: no item operation is in flight on
+  // the old descriptor, and later ones find the replacement (AcquireTable
+  // retries on `replaced`).
+  batch->Put(catalog_cf_, CatalogTableKey(info.name), EncodeTableDescriptor(info));
+  std::string next;
+  format::PutFixed32BE(&next, next_space_id_);
+  batch->Put(catalog_cf_, std::string(kCatalogNextSpaceIdKey), next);
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, batch)));
+  old->replaced = true;
+  std::string name = info.name;
+  tables_[name] = std::make_shared<TableState>(std::move(info));
+  return Status::OK();
+}
+
+Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  std::string backfill;
+  {
+    std::unique_lock catalog_lock(catalog_mu_);
+    auto it = tables_.find(request.table_name);
+    if (it == tables_.end()) {
+      return Status::ResourceNotFound("Requested resource not found: Table: " +
+                                      request.table_name + " not found");
+    }
+    std::shared_ptr<TableState> state = it->second;
+    TableInfo info = state->info;
+    rocksdb::WriteBatch batch;
+    if (request.billing_mode) info.billing_mode = *request.billing_mode;
+    if (request.provisioned_throughput) info.throughput = *request.provisioned_throughput;
+    if (info.billing_mode == BillingMode::kPayPerRequest) info.throughput = {};
+    const auto& updates = request.global_secondary_index_updates;
+    if (updates && updates->size() > 1) {
+      return Status::LimitExceeded(
+          "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+          "simultaneously per table");
+    }
+    if (updates && updates->size() == 1) {
+      const GlobalSecondaryIndexUpdate& u = (*updates)[0];
+      if (u.create.has_value() == u.delete_index_name.has_value()) {
+        return InvalidParameter("One of Create or Delete must be specified in a GlobalSecondaryIndexUpdate");
+      }
+      for (const auto& existing : info.indexes) {
+        if (existing.backfilling) {
+          return Status::LimitExceeded(
+              "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+              "simultaneously per table");
+        }
+      }
+      if (u.create) {
+        // Validate the new index as CreateTable would, against the table's
+        // keys and the merged attribute definitions.
+        CreateTableRequest check;
+        check.table_name = info.name;
+        check.key_schema.push_back({info.partition_key.name, KeyType::kHash});
+        if (info.sort_key) check.key_schema.push_back({info.sort_key->name, KeyType::kRange});
+        check.attribute_definitions = info.attribute_definitions;
+        if (request.attribute_definitions) {
+          for (const auto& d : *request.attribute_definitions) {
+            auto known = info.DefinedType(d.attribute_name);
+            if (known && *known != d.attribute_type) {
+              return InvalidParameter("Cannot change the type of existing attribute " + d.attribute_name);
+            }
+            if (!known) check.attribute_definitions.push_back(d);
+          }
+        }
+        check.billing_mode = info.billing_mode;
+        if (info.billing_mode == BillingMode::kProvisioned) check.provisioned_throughput = info.throughput;
+        check.global_secondary_indexes.emplace();
+        for (const auto& existing : info.indexes) {
+          if (existing.name == u.create->index_name) {
+            return InvalidParameter("Duplicate index name: " + existing.name);
+          }
+        }
+        check.global_secondary_indexes->push_back({u.create->index_name, u.create->key_schema,
+                                                   u.create->projection,
+                                                   u.create->provisioned_throughput});
+        // Only the key attributes of the table and its indexes may be defined.
+        std::vector<AttributeDefinition> used;
+        for (const auto& d : check.attribute_definitions) {
+          bool is_key = d.attribute_name == info.partition_key.name ||
+                        (info.sort_key && d.attribute_name == info.sort_key->name);
+          for (const auto& k : u.create->key_schema) is_key |= k.attribute_name == d.attribute_name;
+          for (const auto& i : info.indexes) {
+            is_key |= i.partition_key.name == d.attribute_name ||
+                      (i.sort_key && i.sort_key->name == d.attribute_name);
+          }
+          if (is_key) used.push_back(d);
+        }
+        check.attribute_definitions = used;
+        // Existing LSIs/GSIs take part in the definitions count check.
+        for (const auto& i : info.indexes) {
+          std::vector<KeySchemaElement> ks = {{i.partition_key.name, KeyType::kHash}};
+          if (i.sort_key) ks.push_back({i.sort_key->name, KeyType::kRange});
+          if (i.global) {
+            check.global_secondary_indexes->push_back(
+                {i.name, ks, {i.projection, i.non_key_attributes},
+                 info.billing_mode == BillingMode::kProvisioned ? std::optional(i.throughput) : std::nullopt});
+          } else {
+            if (!check.local_secondary_indexes) check.local_secondary_indexes.emplace();
+            check.local_secondary_indexes->push_back({i.name, ks, {i.projection, i.non_key_attributes}});
+          }
+        }
+        auto validated = ValidateCreateTable(check);
+        if (!validated.ok()) return validated.status();
+        const IndexInfo* added = validated->FindIndex(u.create->index_name);
+        IndexInfo index = *added;
+        index.space_id = next_space_id_++;
+        index.backfilling = true;
+        info.attribute_definitions = validated->attribute_definitions;
+        info.indexes.push_back(std::move(index));
+        backfill = u.create->index_name;
+      } else {
+        auto pos = std::find_if(info.indexes.begin(), info.indexes.end(), [&](const IndexInfo& i) {
+          return i.global && i.name == *u.delete_index_name;
+        });
+        if (pos == info.indexes.end()) {
+          return Status::ResourceNotFound("Requested resource not found: Index: " +
+                                          *u.delete_index_name + " not found");
+        }
+        // Cheap: the index's key space and statistics go with range deletions.
+        batch.DeleteRange(indexes_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+        batch.DeleteRange(stats_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+        info.indexes.erase(pos);
+      }
+    }
+    std::unique_lock table_lock(state->mu);
+    DYNAROCK_RETURN_IF_ERROR(ReplaceTable(state, std::move(info), &batch));
+  }
+  if (!backfill.empty()) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(request.table_name, backfill));
+  auto described = DescribeTable({request.table_name});
+  if (!described.ok()) return described.status();
+  UpdateTableResponse response;
+  response.table_description = std::move(described->table);
+  return response;
+}
+
+Status Database::Impl::BackfillIndex(const std::string& table_name, const std::string& index_name) {
+  // Batches of items, each item read and indexed under its write lock, so a
+  // concurrent write of the same item (which maintains the new index itself)
+  // can never be overwritten by a stale entry.
+  constexpr size_t kBatchItems = 1000;
+  std::string start;
+  while (true) {
+    auto handle = AcquireTable(table_name);
+    if (!handle.ok()) return handle.status();
+    const TableInfo& info = (*handle)->info();
+    const IndexInfo* index = info.FindIndex(index_name);
+    if (index == nullptr) return Status::OK();  // deleted meanwhile
+    std::string lower = start.empty() ? SpaceBound(info.space_id) : start;
+    std::string upper = SpaceBound(info.space_id + 1);
+    rocksdb::Slice lo(lower), hi(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lo;
+    ro.iterate_upper_bound = &hi;
+    ro.total_order_seek = true;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
+    std::vector<std::string> keys;
+    for (it->Seek(lo); it->Valid() && keys.size() < kBatchItems; it->Next()) {
+      keys.push_back(it->key().ToString());
+    }
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+    bool done = !it->Valid();
+    rocksdb::WriteBatch batch;
+    for (const auto& k : keys) {
+      format::EncodedKey key(k);
+      auto decoded = format::DecodeItemKey(k, info.key_types());
+      if (!decoded.ok()) return decoded.status();
+      std::lock_guard lock(WriteLock(info, key, decoded->pk));
+      auto item = ReadItem(key);
+      if (!item.ok()) return item.status();
+      if (!*item) continue;  // deleted meanwhile
+      auto index_key = IndexKeyFor(info, *index, **item);
+      if (!index_key) continue;  // sparse
+      rocksdb::WriteBatch one;
+      one.Put(indexes_cf_, index_key->bytes(), format::EncodeItem(ProjectForIndex(info, *index, **item)));
+      DYNAROCK_RETURN_IF_ERROR(Write(&one));
+    }
+    if (done) break;
+    start = keys.back() + std::string(1, '\0');
+  }
+  // Complete: recount the index exactly and make it readable, with no write
+  // running meanwhile.
+  std::unique_lock catalog_lock(catalog_mu_);
+  auto it = tables_.find(table_name);
+  if (it == tables_.end()) return Status::OK();
+  std::shared_ptr<TableState> state = it->second;
+  TableInfo info = state->info;
+  IndexInfo* index = nullptr;
+  for (auto& i : info.indexes) {
+    if (i.name == index_name) index = &i;
+  }
+  if (index == nullptr) return Status::OK();
+  std::unique_lock table_lock(state->mu);
+  Counter total;
+  {
+    std::string lower = SpaceBound(index->space_id), upper = SpaceBound(index->space_id + 1);
+    rocksdb::Slice lo(lower), hi(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lo;
+    ro.iterate_upper_bound = &hi;
+    ro.total_order_seek = true;
+    std::unique_ptr<rocksdb::Iterator> scan(db_->NewIterator(ro, indexes_cf_));
+    std::string value;
+    for (scan->Seek(lo); scan->Valid(); scan->Next()) {
+      value.assign(scan->value().data(), scan->value().size());
+      ++total.items;
+      total.bytes += static_cast<int64_t>(format::ItemSize(format::ItemView::OpenTrusted(value)));
+    }
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));
+  }
+  index->backfilling = false;
+  rocksdb::WriteBatch batch;
+  batch.Put(stats_cf_, TableStatsKey(index->space_id), EncodeCounter(total));
+  return ReplaceTable(state, std::move(info), &batch);
 }
 
 // ---- Items -------------------------------------------------------------------------------
@@ -756,6 +994,9 @@ Result<ListTablesResponse> Database::ListTables(const ListTablesRequest& r) {
 }
 Result<DeleteTableResponse> Database::DeleteTable(const DeleteTableRequest& r) {
   return impl_->DeleteTable(r);
+}
+Result<UpdateTableResponse> Database::UpdateTable(const UpdateTableRequest& r) {
+  return impl_->UpdateTable(r);
 }
 Result<PutItemResponse> Database::PutItem(const PutItemRequest& r) { return impl_->PutItem(r); }
 Result<GetItemResponse> Database::GetItem(const GetItemRequest& r) { return impl_->GetItem(r); }

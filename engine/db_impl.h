@@ -29,7 +29,8 @@ struct TableState {
   explicit TableState(TableInfo i) : info(std::move(i)) {}
   const TableInfo info;
   std::shared_mutex mu;
-  bool deleted = false;  // guarded by mu
+  bool deleted = false;   // guarded by mu
+  bool replaced = false;  // guarded by mu: UpdateTable installed a newer TableState
 };
 
 // A live table held for one item operation: DeleteTable waits until the
@@ -39,6 +40,7 @@ class TableHandle {
   explicit TableHandle(std::shared_ptr<TableState> state)
       : state_(std::move(state)), alive_(state_->mu) {}
   bool deleted() const { return state_->deleted; }
+  bool replaced() const { return state_->replaced; }
   const TableInfo& info() const { return state_->info; }
 
  private:
@@ -52,11 +54,14 @@ class Database::Impl {
   ~Impl();
 
   Status Open(const std::string& path);
+  // Finishes GSI backfills a crash interrupted (they are idempotent).
+  Status ResumeBackfills();
 
   Result<CreateTableResponse> CreateTable(const CreateTableRequest& request);
   Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
   Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
   Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);
+  Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
   Result<PutItemResponse> PutItem(const PutItemRequest& request);
   Result<GetItemResponse> GetItem(const GetItemRequest& request);
   Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);
@@ -66,6 +71,17 @@ class Database::Impl {
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
   Result<StatisticsReport> RecountStatistics();
+
+ private:
+  // Fills a new GSI from the table's items, then marks it ACTIVE with exact
+  // totals. Idempotent, so Open re-runs an interrupted one.
+  Status BackfillIndex(const std::string& table_name, const std::string& index_name);
+  // Installs a changed descriptor (catalog write + a new TableState).
+  // REQUIRES: catalog_mu_ and old->mu held exclusively.
+  Status ReplaceTable(const std::shared_ptr<TableState>& old, TableInfo info,
+                      rocksdb::WriteBatch* extra);
+
+ public:
 
  private:
   // Item writes to the same key serialize on one of these stripes, chosen by

@@ -63,6 +63,10 @@ class Database {
   Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
   // Cheap whatever the table's size: one range deletion, not a scan.
   Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);
+  // Adds a GSI (backfilled in batches from the table's items before this
+  // returns; readable only when complete) or deletes one (a range deletion),
+  // and changes billing mode or throughput.
+  Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
 
   // ---- Items. Key and item validation as DynamoDB (missing or mistyped key
   // attributes, empty keys, key and item size limits).

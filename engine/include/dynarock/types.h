@@ -142,6 +142,30 @@ struct ListTablesResponse {
   std::optional<std::string> last_evaluated_table_name{};
 };
 
+// UpdateTable: billing and throughput changes, and adding or deleting one GSI
+// per call. A new GSI is backfilled from the table's items before UpdateTable
+// returns; while it fills it is CREATING and cannot be read.
+struct CreateGlobalSecondaryIndexAction {
+  std::string index_name{};
+  std::vector<KeySchemaElement> key_schema{};
+  Projection projection{};
+  std::optional<ProvisionedThroughput> provisioned_throughput{};
+};
+struct GlobalSecondaryIndexUpdate {
+  std::optional<CreateGlobalSecondaryIndexAction> create{};
+  std::optional<std::string> delete_index_name{};
+};
+struct UpdateTableRequest {
+  std::string table_name{};
+  std::optional<std::vector<AttributeDefinition>> attribute_definitions{};  // for new index keys
+  std::optional<BillingMode> billing_mode{};
+  std::optional<ProvisionedThroughput> provisioned_throughput{};
+  std::optional<std::vector<GlobalSecondaryIndexUpdate>> global_secondary_index_updates{};
+};
+struct UpdateTableResponse {
+  TableDescription table_description{};
+};
+
 struct DeleteTableRequest {
   std::string table_name{};
 };

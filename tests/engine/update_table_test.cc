@@ -1,0 +1,141 @@
+// UpdateTable: adding a GSI to a populated table (backfilled in batches while
+// writers keep writing) and deleting one; errors.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "dynarock/db.h"
+#include "tests/util/db_fixture.h"
+
+namespace dynarock {
+namespace {
+
+using testing::DbTest;
+using testing::N;
+using testing::S;
+using T = ScalarAttributeType;
+
+class UpdateTableTest : public DbTest {
+ protected:
+  void SetUp() override {
+    DbTest::SetUp();
+    Create(testing::TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
+  }
+  static Item Reading(int v, int i, const std::string& depot) {
+    Item item{{"vehicleId", S("VEH#" + std::to_string(v))}, {"recordedAt", S("TS#" + std::to_string(10000 + i))}};
+    if (!depot.empty()) item["depotCode"] = S(depot);
+    return item;
+  }
+  UpdateTableRequest AddByDepot() {
+    UpdateTableRequest u{.table_name = "Telemetry"};
+    u.attribute_definitions = std::vector<AttributeDefinition>{{"depotCode", T::kS}};
+    GlobalSecondaryIndexUpdate add;
+    add.create = CreateGlobalSecondaryIndexAction{
+        "ByDepot", {{"depotCode", KeyType::kHash}, {"recordedAt", KeyType::kRange}}, {ProjectionType::kKeysOnly, {}}, std::nullopt};
+    u.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{add};
+    return u;
+  }
+  // Every index entry, as "depot|vehicle|ts", straight from the index.
+  std::multiset<std::string> IndexEntries() {
+    std::multiset<std::string> out;
+    ScanRequest s{.table_name = "Telemetry", .index_name = "ByDepot"};
+    while (true) {
+      auto r = db_->Scan(s);
+      EXPECT_TRUE(r.ok()) << r.status();
+      if (!r.ok()) break;
+      for (const auto& e : r->items) {
+        out.insert(e.at("depotCode").s() + "|" + e.at("vehicleId").s() + "|" + e.at("recordedAt").s());
+      }
+      if (!r->last_evaluated_key) break;
+      s.exclusive_start_key = r->last_evaluated_key;
+    }
+    return out;
+  }
+  std::multiset<std::string> ExpectedEntries() {
+    std::multiset<std::string> out;
+    ScanRequest s{.table_name = "Telemetry"};
+    while (true) {
+      auto r = db_->Scan(s);
+      EXPECT_TRUE(r.ok());
+      if (!r.ok()) break;
+      for (const auto& i : r->items) {
+        if (i.count("depotCode")) {
+          out.insert(i.at("depotCode").s() + "|" + i.at("vehicleId").s() + "|" + i.at("recordedAt").s());
+        }
+      }
+      if (!r->last_evaluated_key) break;
+      s.exclusive_start_key = r->last_evaluated_key;
+    }
+    return out;
+  }
+};
+
+TEST_F(UpdateTableTest, AddGsiBackfillsWhileWritersWrite) {
+  const char* depots[] = {"DEP-A", "DEP-B", "DEP-C", ""};
+  for (int i = 0; i < 2500; ++i) Put("Telemetry", Reading(i % 50, i, depots[i % 4]));
+  std::atomic<bool> stop{false};
+  std::atomic<int> writes{0};
+  std::thread writer([&] {
+    std::mt19937_64 rng(7);
+    for (; !stop; ++writes) {
+      int i = static_cast<int>(rng() % 3000);
+      if (rng() % 3 == 0) {
+        Item key = Reading(i % 50, i, "");
+        ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = key}).ok());
+      } else {
+        ASSERT_TRUE(db_->PutItem({.table_name = "Telemetry", .item = Reading(i % 50, i, depots[rng() % 4])}).ok());
+      }
+    }
+  });
+  while (writes < 200) std::this_thread::yield();  // the writer is running
+  auto r = db_->UpdateTable(AddByDepot());
+  stop = true;
+  writer.join();
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->table_description.global_secondary_indexes.has_value());
+  EXPECT_EQ((*r->table_description.global_secondary_indexes)[0].index_status, IndexStatus::kActive);
+  auto expected = ExpectedEntries();
+  EXPECT_GT(expected.size(), 1000u);
+  EXPECT_EQ(IndexEntries(), expected);
+  auto d = db_->DescribeTable({"Telemetry"})->table;
+  EXPECT_EQ((*d.global_secondary_indexes)[0].item_count, static_cast<int64_t>(expected.size()));
+  // The new index is maintained by later writes, and survives reopen.
+  Put("Telemetry", Reading(1, 99999, "DEP-Z"));
+  Reopen();
+  QueryRequest q{.table_name = "Telemetry", .index_name = "ByDepot"};
+  q.key_condition_expression = "depotCode = :d";
+  q.expression_attribute_values = ExpressionAttributeValues{{":d", S("DEP-Z")}};
+  auto z = db_->Query(q);
+  ASSERT_TRUE(z.ok()) << z.status();
+  EXPECT_EQ(z->count, 1);
+}
+
+TEST_F(UpdateTableTest, DeleteGsiAndErrors) {
+  for (int i = 0; i < 10; ++i) Put("Telemetry", Reading(1, i, "DEP-A"));
+  ASSERT_TRUE(db_->UpdateTable(AddByDepot()).ok());
+  EXPECT_EQ(db_->UpdateTable(AddByDepot()).status(),
+            Status::Validation("One or more parameter values were invalid: Duplicate index name: ByDepot"));
+  UpdateTableRequest two = AddByDepot();
+  two.global_secondary_index_updates->push_back({.delete_index_name = "ByDepot"});
+  EXPECT_EQ(db_->UpdateTable(two).status().code(), Status::Code::kLimitExceeded);
+
+  UpdateTableRequest del{.table_name = "Telemetry"};
+  del.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{{.delete_index_name = "ByDepot"}};
+  ASSERT_TRUE(db_->UpdateTable(del).ok());
+  EXPECT_FALSE(db_->DescribeTable({"Telemetry"})->table.global_secondary_indexes.has_value());
+  ScanRequest s{.table_name = "Telemetry", .index_name = "ByDepot"};
+  EXPECT_EQ(db_->Scan(s).status(), Status::Validation("The table does not have the specified index: ByDepot"));
+  EXPECT_EQ(db_->UpdateTable(del).status(),
+            Status::ResourceNotFound("Requested resource not found: Index: ByDepot not found"));
+  // Re-created under the same name, it starts from the table, not from the old entries.
+  ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = Reading(1, 0, "")}).ok());
+  ASSERT_TRUE(db_->UpdateTable(AddByDepot()).ok());
+  EXPECT_EQ(IndexEntries().size(), 9u);
+  EXPECT_EQ(db_->UpdateTable({.table_name = "Nope"}).status().code(), Status::Code::kResourceNotFound);
+}
+
+}  // namespace
+}  // namespace dynarock
