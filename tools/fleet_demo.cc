@@ -5,7 +5,8 @@
 // "one vehicle, a ten-minute window, newest first" with a Query (a
 // KeyConditionExpression and a ProjectionExpression), narrows it with a
 // FilterExpression, then asks the same question of a Scan, printing what each
-// read returned and how many keys it touched in RocksDB.
+// read returned and how many keys it touched in RocksDB; then queries the
+// ByDepot GSI and shows a write's ItemCollectionMetrics (the table has an LSI).
 //
 //   fleet_demo [--db DIR] [--vehicles N] [--readings N]
 #include <CLI/CLI.hpp>
@@ -80,8 +81,19 @@ int main(int argc, char** argv) {
     create.table_name = kTable;
     create.key_schema = {{"vehicleId", KeyType::kHash}, {"recordedAt", KeyType::kRange}};
     create.attribute_definitions = {{"vehicleId", ScalarAttributeType::kS},
-                                    {"recordedAt", ScalarAttributeType::kS}};
+                                    {"recordedAt", ScalarAttributeType::kS},
+                                    {"depotCode", ScalarAttributeType::kS},
+                                    {"speedKph", ScalarAttributeType::kN}};
     create.billing_mode = BillingMode::kPayPerRequest;
+    // "Newest readings of a depot": a GSI keyed (depotCode, recordedAt).
+    create.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+        {"ByDepot", {{"depotCode", KeyType::kHash}, {"recordedAt", KeyType::kRange}},
+         {ProjectionType::kInclude, {"speedKph"}}, std::nullopt}};
+    // "Fastest readings of a vehicle": an LSI, which puts every collection
+    // under DynamoDB's 10 GB item collection limit.
+    create.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+        {"BySpeed", {{"vehicleId", KeyType::kHash}, {"speedKph", KeyType::kRange}},
+         {ProjectionType::kKeysOnly, {}}}};
     auto created = (*db)->CreateTable(create);
     if (!created.ok()) return Fail(created.status());
 
@@ -172,7 +184,48 @@ int main(int argc, char** argv) {
     fmt::print("  -> Count {}, ScannedCount {}\n", r->count, r->scanned_count);
   }
 
-  // 4. The same question answered by a Scan with a filter, page by page.
+  // 4. The ByDepot GSI: newest readings of one depot, across its vehicles.
+  {
+    QueryRequest depot{.table_name = kTable, .index_name = "ByDepot"};
+    depot.key_condition_expression = "depotCode = :d AND begins_with(recordedAt, :ts)";
+    depot.expression_attribute_values = ExpressionAttributeValues{
+        {":d", AttributeValue::S("DEP-LON-3")}, {":ts", AttributeValue::S("TS#")}};
+    depot.scan_index_forward = false;
+    depot.limit = 5;
+    ReadCounter counter;
+    auto r = (*db)->Query(depot);
+    if (!r.ok()) return Fail(r.status());
+    fmt::print("\nQuery GSI ByDepot: {} (newest first, Limit 5):\n", *depot.key_condition_expression);
+    for (const Item& item : r->items) {
+      fmt::print("    {:<28} {} speedKph={}\n", item.at("recordedAt").s(), item.at("vehicleId").s(),
+                 item.at("speedKph").n().ToString());
+    }
+    fmt::print("  -> {} items, {} keys touched\n", r->count, counter.keys_touched());
+  }
+
+  // 5. A write to a table with an LSI reports its collection's size.
+  {
+    PutItemRequest put{.table_name = kTable};
+    put.item = {{"vehicleId", AttributeValue::S(vehicle)},
+                {"recordedAt", AttributeValue::S("TS#" + Timestamp(readings))},
+                {"speedKph", AttributeValue::N(Num("64.5"))},
+                {"depotCode", AttributeValue::S("DEP-LON-3")}};
+    put.return_item_collection_metrics = ReturnItemCollectionMetrics::kSize;
+    auto r = (*db)->PutItem(put);
+    if (!r.ok()) return Fail(r.status());
+    const ItemCollectionMetrics& m = *r->item_collection_metrics;
+    fmt::print("\nPutItem with ReturnItemCollectionMetrics=SIZE: ItemCollectionKey {{vehicleId: {}}}, "
+               "SizeEstimateRangeGB [{:.1f}, {:.1f}]\n", m.item_collection_key.at("vehicleId").s(),
+               m.size_estimate_range_gb[0], m.size_estimate_range_gb[1]);
+    auto top = (*db)->LargestCollections(kTable, 3);
+    if (!top.ok()) return Fail(top.status());
+    fmt::print("Largest collections (items + LSI entries):\n");
+    for (const auto& c : *top) {
+      fmt::print("    {}  {} items, {} bytes\n", c.key.at("vehicleId").s(), c.item_count, c.size_bytes);
+    }
+  }
+
+  // 6. The same question answered by a Scan with a filter, page by page.
   {
     ReadCounter counter;
     ScanRequest s{.table_name = kTable};

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "dynarock/db.h"
@@ -119,6 +120,34 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     ASSERT_TRUE(d.ok());
     EXPECT_EQ(d->table.item_count, scan->count) << "cycle " << cycle;
     EXPECT_EQ(d->table.table_size_bytes, bytes) << "cycle " << cycle;
+
+    // Indexes and collection counters agree with the table after the crash.
+    std::multiset<std::string> gsi_expected, lsi_expected, gsi_got, lsi_got;
+    std::map<std::string, int64_t> collection_items;
+    for (const auto& item : scan->items) {
+      std::string id = item.at("pk").s() + " " + item.at("sk").n().ToString();
+      if (item.count("depot")) gsi_expected.insert(item.at("depot").s() + "|" + id + "|" + item.at("v").s());
+      if (item.count("speed")) lsi_expected.insert(item.at("speed").n().ToString() + "|" + id);
+      ++collection_items[item.at("pk").s()];
+    }
+    auto gsi = (*db)->Scan({.table_name = "Crash", .index_name = "ByDepot"});
+    ASSERT_TRUE(gsi.ok()) << gsi.status();
+    for (const auto& e : gsi->items) {
+      gsi_got.insert(e.at("depot").s() + "|" + e.at("pk").s() + " " + e.at("sk").n().ToString() + "|" + e.at("v").s());
+    }
+    auto lsi = (*db)->Scan({.table_name = "Crash", .index_name = "BySpeed"});
+    ASSERT_TRUE(lsi.ok()) << lsi.status();
+    for (const auto& e : lsi->items) {
+      lsi_got.insert(e.at("speed").n().ToString() + "|" + e.at("pk").s() + " " + e.at("sk").n().ToString());
+    }
+    EXPECT_EQ(gsi_got, gsi_expected) << "cycle " << cycle;
+    EXPECT_EQ(lsi_got, lsi_expected) << "cycle " << cycle;
+    auto top = (*db)->LargestCollections("Crash", 1000);
+    ASSERT_TRUE(top.ok());
+    std::map<std::string, int64_t> counted;
+    for (const auto& c : *top) counted[c.key.at("pk").s()] = c.item_count;
+    EXPECT_EQ(counted, collection_items) << "cycle " << cycle;
+    EXPECT_EQ((*d->table.global_secondary_indexes)[0].item_count, static_cast<int64_t>(gsi_expected.size()));
   }
   std::filesystem::remove_all(dir);
 }

@@ -26,8 +26,14 @@ int main(int argc, char** argv) {
   CreateTableRequest create;
   create.table_name = "Crash";
   create.key_schema = {{"pk", KeyType::kHash}, {"sk", KeyType::kRange}};
-  create.attribute_definitions = {{"pk", ScalarAttributeType::kS}, {"sk", ScalarAttributeType::kN}};
+  create.attribute_definitions = {{"pk", ScalarAttributeType::kS}, {"sk", ScalarAttributeType::kN},
+                                  {"depot", ScalarAttributeType::kS}, {"speed", ScalarAttributeType::kN}};
   create.billing_mode = BillingMode::kPayPerRequest;
+  // Indexes and collection statistics are in every batch the crash cuts.
+  create.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+      {"ByDepot", {{"depot", KeyType::kHash}}, {ProjectionType::kAll, {}}, std::nullopt}};
+  create.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+      {"BySpeed", {{"pk", KeyType::kHash}, {"speed", KeyType::kRange}}, {ProjectionType::kKeysOnly, {}}}};
   auto created = (*db)->CreateTable(create);
   if (!created.ok() && created.status().code() != Status::Code::kResourceInUse) {
     std::fprintf(stderr, "create: %s\n", created.status().ToString().c_str());
@@ -50,6 +56,8 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
       Item item = k;
       item["v"] = AttributeValue::S(value);
+      if (rng() % 4) item["depot"] = AttributeValue::S("DEP-" + std::to_string(rng() % 3));
+      if (rng() % 4) item["speed"] = AttributeValue::N(Number::FromInt64(static_cast<int64_t>(rng() % 100)));
       auto r = (*db)->PutItem({.table_name = "Crash", .item = item});
       if (!r.ok()) return 1;
     }
