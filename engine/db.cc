@@ -18,8 +18,8 @@
 #include <set>
 
 #include "engine/db_impl.h"
-#include "engine/index.h"
 #include "engine/expr/expression.h"
+#include "engine/index.h"
 #include "engine/request_expr.h"
 #include "engine/validation.h"
 #include "format/item_codec.h"
@@ -36,12 +36,12 @@ constexpr char kIndexesCf[] = "indexes";
 std::string NewUuid() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   uint64_t hi = rng(), lo = rng();
-  hi = (hi & ~0xF000ull) | 0x4000ull;                      // version 4
-  lo = (lo & ~(3ull << 62)) | (2ull << 62);                // variant 10
+  hi = (hi & ~0xF000ull) | 0x4000ull;        // version 4
+  lo = (lo & ~(3ull << 62)) | (2ull << 62);  // variant 10
   char buf[37];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
+                static_cast<unsigned>(lo >> 48),
                 static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
   return buf;
 }
@@ -92,7 +92,8 @@ Status ConditionFailed(const std::optional<Item>& old, ReturnValuesOnConditionCh
   return failed;
 }
 
-bool ConditionHolds(const std::optional<expr::Condition>& condition, const std::optional<Item>& old) {
+bool ConditionHolds(const std::optional<expr::Condition>& condition,
+                    const std::optional<Item>& old) {
   if (!condition) return true;
   expr::ItemDocument doc(old ? &*old : nullptr);
   return expr::Evaluate(*condition, doc);
@@ -121,8 +122,8 @@ Status Database::Impl::Open(const std::string& path) {
   table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table_options.whole_key_filtering = true;  // GetItem by full key
   table_options.format_version = 5;
-  auto table_factory = std::shared_ptr<rocksdb::TableFactory>(
-      rocksdb::NewBlockBasedTableFactory(table_options));
+  auto table_factory =
+      std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
   auto compression = rocksdb::kNoCompression;
   for (auto c : rocksdb::GetSupportedCompressions()) {
     if (c == rocksdb::kLZ4Compression) compression = c;
@@ -167,8 +168,8 @@ Status Database::Impl::Open(const std::string& path) {
 
   // Load the catalog.
   std::string next;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_cf_,
-                               std::string(kCatalogNextSpaceIdKey), &next);
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), catalog_cf_, std::string(kCatalogNextSpaceIdKey), &next);
   if (s.ok()) {
     std::string_view in = next;
     if (!format::GetFixed32BE(&in, &next_space_id_)) {
@@ -211,8 +212,7 @@ Database::Impl::~Impl() {
   db_->Close().PermitUncheckedError();  // Ignoring: the WAL already holds every write.
 }
 
-Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
-                                                 const Options& options) {
+Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const Options& options) {
   auto impl = std::make_unique<Impl>(options);
   DYNAROCK_RETURN_IF_ERROR(impl->Open(path));
   DYNAROCK_RETURN_IF_ERROR(impl->ResumeBackfills());
@@ -234,8 +234,8 @@ Result<std::shared_ptr<TableState>> Database::Impl::FindTable(std::string_view n
   auto it = tables_.find(name);
   if (it == tables_.end()) {
     if (describe_style) {
-      return Status::ResourceNotFound("Requested resource not found: Table: " +
-                                      std::string(name) + " not found");
+      return Status::ResourceNotFound("Requested resource not found: Table: " + std::string(name) +
+                                      " not found");
     }
     return Status::ResourceNotFound();
   }
@@ -390,7 +390,8 @@ Result<DescribeTableResponse> Database::Impl::DescribeTable(const DescribeTableR
   if (!table.ok()) return table.status();
   DescribeTableResponse response;
   response.table = Describe((*table)->info, options_.region, options_.account_id);
-  FillStatistics((*table)->info, &response.table, [this](uint32_t id) { return ReadTableStats(id); });
+  FillStatistics((*table)->info, &response.table,
+                 [this](uint32_t id) { return ReadTableStats(id); });
   return response;
 }
 
@@ -426,8 +427,8 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   std::unique_lock catalog_lock(catalog_mu_);
   auto it = tables_.find(request.table_name);
   if (it == tables_.end()) {
-    return Status::ResourceNotFound("Requested resource not found: Table: " +
-                                    request.table_name + " not found");
+    return Status::ResourceNotFound("Requested resource not found: Table: " + request.table_name +
+                                    " not found");
   }
   std::shared_ptr<TableState> table = it->second;
   // Wait for in-flight item operations; later ones will see `deleted`.
@@ -484,8 +485,8 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     std::unique_lock catalog_lock(catalog_mu_);
     auto it = tables_.find(request.table_name);
     if (it == tables_.end()) {
-      return Status::ResourceNotFound("Requested resource not found: Table: " +
-                                      request.table_name + " not found");
+      return Status::ResourceNotFound("Requested resource not found: Table: " + request.table_name +
+                                      " not found");
     }
     std::shared_ptr<TableState> state = it->second;
     TableInfo info = state->info;
@@ -502,7 +503,8 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     if (updates && updates->size() == 1) {
       const GlobalSecondaryIndexUpdate& u = (*updates)[0];
       if (u.create.has_value() == u.delete_index_name.has_value()) {
-        return InvalidParameter("One of Create or Delete must be specified in a GlobalSecondaryIndexUpdate");
+        return InvalidParameter(
+            "One of Create or Delete must be specified in a GlobalSecondaryIndexUpdate");
       }
       for (const auto& existing : info.indexes) {
         if (existing.backfilling) {
@@ -523,13 +525,15 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
           for (const auto& d : *request.attribute_definitions) {
             auto known = info.DefinedType(d.attribute_name);
             if (known && *known != d.attribute_type) {
-              return InvalidParameter("Cannot change the type of existing attribute " + d.attribute_name);
+              return InvalidParameter("Cannot change the type of existing attribute " +
+                                      d.attribute_name);
             }
             if (!known) check.attribute_definitions.push_back(d);
           }
         }
         check.billing_mode = info.billing_mode;
-        if (info.billing_mode == BillingMode::kProvisioned) check.provisioned_throughput = info.throughput;
+        if (info.billing_mode == BillingMode::kProvisioned)
+          check.provisioned_throughput = info.throughput;
         check.global_secondary_indexes.emplace();
         for (const auto& existing : info.indexes) {
           if (existing.name == u.create->index_name) {
@@ -558,11 +562,15 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
           if (i.sort_key) ks.push_back({i.sort_key->name, KeyType::kRange});
           if (i.global) {
             check.global_secondary_indexes->push_back(
-                {i.name, ks, {i.projection, i.non_key_attributes},
-                 info.billing_mode == BillingMode::kProvisioned ? std::optional(i.throughput) : std::nullopt});
+                {i.name,
+                 ks,
+                 {i.projection, i.non_key_attributes},
+                 info.billing_mode == BillingMode::kProvisioned ? std::optional(i.throughput)
+                                                                : std::nullopt});
           } else {
             if (!check.local_secondary_indexes) check.local_secondary_indexes.emplace();
-            check.local_secondary_indexes->push_back({i.name, ks, {i.projection, i.non_key_attributes}});
+            check.local_secondary_indexes->push_back(
+                {i.name, ks, {i.projection, i.non_key_attributes}});
           }
         }
         auto validated = ValidateCreateTable(check);
@@ -579,8 +587,8 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
           return i.global && i.name == *u.delete_index_name;
         });
         if (pos == info.indexes.end()) {
-          return Status::ResourceNotFound("Requested resource not found: Index: " +
-                                          *u.delete_index_name + " not found");
+          return Status::ResourceNotFound(
+              "Requested resource not found: Index: " + *u.delete_index_name + " not found");
         }
         // Cheap: the index's key space and statistics go with range deletions.
         batch.DeleteRange(indexes_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
@@ -637,7 +645,8 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
       auto index_key = IndexKeyFor(info, *index, **item);
       if (!index_key) continue;  // sparse
       rocksdb::WriteBatch one;
-      one.Put(indexes_cf_, index_key->bytes(), format::EncodeItem(ProjectForIndex(info, *index, **item)));
+      one.Put(indexes_cf_, index_key->bytes(),
+              format::EncodeItem(ProjectForIndex(info, *index, **item)));
       DYNAROCK_RETURN_IF_ERROR(Write(&one));
     }
     if (done) break;
@@ -705,6 +714,10 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   if (!condition.ok()) return condition.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(info, request.item));
+  if (info.has_lsi() &&
+      ItemWithLocalIndexesBytes(info, request.item) > static_cast<int64_t>(format::kMaxItemBytes)) {
+    return Status::Validation("Item size has exceeded the maximum allowed size");
+  }
   format::EncodedKey encoded_key = key->Encode(info.space_id);
 
   std::lock_guard item_lock(WriteLock(info, encoded_key, *key->partition));
@@ -737,7 +750,8 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   if (!key.ok()) return key.status();
   auto projection = rx.Projection(request.projection_expression);
   if (!projection.ok()) return projection.status();
-  if (request.attributes_to_get) *projection = ProjectionFromAttributesToGet(*request.attributes_to_get);
+  if (request.attributes_to_get)
+    *projection = ProjectionFromAttributesToGet(*request.attributes_to_get);
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
 
   auto item = ReadItem(key->Encode(info.space_id));
@@ -776,8 +790,8 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
   }
   DeleteItemResponse response;
   if (!*old) return response;  // deleting a missing item succeeds and writes nothing
-  auto metrics = CommitItemWrite(info, encoded_key, *old, nullptr,
-                                 request.return_item_collection_metrics);
+  auto metrics =
+      CommitItemWrite(info, encoded_key, *old, nullptr, request.return_item_collection_metrics);
   if (!metrics.ok()) return metrics.status();
   if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
   response.item_collection_metrics = std::move(metrics).value();
@@ -815,12 +829,16 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
   // Key attributes cannot be updated, nor addressed as documents.
   for (const auto& a : u.actions) {
     const std::string& root = a.path.root();
-    if (root != info.partition_key.name && !(info.sort_key && root == info.sort_key->name)) continue;
+    if (root != info.partition_key.name && !(info.sort_key && root == info.sort_key->name))
+      continue;
     if (a.path.nested()) {
-      return Status::Validation("Key attributes must be scalars; list random access '[]' and map "
-                                "lookup '.' are not allowed: Key: " + root);
+      return Status::Validation(
+          "Key attributes must be scalars; list random access '[]' and map "
+          "lookup '.' are not allowed: Key: " +
+          root);
     }
-    return InvalidParameter("Cannot update attribute " + root + ". This attribute is part of the key");
+    return InvalidParameter("Cannot update attribute " + root +
+                            ". This attribute is part of the key");
   }
 
   format::EncodedKey encoded_key = key->Encode(info.space_id);
@@ -837,16 +855,28 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
     return Status::Validation("Item size to update has exceeded the maximum allowed size");
   }
   DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(info, item));
-  auto metrics = CommitItemWrite(info, encoded_key, *old, &item, request.return_item_collection_metrics);
+  if (info.has_lsi() &&
+      ItemWithLocalIndexesBytes(info, item) > static_cast<int64_t>(format::kMaxItemBytes)) {
+    return Status::Validation("Item size to update has exceeded the maximum allowed size");
+  }
+  auto metrics =
+      CommitItemWrite(info, encoded_key, *old, &item, request.return_item_collection_metrics);
   if (!metrics.ok()) return metrics.status();
 
   UpdateItemResponse response;
   response.item_collection_metrics = std::move(metrics).value();
-  auto nonempty = [](Item i) { return i.empty() ? std::nullopt : std::optional<Item>(std::move(i)); };
+  auto nonempty = [](Item i) {
+    return i.empty() ? std::nullopt : std::optional<Item>(std::move(i));
+  };
   switch (request.return_values) {
-    case ReturnValue::kNone: break;
-    case ReturnValue::kAllOld: response.attributes = std::move(*old); break;
-    case ReturnValue::kAllNew: response.attributes = std::move(item); break;
+    case ReturnValue::kNone:
+      break;
+    case ReturnValue::kAllOld:
+      response.attributes = std::move(*old);
+      break;
+    case ReturnValue::kAllNew:
+      response.attributes = std::move(item);
+      break;
     case ReturnValue::kUpdatedOld:
       if (*old) response.attributes = nonempty(expr::Project(**old, expr::UpdatedPaths(u)));
       break;
@@ -943,7 +973,8 @@ Result<StatisticsReport> Database::Impl::RecountStatistics() {
       seen.insert(key);
       ++report.collections_checked;
       Counter stored;
-      bool readable = DecodeCounter(std::string_view(it->value().data(), it->value().size()), &stored);
+      bool readable =
+          DecodeCounter(std::string_view(it->value().data(), it->value().size()), &stored);
       auto truth = recount->collections.find(key);
       Counter actual = truth == recount->collections.end() ? Counter{} : truth->second;
       if (readable && stored.items == 0 && stored.bytes == 0 && actual.items == 0) {
@@ -1009,7 +1040,7 @@ Result<UpdateItemResponse> Database::UpdateItem(const UpdateItemRequest& r) {
 Result<QueryResponse> Database::Query(const QueryRequest& r) { return impl_->Query(r); }
 Result<ScanResponse> Database::Scan(const ScanRequest& r) { return impl_->Scan(r); }
 Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std::string& table,
-                                                                      size_t limit) {
+                                                                       size_t limit) {
   return impl_->LargestCollections(table, limit);
 }
 Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }

@@ -7,26 +7,28 @@
 namespace dynarock {
 Status CheckIndexKeys(const TableInfo& table, const Item& item) {
   for (const auto& index : table.indexes) {
-    for (const KeyAttribute* k : {&index.partition_key, index.sort_key ? &*index.sort_key : nullptr}) {
+    for (const KeyAttribute* k :
+         {&index.partition_key, index.sort_key ? &*index.sort_key : nullptr}) {
       if (k == nullptr) continue;
       auto it = item.find(k->name);
       if (it == item.end()) continue;  // sparse: no entry in this index
       AttrType want = format::ToAttrType(k->type);
       if (!it->second.is(want)) {
-        return InvalidParameter("Type mismatch for Index Key " + k->name + " Expected: " +
-                                std::string(format::AttrTypeName(want)) + " Actual: " +
-                                std::string(format::AttrTypeName(it->second.type())) +
+        return InvalidParameter("Type mismatch for Index Key " + k->name +
+                                " Expected: " + std::string(format::AttrTypeName(want)) +
+                                " Actual: " + std::string(format::AttrTypeName(it->second.type())) +
                                 " IndexName: " + index.name);
       }
-      std::string_view bytes = want == AttrType::kS ? std::string_view(it->second.s())
+      std::string_view bytes = want == AttrType::kS   ? std::string_view(it->second.s())
                                : want == AttrType::kB ? std::string_view(it->second.b())
                                                       : std::string_view("n");
       if (bytes.empty()) {
         return Status::Validation(
             "One or more parameter values are not valid. A value specified for a secondary index "
-            "key is not supported. The AttributeValue for a key attribute cannot contain an empty " +
-            std::string(want == AttrType::kS ? "string" : "binary") + " value. IndexName: " +
-            index.name + ", IndexKey: " + k->name);
+            "key is not supported. The AttributeValue for a key attribute cannot contain an "
+            "empty " +
+            std::string(want == AttrType::kS ? "string" : "binary") +
+            " value. IndexName: " + index.name + ", IndexKey: " + k->name);
       }
     }
   }
@@ -73,6 +75,15 @@ std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk) {
   key.push_back(kCollectionStatsTag);
   key.append(prefix, 4, std::string::npos);  // hash | enc(pk)
   return key;
+}
+
+int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item) {
+  int64_t bytes = static_cast<int64_t>(format::ItemSize(item));
+  for (const auto& index : table.indexes) {
+    if (index.global || !IndexKeyFor(table, index, item)) continue;
+    bytes += static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, item)));
+  }
+  return bytes;
 }
 
 int64_t CollectionBytes(const TableInfo& table, const Item& item) {

@@ -42,6 +42,9 @@ std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const Inde
 std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk);
 inline constexpr char kCollectionStatsTag = 'C';
 
+// An item plus its LSI entries: what must fit in DynamoDB's 400 KB.
+int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item);
+
 // The collection's contribution of one item: the item, plus its LSI entries.
 int64_t CollectionBytes(const TableInfo& table, const Item& item);
 

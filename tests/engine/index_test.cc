@@ -29,10 +29,13 @@ CreateTableRequest FleetTable(ProjectionType gsi_projection = ProjectionType::kA
   r.attribute_definitions.push_back({"depotCode", T::kS});
   r.attribute_definitions.push_back({"speedKph", T::kN});
   r.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
-      {"ByDepot", {{"depotCode", KeyType::kHash}, {"recordedAt", KeyType::kRange}},
-       {gsi_projection, include}, std::nullopt}};
+      {"ByDepot",
+       {{"depotCode", KeyType::kHash}, {"recordedAt", KeyType::kRange}},
+       {gsi_projection, include},
+       std::nullopt}};
   r.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
-      {"BySpeed", {{"vehicleId", KeyType::kHash}, {"speedKph", KeyType::kRange}},
+      {"BySpeed",
+       {{"vehicleId", KeyType::kHash}, {"speedKph", KeyType::kRange}},
        {ProjectionType::kKeysOnly, {}}}};
   return r;
 }
@@ -40,8 +43,10 @@ CreateTableRequest FleetTable(ProjectionType gsi_projection = ProjectionType::kA
 Item Reading(int v, int minute, int speed, std::string depot = "DEP-LON-3") {
   char ts[40];
   std::snprintf(ts, sizeof ts, "TS#2026-06-23T09:%02d:00Z", minute);
-  Item item{{"vehicleId", S("VEH#" + std::to_string(v))}, {"recordedAt", S(ts)},
-            {"speedKph", N(std::to_string(speed))}, {"fuelPct", N("0.5")}};
+  Item item{{"vehicleId", S("VEH#" + std::to_string(v))},
+            {"recordedAt", S(ts)},
+            {"speedKph", N(std::to_string(speed))},
+            {"fuelPct", N("0.5")}};
   if (!depot.empty()) item["depotCode"] = S(depot);
   return item;
 }
@@ -50,9 +55,64 @@ class IndexTest : public DbTest {
  protected:
   std::vector<std::string> SortKeys(const QueryResponse& r) {
     std::vector<std::string> out;
-    for (const auto& i : r.items) out.push_back(i.at("vehicleId").s() + "/" + i.at("recordedAt").s());
+    for (const auto& i : r.items)
+      out.push_back(i.at("vehicleId").s() + "/" + i.at("recordedAt").s());
     return out;
   }
+  // Every index equals the index recomputed from a table scan, and every
+  // collection counter equals a recount.
+  void VerifyIndexesAndStatistics() {
+    auto table = db_->Scan({.table_name = "Telemetry"});
+    ASSERT_TRUE(table.ok());
+    std::multiset<std::string> gsi_expected, lsi_expected;
+    std::map<std::string, std::pair<int64_t, int64_t>> collections;
+    for (const auto& item : table->items) {
+      std::string id = item.at("vehicleId").s() + "/" + item.at("recordedAt").s();
+      int64_t bytes = static_cast<int64_t>(format::ItemSize(item));
+      if (item.count("depotCode")) {
+        gsi_expected.insert(item.at("depotCode").s() + "|" + id + "|" +
+                            (item.count("fuelPct") ? item.at("fuelPct").n().ToString() : ""));
+      }
+      if (item.count("speedKph")) {
+        lsi_expected.insert(item.at("speedKph").n().ToString() + "|" + id);
+        Item entry{{"vehicleId", item.at("vehicleId")},
+                   {"recordedAt", item.at("recordedAt")},
+                   {"speedKph", item.at("speedKph")}};
+        bytes += static_cast<int64_t>(format::ItemSize(entry)) + 100;
+      }
+      auto& c = collections[item.at("vehicleId").s()];
+      c.first += 1;
+      c.second += bytes;
+    }
+    std::multiset<std::string> gsi_got, lsi_got;
+    auto gsi = db_->Scan({.table_name = "Telemetry", .index_name = "ByDepot"});
+    ASSERT_TRUE(gsi.ok());
+    for (const auto& e : gsi->items) {
+      gsi_got.insert(e.at("depotCode").s() + "|" + e.at("vehicleId").s() + "/" +
+                     e.at("recordedAt").s() + "|" +
+                     (e.count("fuelPct") ? e.at("fuelPct").n().ToString() : ""));
+      EXPECT_FALSE(e.count("speedKph"));  // not projected
+    }
+    auto lsi = db_->Scan({.table_name = "Telemetry", .index_name = "BySpeed"});
+    ASSERT_TRUE(lsi.ok());
+    for (const auto& e : lsi->items) {
+      lsi_got.insert(e.at("speedKph").n().ToString() + "|" + e.at("vehicleId").s() + "/" +
+                     e.at("recordedAt").s());
+    }
+    EXPECT_EQ(gsi_got, gsi_expected);
+    EXPECT_EQ(lsi_got, lsi_expected);
+    auto top = db_->LargestCollections("Telemetry", 100);
+    ASSERT_TRUE(top.ok());
+    std::map<std::string, std::pair<int64_t, int64_t>> counted;
+    for (const auto& c : *top) counted[c.key.at("vehicleId").s()] = {c.item_count, c.size_bytes};
+    EXPECT_EQ(counted, collections);
+    auto d = db_->DescribeTable({"Telemetry"})->table;
+    EXPECT_EQ((*d.global_secondary_indexes)[0].item_count,
+              static_cast<int64_t>(gsi_expected.size()));
+    EXPECT_EQ((*d.local_secondary_indexes)[0].item_count,
+              static_cast<int64_t>(lsi_expected.size()));
+  }
+
   QueryRequest DepotQuery(const std::string& depot) {
     QueryRequest q{.table_name = "Telemetry", .index_name = "ByDepot"};
     q.key_condition_expression = "depotCode = :d";
@@ -77,17 +137,20 @@ TEST_F(IndexTest, CreateTableIndexErrors) {
        "One or more parameter values were invalid: Table KeySchema does not have a range key, "
        "which is required when specifying a LocalSecondaryIndex"},
       {"lsi with another hash key",
-       [](CreateTableRequest* r) { (*r->local_secondary_indexes)[0].key_schema[0].attribute_name = "depotCode"; },
+       [](CreateTableRequest* r) {
+         (*r->local_secondary_indexes)[0].key_schema[0].attribute_name = "depotCode";
+       },
        "One or more parameter values were invalid: Index KeySchema does not have the same leading "
        "hash key as table KeySchema for index: BySpeed. index hash key: depotCode, table hash "
        "key: vehicleId"},
-      {"undefined index key",
-       [](CreateTableRequest* r) { r->attribute_definitions.pop_back(); },
+      {"undefined index key", [](CreateTableRequest* r) { r->attribute_definitions.pop_back(); },
        "One or more parameter values were invalid: Some index key attributes are not defined in "
        "AttributeDefinitions. Keys: [vehicleId, speedKph], AttributeDefinitions: [vehicleId, "
        "recordedAt, depotCode]"},
       {"unused definition",
-       [](CreateTableRequest* r) { r->attribute_definitions.push_back({"extra", T::kS}); },
+       [](CreateTableRequest* r) {
+         r->attribute_definitions.push_back({"extra", T::kS});
+       },
        "One or more parameter values were invalid: Number of attributes in KeySchema does not "
        "exactly match number of attributes defined in AttributeDefinitions"},
       {"duplicate index name",
@@ -114,7 +177,9 @@ TEST_F(IndexTest, CreateTableIndexErrors) {
        "One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the "
        "per-table limit of 20"},
       {"include without attributes",
-       [](CreateTableRequest* r) { (*r->global_secondary_indexes)[0].projection = {ProjectionType::kInclude, {}}; },
+       [](CreateTableRequest* r) {
+         (*r->global_secondary_indexes)[0].projection = {ProjectionType::kInclude, {}};
+       },
        "One or more parameter values were invalid: ProjectionType is INCLUDE, but "
        "NonKeyAttributes is not specified"},
       {"short index name",
@@ -122,7 +187,9 @@ TEST_F(IndexTest, CreateTableIndexErrors) {
        "1 validation error detected: Value 'G' at 'globalSecondaryIndexes.1.member.indexName' "
        "failed to satisfy constraint: Member must have length greater than or equal to 3"},
       {"gsi throughput on demand",
-       [](CreateTableRequest* r) { (*r->global_secondary_indexes)[0].provisioned_throughput = ProvisionedThroughput{1, 1}; },
+       [](CreateTableRequest* r) {
+         (*r->global_secondary_indexes)[0].provisioned_throughput = ProvisionedThroughput{1, 1};
+       },
        "One or more parameter values were invalid: ProvisionedThroughput should not be specified "
        "for index: ByDepot when BillingMode is PAY_PER_REQUEST"},
   };
@@ -148,7 +215,8 @@ TEST_F(IndexTest, CreateTableIndexErrors) {
 TEST_F(IndexTest, GsiQueryOrderingPaginationSparseAndKeyChanges) {
   Create(FleetTable());
   for (int v = 0; v < 4; ++v) {
-    for (int m = 0; m < 5; ++m) Put("Telemetry", Reading(v, m, 40 + v + m, v % 2 ? "DEP-MAN-1" : "DEP-LON-3"));
+    for (int m = 0; m < 5; ++m)
+      Put("Telemetry", Reading(v, m, 40 + v + m, v % 2 ? "DEP-MAN-1" : "DEP-LON-3"));
   }
   Put("Telemetry", Reading(9, 0, 50, ""));  // no depotCode: absent from ByDepot (sparse)
   Reopen();
@@ -178,12 +246,17 @@ TEST_F(IndexTest, GsiQueryOrderingPaginationSparseAndKeyChanges) {
 
   // Changing the index key moves the entry; removing it takes it out.
   Put("Telemetry", Reading(0, 4, 44, "DEP-MAN-1"));
-  UpdateItemRequest u{.table_name = "Telemetry", .key = {{"vehicleId", S("VEH#2")}, {"recordedAt", S("TS#2026-06-23T09:04:00Z")}}};
+  UpdateItemRequest u{
+      .table_name = "Telemetry",
+      .key = {{"vehicleId", S("VEH#2")}, {"recordedAt", S("TS#2026-06-23T09:04:00Z")}}};
   u.update_expression = "REMOVE depotCode";
   ASSERT_TRUE(db_->UpdateItem(u).ok());
   EXPECT_EQ(db_->Query(DepotQuery("DEP-LON-3"))->count, 8);
   EXPECT_EQ(db_->Query(DepotQuery("DEP-MAN-1"))->count, 11);
-  ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = {{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#2026-06-23T09:00:00Z")}}}).ok());
+  ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry",
+                               .key = {{"vehicleId", S("VEH#1")},
+                                       {"recordedAt", S("TS#2026-06-23T09:00:00Z")}}})
+                  .ok());
   EXPECT_EQ(db_->Query(DepotQuery("DEP-MAN-1"))->count, 10);
 
   auto d = db_->DescribeTable({"Telemetry"})->table;
@@ -204,8 +277,10 @@ TEST_F(IndexTest, ProjectionsAndSelectRules) {
   ASSERT_TRUE(gsi.ok());
   ASSERT_EQ(gsi->items.size(), 1u);
   // INCLUDE: table keys, index keys and fuelPct, not speedKph.
-  EXPECT_EQ(gsi->items[0], (Item{{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#2026-06-23T09:01:00Z")},
-                                 {"depotCode", S("DEP-LON-3")}, {"fuelPct", N("0.5")}}));
+  EXPECT_EQ(gsi->items[0], (Item{{"vehicleId", S("VEH#1")},
+                                 {"recordedAt", S("TS#2026-06-23T09:01:00Z")},
+                                 {"depotCode", S("DEP-LON-3")},
+                                 {"fuelPct", N("0.5")}}));
   QueryRequest all = DepotQuery("DEP-LON-3");
   all.select = Select::kAllAttributes;
   EXPECT_EQ(db_->Query(all).status(),
@@ -227,7 +302,8 @@ TEST_F(IndexTest, ProjectionsAndSelectRules) {
   lsi.expression_attribute_values = ExpressionAttributeValues{{":v", S("VEH#1")}, {":s", N("60")}};
   auto keys_only = db_->Query(lsi);
   ASSERT_TRUE(keys_only.ok()) << keys_only.status();
-  EXPECT_EQ(keys_only->items[0], (Item{{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#2026-06-23T09:01:00Z")},
+  EXPECT_EQ(keys_only->items[0], (Item{{"vehicleId", S("VEH#1")},
+                                       {"recordedAt", S("TS#2026-06-23T09:01:00Z")},
                                        {"speedKph", N("70")}}));
   lsi.select = Select::kAllAttributes;
   auto fetched = db_->Query(lsi);
@@ -251,10 +327,12 @@ TEST_F(IndexTest, CollectionSizeLimitAndMetrics) {
   Reopen();
   Create(FleetTable());
   // Each reading: item + one LSI entry (keys + 100 bytes overhead).
-  const int64_t per_item = format::ItemSize(Reading(1, 0, 50)) +
-                           static_cast<int64_t>(format::ItemSize(Item{
-                               {"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#2026-06-23T09:00:00Z")},
-                               {"speedKph", N("50")}})) + 100;
+  const int64_t per_item =
+      format::ItemSize(Reading(1, 0, 50)) +
+      static_cast<int64_t>(format::ItemSize(Item{{"vehicleId", S("VEH#1")},
+                                                 {"recordedAt", S("TS#2026-06-23T09:00:00Z")},
+                                                 {"speedKph", N("50")}})) +
+      100;
   int written = 0;
   Status last;
   for (int m = 0; m < 60; ++m) {
@@ -281,17 +359,39 @@ TEST_F(IndexTest, CollectionSizeLimitAndMetrics) {
   EXPECT_EQ((*top)[0].size_bytes, written * per_item);  // the failed write changed nothing
   // Another collection still takes writes; shrinking and deleting always work.
   Put("Telemetry", Reading(2, 0, 50));
-  UpdateItemRequest shrink{.table_name = "Telemetry", .key = {{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#2026-06-23T09:00:00Z")}}};
+  UpdateItemRequest shrink{
+      .table_name = "Telemetry",
+      .key = {{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#2026-06-23T09:00:00Z")}}};
   shrink.update_expression = "REMOVE fuelPct";
   EXPECT_TRUE(db_->UpdateItem(shrink).ok());
   EXPECT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = shrink.key}).ok());
   // A table without an LSI reports no metrics and has no limit.
   Create(TableRequest("Plain", "k", T::kS));
-  PutItemRequest plain{.table_name = "Plain", .item = {{"k", S("x")}, {"pad", S(std::string(5000, 'p'))}}};
+  PutItemRequest plain{.table_name = "Plain",
+                       .item = {{"k", S("x")}, {"pad", S(std::string(5000, 'p'))}}};
   plain.return_item_collection_metrics = ReturnItemCollectionMetrics::kSize;
   auto p = db_->PutItem(plain);
   ASSERT_TRUE(p.ok());
   EXPECT_FALSE(p->item_collection_metrics.has_value());
+}
+
+// With LSIs, the item and its LSI entries together must fit in 400 KB.
+TEST_F(IndexTest, ItemWithLocalIndexEntriesMustFitTheItemLimit) {
+  CreateTableRequest r = TableRequest("Wide", "pk", T::kS, "sk", T::kS);
+  r.attribute_definitions.push_back({"alt", T::kS});
+  r.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+      {"ByAlt", {{"pk", KeyType::kHash}, {"alt", KeyType::kRange}}, {ProjectionType::kAll, {}}}};
+  Create(r);
+  Item item{{"pk", S("p")}, {"sk", S("s")}, {"blob", S(std::string(250000, 'x'))}};
+  Put("Wide", item);  // no alt: no LSI entry, 250 KB fits
+  item["alt"] = S("a");  // now the LSI entry doubles it
+  EXPECT_EQ(db_->PutItem({.table_name = "Wide", .item = item}).status(),
+            Status::Validation("Item size has exceeded the maximum allowed size"));
+  UpdateItemRequest u{.table_name = "Wide", .key = {{"pk", S("p")}, {"sk", S("s")}}};
+  u.update_expression = "SET alt = :a";
+  u.expression_attribute_values = ExpressionAttributeValues{{":a", S("a")}};
+  EXPECT_EQ(db_->UpdateItem(u).status(),
+            Status::Validation("Item size to update has exceeded the maximum allowed size"));
 }
 
 // Random writes through every path; then each index must equal the index
@@ -306,8 +406,12 @@ TEST_F(IndexTest, IndexesAndStatisticsMatchTheTable) {
     if (rng() % 5 == 0) item.erase("speedKph");  // sparse LSI too
     Item key{{"vehicleId", item.at("vehicleId")}, {"recordedAt", item.at("recordedAt")}};
     switch (rng() % 3) {
-      case 0: Put("Telemetry", item); break;
-      case 1: ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = key}).ok()); break;
+      case 0:
+        Put("Telemetry", item);
+        break;
+      case 1:
+        ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = key}).ok());
+        break;
       default: {
         UpdateItemRequest u{.table_name = "Telemetry", .key = key};
         u.update_expression = rng() % 2 ? "SET depotCode = :d, speedKph = :s" : "REMOVE depotCode";
@@ -319,51 +423,11 @@ TEST_F(IndexTest, IndexesAndStatisticsMatchTheTable) {
       }
     }
     if (step % 500 == 499) Reopen();
-  }
-  auto table = db_->Scan({.table_name = "Telemetry"});
-  ASSERT_TRUE(table.ok());
-  std::multiset<std::string> gsi_expected, lsi_expected;
-  std::map<std::string, std::pair<int64_t, int64_t>> collections;
-  for (const auto& item : table->items) {
-    std::string id = item.at("vehicleId").s() + "/" + item.at("recordedAt").s();
-    int64_t bytes = static_cast<int64_t>(format::ItemSize(item));
-    if (item.count("depotCode")) {
-      gsi_expected.insert(item.at("depotCode").s() + "|" + id + "|" +
-                          (item.count("fuelPct") ? item.at("fuelPct").n().ToString() : ""));
+    if (step % 250 == 249) {
+      ASSERT_NO_FATAL_FAILURE(VerifyIndexesAndStatistics()) << "step " << step;
     }
-    if (item.count("speedKph")) {
-      lsi_expected.insert(item.at("speedKph").n().ToString() + "|" + id);
-      Item entry{{"vehicleId", item.at("vehicleId")}, {"recordedAt", item.at("recordedAt")},
-                 {"speedKph", item.at("speedKph")}};
-      bytes += static_cast<int64_t>(format::ItemSize(entry)) + 100;
-    }
-    auto& c = collections[item.at("vehicleId").s()];
-    c.first += 1;
-    c.second += bytes;
   }
-  std::multiset<std::string> gsi_got, lsi_got;
-  auto gsi = db_->Scan({.table_name = "Telemetry", .index_name = "ByDepot"});
-  ASSERT_TRUE(gsi.ok());
-  for (const auto& e : gsi->items) {
-    gsi_got.insert(e.at("depotCode").s() + "|" + e.at("vehicleId").s() + "/" + e.at("recordedAt").s() +
-                   "|" + (e.count("fuelPct") ? e.at("fuelPct").n().ToString() : ""));
-    EXPECT_FALSE(e.count("speedKph"));  // not projected
-  }
-  auto lsi = db_->Scan({.table_name = "Telemetry", .index_name = "BySpeed"});
-  ASSERT_TRUE(lsi.ok());
-  for (const auto& e : lsi->items) {
-    lsi_got.insert(e.at("speedKph").n().ToString() + "|" + e.at("vehicleId").s() + "/" + e.at("recordedAt").s());
-  }
-  EXPECT_EQ(gsi_got, gsi_expected);
-  EXPECT_EQ(lsi_got, lsi_expected);
-  auto top = db_->LargestCollections("Telemetry", 100);
-  ASSERT_TRUE(top.ok());
-  std::map<std::string, std::pair<int64_t, int64_t>> counted;
-  for (const auto& c : *top) counted[c.key.at("vehicleId").s()] = {c.item_count, c.size_bytes};
-  EXPECT_EQ(counted, collections);
-  auto d = db_->DescribeTable({"Telemetry"})->table;
-  EXPECT_EQ((*d.global_secondary_indexes)[0].item_count, static_cast<int64_t>(gsi_expected.size()));
-  EXPECT_EQ((*d.local_secondary_indexes)[0].item_count, static_cast<int64_t>(lsi_expected.size()));
+  ASSERT_NO_FATAL_FAILURE(VerifyIndexesAndStatistics());
 }
 
 }  // namespace
