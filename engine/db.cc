@@ -272,10 +272,10 @@ std::mutex& Database::Impl::WriteLock(const TableInfo& table, const format::Enco
   return StripeFor(item_key);
 }
 
-Result<std::optional<ItemCollectionMetrics>> Database::Impl::CommitItemWrite(
-    const TableInfo& table, const format::EncodedKey& key, const std::optional<Item>& before,
-    const Item* after, ReturnItemCollectionMetrics metrics) {
-  rocksdb::WriteBatch batch;
+Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
+    PendingWrite* pending, const TableInfo& table, const format::EncodedKey& key,
+    const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics) {
+  rocksdb::WriteBatch& batch = pending->batch;
   Counter delta;
   if (before) {
     --delta.items;
@@ -294,20 +294,32 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::CommitItemWrite(
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);
-    Counter current = ReadCounter(CollectionStatsKey(table.space_id, pk));
-    const int64_t size = current.bytes + collection.bytes;
+    const std::string stats_key = CollectionStatsKey(table.space_id, pk);
+    // Earlier writes to the same collection in this batch count too.
+    int64_t& pending_bytes = pending->collection_bytes[stats_key];
+    const int64_t size = ReadCounter(stats_key).bytes + pending_bytes + collection.bytes;
     // Writes that shrink a collection always succeed.
     if (collection.bytes > 0 && size > options_.item_collection_size_limit_bytes) {
       return Status::ItemCollectionSizeLimitExceeded(
           "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.");
     }
+    pending_bytes += collection.bytes;
     if (metrics == ReturnItemCollectionMetrics::kSize) {
       double gb = static_cast<double>(size) / static_cast<double>(int64_t{1} << 30);
       double lower = static_cast<double>(static_cast<int64_t>(gb));
       result = ItemCollectionMetrics{{{table.partition_key.name, pk}}, {lower, lower + 1.0}};
     }
   }
-  DYNAROCK_RETURN_IF_ERROR(Write(&batch));
+  return result;
+}
+
+Result<std::optional<ItemCollectionMetrics>> Database::Impl::CommitItemWrite(
+    const TableInfo& table, const format::EncodedKey& key, const std::optional<Item>& before,
+    const Item* after, ReturnItemCollectionMetrics metrics) {
+  PendingWrite pending;
+  auto result = PrepareItemWrite(&pending, table, key, before, after, metrics);
+  if (!result.ok()) return result.status();
+  DYNAROCK_RETURN_IF_ERROR(Write(&pending.batch));
   return result;
 }
 

@@ -4,6 +4,7 @@
 #define DYNAROCK_ENGINE_DB_IMPL_H_
 
 #include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
 
 #include <array>
 #include <map>
@@ -107,9 +108,20 @@ class Database::Impl {
   // checked and enforced atomically.
   std::mutex& WriteLock(const TableInfo& table, const format::EncodedKey& item_key,
                         const AttributeValue& pk);
-  // Writes `after` (or deletes the item when null) in one batch with its
-  // index entries and statistics, enforcing the collection size limit.
-  // REQUIRES: WriteLock held, `before` read under it.
+  // One atomic batch of item writes being assembled (a single write, or a
+  // transaction's), with the collection growth it already contains so the
+  // size limit sees every write of the batch.
+  struct PendingWrite {
+    rocksdb::WriteBatch batch;
+    std::map<std::string, int64_t> collection_bytes;  // collection stats key -> delta
+  };
+  // Adds the write of `after` (or the deletion of the item when null) to
+  // `pending`: the item, its index entries and statistics; enforces the
+  // collection size limit. REQUIRES: WriteLock held, `before` read under it.
+  Result<std::optional<ItemCollectionMetrics>> PrepareItemWrite(
+      PendingWrite* pending, const TableInfo& table, const format::EncodedKey& key,
+      const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics);
+  // PrepareItemWrite for one item, then the write.
   Result<std::optional<ItemCollectionMetrics>> CommitItemWrite(
       const TableInfo& table, const format::EncodedKey& key, const std::optional<Item>& before,
       const Item* after, ReturnItemCollectionMetrics metrics);
