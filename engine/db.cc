@@ -714,22 +714,12 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   if (!handle.ok()) return handle.status();
   const TableInfo& info = (*handle)->info();
 
-  DYNAROCK_RETURN_IF_ERROR(format::ValidateItem(request.item));
-  auto key = ItemPrimaryKey(info, request.item);
+  auto key = CheckItemForPut(info, request.item);
   if (!key.ok()) return key.status();
-  const size_t size = format::ItemSize(request.item);
-  if (size > format::kMaxItemBytes) {
-    return Status::Validation("Item size has exceeded the maximum allowed size");
-  }
   auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
                                   request.conditional_operator);
   if (!condition.ok()) return condition.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
-  DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(info, request.item));
-  if (info.has_lsi() &&
-      ItemWithLocalIndexesBytes(info, request.item) > static_cast<int64_t>(format::kMaxItemBytes)) {
-    return Status::Validation("Item size has exceeded the maximum allowed size");
-  }
   format::EncodedKey encoded_key = key->Encode(info.space_id);
 
   std::lock_guard item_lock(WriteLock(info, encoded_key, *key->partition));
@@ -1048,6 +1038,18 @@ Result<DeleteItemResponse> Database::DeleteItem(const DeleteItemRequest& r) {
 }
 Result<UpdateItemResponse> Database::UpdateItem(const UpdateItemRequest& r) {
   return impl_->UpdateItem(r);
+}
+Result<BatchGetItemResponse> Database::BatchGetItem(const BatchGetItemRequest& r) {
+  return impl_->BatchGetItem(r);
+}
+Result<BatchWriteItemResponse> Database::BatchWriteItem(const BatchWriteItemRequest& r) {
+  return impl_->BatchWriteItem(r);
+}
+Result<TransactWriteItemsResponse> Database::TransactWriteItems(const TransactWriteItemsRequest& r) {
+  return impl_->TransactWriteItems(r);
+}
+Result<TransactGetItemsResponse> Database::TransactGetItems(const TransactGetItemsRequest& r) {
+  return impl_->TransactGetItems(r);
 }
 Result<QueryResponse> Database::Query(const QueryRequest& r) { return impl_->Query(r); }
 Result<ScanResponse> Database::Scan(const ScanRequest& r) { return impl_->Scan(r); }

@@ -7,6 +7,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <array>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,10 @@ class Database::Impl {
   Result<GetItemResponse> GetItem(const GetItemRequest& request);
   Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);
   Result<UpdateItemResponse> UpdateItem(const UpdateItemRequest& request);
+  Result<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& request);
+  Result<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& request);
+  Result<TransactWriteItemsResponse> TransactWriteItems(const TransactWriteItemsRequest& request);
+  Result<TransactGetItemsResponse> TransactGetItems(const TransactGetItemsRequest& request);
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
@@ -162,6 +167,16 @@ class Database::Impl {
   uint32_t next_space_id_ = 1;
 
   std::array<std::mutex, kLockStripes> stripes_;
+
+  // TransactWriteItems idempotency: ClientRequestToken -> the request's
+  // fingerprint and its response, for 10 minutes.
+  struct TokenRecord {
+    std::string fingerprint;
+    TransactWriteItemsResponse response;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::mutex tokens_mu_;
+  std::map<std::string, TokenRecord> tokens_;
 };
 
 }  // namespace dynarock

@@ -77,6 +77,21 @@ std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk) {
   return key;
 }
 
+Result<PrimaryKey> CheckItemForPut(const TableInfo& table, const Item& item) {
+  DYNAROCK_RETURN_IF_ERROR(format::ValidateItem(item));
+  auto key = ItemPrimaryKey(table, item);
+  if (!key.ok()) return key.status();
+  if (format::ItemSize(item) > format::kMaxItemBytes) {
+    return Status::Validation("Item size has exceeded the maximum allowed size");
+  }
+  DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(table, item));
+  if (table.has_lsi() &&
+      ItemWithLocalIndexesBytes(table, item) > static_cast<int64_t>(format::kMaxItemBytes)) {
+    return Status::Validation("Item size has exceeded the maximum allowed size");
+  }
+  return key;
+}
+
 int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item) {
   int64_t bytes = static_cast<int64_t>(format::ItemSize(item));
   for (const auto& index : table.indexes) {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "engine/catalog.h"
+#include "engine/keys.h"
 #include "engine/stats.h"
 #include "format/key_codec.h"
 
@@ -41,6 +42,11 @@ std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const Inde
 //   space_id | 'C' | hash | enc(pk)   one collection of a table
 std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk);
 inline constexpr char kCollectionStatsTag = 'C';
+
+// Everything PutItem checks about an item before writing it (attribute
+// values, the key, the 400 KB limit with LSI entries, index key types), in
+// DynamoDB's order; the item's primary key on success.
+Result<PrimaryKey> CheckItemForPut(const TableInfo& table, const Item& item);
 
 // An item plus its LSI entries: what must fit in DynamoDB's 400 KB.
 int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item);

@@ -81,6 +81,18 @@ class Database {
   // payload if ReturnValuesOnConditionCheckFailure is ALL_OLD.
   Result<UpdateItemResponse> UpdateItem(const UpdateItemRequest& request);
 
+  // ---- Batches: up to 100 keys read, up to 25 puts/deletes written (each
+  // atomic on its own, not the batch), across tables.
+  Result<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& request);
+  Result<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& request);
+
+  // ---- Transactions: up to 100 actions on distinct items, all or nothing
+  // (indexes and statistics included); TransactionCanceledException with a
+  // TransactionCanceledDetail payload when any condition fails. Reads come
+  // from one consistent snapshot.
+  Result<TransactWriteItemsResponse> TransactWriteItems(const TransactWriteItemsRequest& request);
+  Result<TransactGetItemsResponse> TransactGetItems(const TransactGetItemsRequest& request);
+
   // ---- Query reads one item collection: one seek, then only the items it
   // returns. Scan walks the table in hash order; a parallel Scan segment is a
   // contiguous hash range.

@@ -354,6 +354,123 @@ struct ScanRequest {
   bool consistent_read = false;
 };
 
+// ---- Batches ------------------------------------------------------------------------------
+
+struct KeysAndAttributes {
+  std::vector<Item> keys{};
+  bool consistent_read = false;
+  std::optional<std::string> projection_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<std::vector<std::string>> attributes_to_get{};  // legacy
+};
+struct BatchGetItemRequest {
+  std::map<std::string, KeysAndAttributes> request_items{};  // up to 100 keys in all
+};
+struct BatchGetItemResponse {
+  std::map<std::string, std::vector<Item>> responses{};
+  // Keys not read because the response reached 16 MB: send them again.
+  std::map<std::string, KeysAndAttributes> unprocessed_keys{};
+};
+
+struct PutRequest {
+  Item item{};
+};
+struct DeleteRequest {
+  Item key{};
+};
+struct WriteRequest {  // exactly one of the two
+  std::optional<PutRequest> put_request{};
+  std::optional<DeleteRequest> delete_request{};
+};
+struct BatchWriteItemRequest {
+  std::map<std::string, std::vector<WriteRequest>> request_items{};  // up to 25 in all
+  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+};
+struct BatchWriteItemResponse {
+  std::map<std::string, std::vector<WriteRequest>> unprocessed_items{};
+  std::map<std::string, std::vector<ItemCollectionMetrics>> item_collection_metrics{};
+};
+
+// ---- Transactions ---------------------------------------------------------------------------
+
+struct TransactConditionCheck {
+  std::string table_name{};
+  Item key{};
+  std::string condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+};
+struct TransactPut {
+  std::string table_name{};
+  Item item{};
+  std::optional<std::string> condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+};
+struct TransactDelete {
+  std::string table_name{};
+  Item key{};
+  std::optional<std::string> condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+};
+struct TransactUpdate {
+  std::string table_name{};
+  Item key{};
+  std::string update_expression{};
+  std::optional<std::string> condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+};
+struct TransactWriteItem {  // exactly one of the four
+  std::optional<TransactConditionCheck> condition_check{};
+  std::optional<TransactPut> put{};
+  std::optional<TransactDelete> delete_item{};
+  std::optional<TransactUpdate> update{};
+};
+struct TransactWriteItemsRequest {
+  std::vector<TransactWriteItem> transact_items{};  // 1..100, at most one per item
+  // Idempotency: a repeat within 10 minutes returns the first result.
+  std::optional<std::string> client_request_token{};
+  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+};
+struct TransactWriteItemsResponse {
+  std::map<std::string, std::vector<ItemCollectionMetrics>> item_collection_metrics{};
+};
+
+// The payload of TransactionCanceledException: one reason per action, in
+// request order. Codes: None, ConditionalCheckFailed, ValidationError,
+// ItemCollectionSizeLimitExceeded, TransactionConflict.
+struct CancellationReason {
+  std::string code{};
+  std::optional<std::string> message{};
+  std::optional<Item> item{};  // with ReturnValuesOnConditionCheckFailure=ALL_OLD
+};
+struct TransactionCanceledDetail : StatusPayload {
+  std::vector<CancellationReason> reasons;
+};
+
+struct TransactGet {
+  std::string table_name{};
+  Item key{};
+  std::optional<std::string> projection_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+};
+struct TransactGetItemsRequest {
+  std::vector<TransactGet> transact_items{};  // 1..100
+};
+struct TransactGetItemsResponse {
+  std::vector<std::optional<Item>> responses{};  // in request order; nullopt: no such item
+};
+
 // ---- Collections ------------------------------------------------------------------------
 
 // One item collection's statistics: its partition key, item count and size
