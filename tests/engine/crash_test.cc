@@ -152,5 +152,73 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   std::filesystem::remove_all(dir);
 }
 
+// Transactions across a SIGKILL: each transfer is wholly applied or wholly
+// absent, so the total stays constant, no balance is negative, the GSI agrees
+// with the table account by account, and the statistics need no correction.
+TEST(CrashTest, TransactionsAreAllOrNothingAcrossSigkill) {
+  std::mt19937_64 rng(testing::TestSeed("CrashTest.TransactionsAreAllOrNothingAcrossSigkill"));
+  std::string dir = testing::MakeTempDir();
+  for (int cycle = 0; cycle < 4; ++cycle) {
+    int out[2];
+    ASSERT_EQ(pipe(out), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    std::string seed = std::to_string(rng());
+    std::string path = CRASH_WRITER_PATH;
+    std::string mode = "bank";
+    char* argv[] = {path.data(), dir.data(), seed.data(), mode.data(), nullptr};
+    pid_t pid;
+    ASSERT_EQ(posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    FILE* in = fdopen(out[0], "r");
+    const int kill_after = 10 + static_cast<int>(rng() % 200);
+    int done = 0;
+    char* line = nullptr;
+    size_t cap = 0;
+    bool killed = false;
+    while (getline(&line, &cap, in) > 0) {
+      if (std::string(line) == "A\n" && ++done == kill_after && !killed) {
+        kill(pid, SIGKILL);
+        killed = true;
+      }
+    }
+    free(line);
+    fclose(in);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited by itself: " << status;
+
+    auto db = Database::Open(dir, {});
+    ASSERT_TRUE(db.ok()) << db.status();
+    auto table = (*db)->Scan({.table_name = "Bank"});
+    ASSERT_TRUE(table.ok()) << table.status();
+    ASSERT_EQ(table->count, 10);
+    int64_t total = 0;
+    std::map<std::string, std::string> balances;
+    for (const auto& item : table->items) {
+      int64_t b = std::stoll(item.at("balance").n().ToString());
+      EXPECT_GE(b, 0);
+      total += b;
+      balances[item.at("id").s()] = item.at("balance").n().ToString() + "/" + item.at("branch").s();
+    }
+    EXPECT_EQ(total, 10000) << "cycle " << cycle;
+    auto index = (*db)->Scan({.table_name = "Bank", .index_name = "ByBranch"});
+    ASSERT_TRUE(index.ok());
+    std::map<std::string, std::string> indexed;
+    for (const auto& item : index->items) {
+      indexed[item.at("id").s()] = item.at("balance").n().ToString() + "/" + item.at("branch").s();
+    }
+    EXPECT_EQ(indexed, balances) << "cycle " << cycle;
+    auto report = (*db)->RecountStatistics();
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->collections_corrected, 0) << "cycle " << cycle;
+    EXPECT_EQ(report->table_totals_corrected, 0) << "cycle " << cycle;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace dynarock

@@ -11,9 +11,57 @@
 
 using namespace dynarock;
 
+// Bank mode: transfers between accounts with TransactWriteItems; prints "A"
+// after each committed or cancelled transaction.
+int Bank(Database* db, uint64_t seed) {
+  constexpr int kAccounts = 10;
+  CreateTableRequest create;
+  create.table_name = "Bank";
+  create.key_schema = {{"id", KeyType::kHash}};
+  create.attribute_definitions = {{"id", ScalarAttributeType::kS}, {"branch", ScalarAttributeType::kS}};
+  create.billing_mode = BillingMode::kPayPerRequest;
+  create.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+      {"ByBranch", {{"branch", KeyType::kHash}, {"id", KeyType::kRange}}, {ProjectionType::kAll, {}}, std::nullopt}};
+  auto created = db->CreateTable(create);
+  if (created.ok()) {
+    for (int i = 0; i < kAccounts; ++i) {
+      auto put = db->PutItem({.table_name = "Bank",
+                              .item = {{"id", AttributeValue::S("acct-" + std::to_string(i))},
+                                       {"balance", AttributeValue::N(Number::FromInt64(1000))},
+                                       {"branch", AttributeValue::S(i % 2 ? "north" : "south")}}});
+      if (!put.ok()) return 1;
+    }
+  } else if (created.status().code() != Status::Code::kResourceInUse) {
+    return 1;
+  }
+  std::printf("READY\n");
+  std::fflush(stdout);
+  std::mt19937_64 rng(seed);
+  while (true) {
+    int from = static_cast<int>(rng() % kAccounts), to = static_cast<int>(rng() % kAccounts);
+    if (from == to) continue;
+    auto amount = AttributeValue::N(Number::FromInt64(static_cast<int64_t>(1 + rng() % 400)));
+    TransactUpdate debit{.table_name = "Bank", .key = {{"id", AttributeValue::S("acct-" + std::to_string(from))}},
+                         .update_expression = "SET balance = balance - :a, branch = :b"};
+    debit.condition_expression = "balance >= :a";
+    // Moving the branch too makes every transfer touch the GSI.
+    debit.expression_attribute_values = ExpressionAttributeValues{
+        {":a", amount}, {":b", AttributeValue::S(rng() % 2 ? "north" : "south")}};
+    TransactUpdate credit{.table_name = "Bank", .key = {{"id", AttributeValue::S("acct-" + std::to_string(to))}},
+                          .update_expression = "SET balance = balance + :a"};
+    credit.expression_attribute_values = ExpressionAttributeValues{{":a", amount}};
+    TransactWriteItemsRequest t;
+    t.transact_items = {{.update = debit}, {.update = credit}};
+    auto r = db->TransactWriteItems(t);
+    if (!r.ok() && r.status().code() != Status::Code::kTransactionCanceled) return 1;
+    std::printf("A\n");
+    std::fflush(stdout);
+  }
+}
+
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: crash_writer <dir> <seed>\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: crash_writer <dir> <seed> [bank]\n");
     return 2;
   }
   Options options;
@@ -23,6 +71,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
     return 1;
   }
+  if (argc == 4) return Bank(db->get(), std::stoull(argv[2]));
   CreateTableRequest create;
   create.table_name = "Crash";
   create.key_schema = {{"pk", KeyType::kHash}, {"sk", KeyType::kRange}};
