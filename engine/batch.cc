@@ -84,6 +84,7 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
   }
 
   BatchGetItemResponse response;
+  CapacityMeter meter(request.return_consumed_capacity);
   size_t bytes = 0;
   for (auto& [table, read] : reads) {
     const KeysAndAttributes& ka = request.request_items.at(table);
@@ -101,11 +102,15 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
       }
       auto item = ReadItem(read.keys[i]);
       if (!item.ok()) return item.status();
+      // Each item is rounded up on its own.
+      meter.Read(table, nullptr,
+                 ReadUnits(*item ? format::ItemSize(**item) : 0, ka.consistent_read));
       if (!*item) continue;
       bytes += format::ItemSize(**item);
       out.push_back(read.projection ? expr::Project(**item, *read.projection) : std::move(**item));
     }
   }
+  response.consumed_capacity = meter.All();
   return response;
 }
 
@@ -166,16 +171,21 @@ Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
   }
   // Each write is atomic on its own, as in DynamoDB; the batch is not.
   BatchWriteItemResponse response;
+  CapacityMeter meter(request.return_consumed_capacity);
   for (const auto& p : plan) {
     std::lock_guard lock(WriteLock(*p.info, p.key, *p.partition));
     auto old = ReadItem(p.key);
     if (!old.ok()) return old.status();
-    if (!p.put && !*old) continue;
-    auto metrics =
-        CommitItemWrite(*p.info, p.key, *old, p.put, request.return_item_collection_metrics);
+    if (!p.put && !*old) {
+      meter.Write(p.table, nullptr, WriteUnits(0));  // deleting nothing costs one unit
+      continue;
+    }
+    auto metrics = CommitItemWrite(*p.info, p.key, *old, p.put,
+                                   request.return_item_collection_metrics, &meter);
     if (!metrics.ok()) return metrics.status();
     if (*metrics) response.item_collection_metrics[p.table].push_back(std::move(**metrics));
   }
+  response.consumed_capacity = meter.All();
   return response;
 }
 
@@ -455,6 +465,27 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
   }
   // All or nothing: one batch holds every item, index entry and counter.
   DYNAROCK_RETURN_IF_ERROR(Write(&pending.batch));
+  // Transactional units: twice the ordinary ones.
+  CapacityMeter meter(request.return_consumed_capacity);
+  for (size_t i = 0; i < n; ++i) {
+    const Action& a = actions[i];
+    int64_t size = std::max<int64_t>(befores[i] ? format::ItemSize(*befores[i]) : 0,
+                                     afters[i] ? format::ItemSize(*afters[i]) : 0);
+    if (a.kind == 'C') {
+      meter.Read(a.table, nullptr, ReadUnits(size, true, true));
+    } else {
+      meter.Write(a.table, nullptr, WriteUnits(size, true));
+    }
+  }
+  for (const auto& w : pending.index_writes) {
+    for (const auto& a : actions) {
+      if (a.info->FindIndex(w.index->name) == w.index) {
+        meter.Write(a.table, w.index, 2 * w.units);
+        break;
+      }
+    }
+  }
+  response.consumed_capacity = meter.All();
   if (request.client_request_token) {
     std::lock_guard lock(tokens_mu_);
     tokens_[*request.client_request_token] = {fingerprint, response,
@@ -504,11 +535,13 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
   rocksdb::ReadOptions ro;
   ro.snapshot = snapshot;
   TransactGetItemsResponse response;
+  CapacityMeter meter(request.return_consumed_capacity);
   Status failure;
   for (size_t i = 0; i < n && failure.ok(); ++i) {
     rocksdb::PinnableSlice value;
     rocksdb::Status s = db_->Get(ro, items_cf_, keys[i].bytes(), &value);
     if (s.IsNotFound()) {
+      meter.Read(request.transact_items[i].table_name, nullptr, ReadUnits(0, true, true));
       response.responses.emplace_back();
       continue;
     }
@@ -519,11 +552,14 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
       failure = item.status();
       break;
     }
+    meter.Read(request.transact_items[i].table_name, nullptr,
+               ReadUnits(static_cast<int64_t>(format::ItemSize(*item)), true, true));
     response.responses.emplace_back(projections[i] ? expr::Project(*item, *projections[i])
                                                    : std::move(item).value());
   }
   db_->ReleaseSnapshot(snapshot);
   DYNAROCK_RETURN_IF_ERROR(failure);
+  response.consumed_capacity = meter.All();
   return response;
 }
 

@@ -290,7 +290,8 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
   }
   batch.Merge(stats_cf_, TableStatsKey(table.space_id), EncodeCounter(delta));
   Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table,
-                                               before ? &*before : nullptr, after);
+                                               before ? &*before : nullptr, after,
+                                               &pending->index_writes);
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);
@@ -315,11 +316,18 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
 
 Result<std::optional<ItemCollectionMetrics>> Database::Impl::CommitItemWrite(
     const TableInfo& table, const format::EncodedKey& key, const std::optional<Item>& before,
-    const Item* after, ReturnItemCollectionMetrics metrics) {
+    const Item* after, ReturnItemCollectionMetrics metrics, CapacityMeter* meter) {
   PendingWrite pending;
   auto result = PrepareItemWrite(&pending, table, key, before, after, metrics);
   if (!result.ok()) return result.status();
   DYNAROCK_RETURN_IF_ERROR(Write(&pending.batch));
+  if (meter) {
+    // A put or update costs the larger of the old and new item; a delete, the old one.
+    int64_t size = std::max<int64_t>(before ? format::ItemSize(*before) : 0,
+                                     after ? format::ItemSize(*after) : 0);
+    meter->Write(table.name, nullptr, WriteUnits(size));
+    for (const auto& w : pending.index_writes) meter->Write(table.name, w.index, w.units);
+  }
   return result;
 }
 
@@ -728,11 +736,13 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   if (!ConditionHolds(*condition, *old)) {
     return ConditionFailed(*old, request.return_values_on_condition_check_failure);
   }
+  CapacityMeter meter(request.return_consumed_capacity);
   auto metrics = CommitItemWrite(info, encoded_key, *old, &request.item,
-                                 request.return_item_collection_metrics);
+                                 request.return_item_collection_metrics, &meter);
   if (!metrics.ok()) return metrics.status();
 
   PutItemResponse response;
+  response.consumed_capacity = meter.For(info.name);
   if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
   response.item_collection_metrics = std::move(metrics).value();
   return response;
@@ -760,6 +770,11 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   if (!item.ok()) return item.status();
   GetItemResponse response;
   response.item = std::move(item).value();
+  CapacityMeter meter(request.return_consumed_capacity);
+  // A missing item still costs one read.
+  meter.Read(info.name, nullptr,
+             ReadUnits(response.item ? format::ItemSize(*response.item) : 0, request.consistent_read));
+  response.consumed_capacity = meter.For(info.name);
   if (response.item && *projection) response.item = expr::Project(*response.item, **projection);
   return response;
 }
@@ -791,12 +806,19 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
     return ConditionFailed(*old, request.return_values_on_condition_check_failure);
   }
   DeleteItemResponse response;
-  if (!*old) return response;  // deleting a missing item succeeds and writes nothing
-  auto metrics =
-      CommitItemWrite(info, encoded_key, *old, nullptr, request.return_item_collection_metrics);
+  CapacityMeter meter(request.return_consumed_capacity);
+  if (!*old) {
+    // Deleting a missing item succeeds, writes nothing, and costs one unit.
+    meter.Write(info.name, nullptr, WriteUnits(0));
+    response.consumed_capacity = meter.For(info.name);
+    return response;
+  }
+  auto metrics = CommitItemWrite(info, encoded_key, *old, nullptr,
+                                 request.return_item_collection_metrics, &meter);
   if (!metrics.ok()) return metrics.status();
   if (request.return_values == ReturnValue::kAllOld) response.attributes = std::move(*old);
   response.item_collection_metrics = std::move(metrics).value();
+  response.consumed_capacity = meter.For(info.name);
   return response;
 }
 
@@ -861,12 +883,14 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
       ItemWithLocalIndexesBytes(info, item) > static_cast<int64_t>(format::kMaxItemBytes)) {
     return Status::Validation("Item size to update has exceeded the maximum allowed size");
   }
-  auto metrics =
-      CommitItemWrite(info, encoded_key, *old, &item, request.return_item_collection_metrics);
+  CapacityMeter meter(request.return_consumed_capacity);
+  auto metrics = CommitItemWrite(info, encoded_key, *old, &item,
+                                 request.return_item_collection_metrics, &meter);
   if (!metrics.ok()) return metrics.status();
 
   UpdateItemResponse response;
   response.item_collection_metrics = std::move(metrics).value();
+  response.consumed_capacity = meter.For(info.name);
   auto nonempty = [](Item i) {
     return i.empty() ? std::nullopt : std::optional<Item>(std::move(i));
   };

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dynarock/db.h"
+#include "engine/capacity.h"
 #include "engine/catalog.h"
 #include "engine/expr/expression.h"
 #include "engine/keys.h"
@@ -119,6 +120,7 @@ class Database::Impl {
   struct PendingWrite {
     rocksdb::WriteBatch batch;
     std::map<std::string, int64_t> collection_bytes;  // collection stats key -> delta
+    std::vector<IndexWriteUnits> index_writes;        // for consumed capacity
   };
   // Adds the write of `after` (or the deletion of the item when null) to
   // `pending`: the item, its index entries and statistics; enforces the
@@ -127,9 +129,10 @@ class Database::Impl {
       PendingWrite* pending, const TableInfo& table, const format::EncodedKey& key,
       const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics);
   // PrepareItemWrite for one item, then the write.
+  // `meter` (if not null) is charged the item's and its indexes' write units.
   Result<std::optional<ItemCollectionMetrics>> CommitItemWrite(
       const TableInfo& table, const format::EncodedKey& key, const std::optional<Item>& before,
-      const Item* after, ReturnItemCollectionMetrics metrics);
+      const Item* after, ReturnItemCollectionMetrics metrics, CapacityMeter* meter = nullptr);
   Status Write(rocksdb::WriteBatch* batch);
   Status FromRocks(const rocksdb::Status& s);
 
@@ -150,7 +153,8 @@ class Database::Impl {
     const IndexInfo* index = nullptr;
     bool fetch_table_item = false;
   };
-  Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec);
+  // Also reports the bytes read (for read capacity) through *bytes_read.
+  Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec, size_t* bytes_read);
 
   const Options options_;
   std::unique_ptr<rocksdb::DB> db_;

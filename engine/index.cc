@@ -113,25 +113,39 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item) {
 
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
-                                const Item* before, const Item* after) {
+                                const Item* before, const Item* after,
+                                std::vector<IndexWriteUnits>* index_writes) {
   for (const auto& index : table.indexes) {
     std::optional<format::EncodedKey> old_key, new_key;
     if (before) old_key = IndexKeyFor(table, index, *before);
     if (after) new_key = IndexKeyFor(table, index, *after);
     Counter delta;
+    int64_t old_size = 0, new_size = 0;
     if (old_key) {
+      old_size = static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, *before)));
       --delta.items;
-      delta.bytes -= static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, *before)));
+      delta.bytes -= old_size;
       if (!new_key || !(*new_key == *old_key)) batch->Delete(indexes_cf, old_key->bytes());
     }
     if (new_key) {
       Item projected = ProjectForIndex(table, index, *after);
+      new_size = static_cast<int64_t>(format::ItemSize(projected));
       ++delta.items;
-      delta.bytes += static_cast<int64_t>(format::ItemSize(projected));
+      delta.bytes += new_size;
       batch->Put(indexes_cf, new_key->bytes(), format::EncodeItem(projected));
     }
     if (delta.items != 0 || delta.bytes != 0) {
       batch->Merge(stats_cf, TableStatsKey(index.space_id), EncodeCounter(delta));
+    }
+    if (index_writes && (old_key || new_key)) {
+      double units = 0;
+      if (old_key && new_key && *old_key == *new_key) {
+        units = WriteUnits(std::max(old_size, new_size));  // updated in place
+      } else {
+        if (old_key) units += WriteUnits(old_size);  // removed
+        if (new_key) units += WriteUnits(new_size);  // added
+      }
+      index_writes->push_back({&index, units});
     }
   }
   Counter collection;

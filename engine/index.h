@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/capacity.h"
 #include "engine/catalog.h"
 #include "engine/keys.h"
 #include "engine/stats.h"
@@ -58,9 +59,12 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item);
 // write turns `before` into `after` (either may be absent): index entries put
 // and deleted, per-index totals, the collection's counter. Returns the
 // collection's delta.
+// `index_writes` (if not null) receives the write units each index spent:
+// one write per entry added or removed, two when the index key moved.
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
-                                const Item* before, const Item* after);
+                                const Item* before, const Item* after,
+                                std::vector<IndexWriteUnits>* index_writes = nullptr);
 
 }  // namespace dynarock
 

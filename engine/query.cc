@@ -318,8 +318,10 @@ Result<Item> EvaluatedKey(const TableInfo& table, const IndexInfo* index, std::s
 
 }  // namespace
 
-Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const PageSpec& spec) {
+Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const PageSpec& spec,
+                                              size_t* bytes_read) {
   QueryResponse response;
+  *bytes_read = 0;
   if (!(spec.lower < spec.upper)) return response;
   rocksdb::Slice lo(spec.lower), hi(spec.upper);
   rocksdb::ReadOptions ro;
@@ -383,6 +385,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
     }
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  *bytes_read = page_bytes;
   return response;
 }
 
@@ -456,7 +459,14 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
                 r.select == Select::kCount, read->filter ? &*read->filter : nullptr,
                 read->projection ? &*read->projection : nullptr, target->index,
                 FetchesTableItems(target->index, r.select, read->projection.has_value())};
-  return RunPage(table, spec);
+  size_t bytes = 0;
+  auto page = RunPage(table, spec, &bytes);
+  if (!page.ok()) return page.status();
+  // Query: the bytes read, rounded up once.
+  CapacityMeter meter(r.return_consumed_capacity);
+  meter.Read(table.name, target->index, ReadUnits(static_cast<int64_t>(bytes), r.consistent_read));
+  page->consumed_capacity = meter.For(table.name);
+  return page;
 }
 
 Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
@@ -533,7 +543,14 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
                 r.select == Select::kCount, read->filter ? &*read->filter : nullptr,
                 read->projection ? &*read->projection : nullptr, target->index,
                 FetchesTableItems(target->index, r.select, read->projection.has_value())};
-  return RunPage(table, spec);
+  size_t bytes = 0;
+  auto page = RunPage(table, spec, &bytes);
+  if (!page.ok()) return page.status();
+  // Scan: every item evaluated, whatever the filter, rounded up once.
+  CapacityMeter meter(r.return_consumed_capacity);
+  meter.Read(table.name, target->index, ReadUnits(static_cast<int64_t>(bytes), r.consistent_read));
+  page->consumed_capacity = meter.For(table.name);
+  return page;
 }
 
 }  // namespace dynarock

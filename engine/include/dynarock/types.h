@@ -206,6 +206,31 @@ struct AttributeValueUpdate {
   AttributeAction action = AttributeAction::kPut;
 };
 
+// ---- Consumed capacity ----------------------------------------------------------
+
+// ReturnConsumedCapacity: NONE, TOTAL (the table's total) or INDEXES (also
+// broken down by table and index). Units follow DynamoDB's rules: a read
+// unit is one strongly consistent read of up to 4 KB (eventual reads cost
+// half), a write unit one write of up to 1 KB, transactional operations
+// twice as much, and each index a write touches costs its own units.
+enum class ReturnConsumedCapacity { kNone, kTotal, kIndexes };
+
+struct Capacity {
+  double read_capacity_units = 0;
+  double write_capacity_units = 0;
+  double capacity_units = 0;
+};
+
+struct ConsumedCapacity {
+  std::string table_name{};
+  double capacity_units = 0;
+  double read_capacity_units = 0;
+  double write_capacity_units = 0;
+  std::optional<Capacity> table{};  // INDEXES only
+  std::optional<std::map<std::string, Capacity>> local_secondary_indexes{};
+  std::optional<std::map<std::string, Capacity>> global_secondary_indexes{};
+};
+
 // ---- Items ----------------------------------------------------------------------
 
 enum class ReturnValue { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdatedNew };
@@ -237,10 +262,12 @@ struct PutItemRequest {
   std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};  // legacy
   std::optional<ConditionalOperator> conditional_operator{};                 // legacy
   ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 struct PutItemResponse {
   std::optional<Item> attributes{};  // the old item, for ALL_OLD when there was one
   std::optional<ItemCollectionMetrics> item_collection_metrics{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
 };
 
 struct GetItemRequest {
@@ -250,9 +277,11 @@ struct GetItemRequest {
   std::optional<std::string> projection_expression{};
   std::optional<ExpressionAttributeNames> expression_attribute_names{};
   std::optional<std::vector<std::string>> attributes_to_get{};  // legacy
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 struct GetItemResponse {
   std::optional<Item> item{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
 };
 
 struct DeleteItemRequest {
@@ -267,10 +296,12 @@ struct DeleteItemRequest {
   std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};  // legacy
   std::optional<ConditionalOperator> conditional_operator{};                 // legacy
   ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 struct DeleteItemResponse {
   std::optional<Item> attributes{};
   std::optional<ItemCollectionMetrics> item_collection_metrics{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
 };
 
 struct UpdateItemRequest {
@@ -287,10 +318,12 @@ struct UpdateItemRequest {
   std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};         // legacy
   std::optional<ConditionalOperator> conditional_operator{};                        // legacy
   ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 struct UpdateItemResponse {
   std::optional<Item> attributes{};  // per ReturnValues
   std::optional<ItemCollectionMetrics> item_collection_metrics{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
 };
 
 // ---- Query and Scan -----------------------------------------------------------------
@@ -334,6 +367,7 @@ struct QueryRequest {
   std::optional<Item> exclusive_start_key{};
   std::optional<Select> select{};
   bool consistent_read = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct ScanRequest {
@@ -352,6 +386,7 @@ struct ScanRequest {
   std::optional<int32_t> segment{};         // 0 .. total_segments-1
   std::optional<int32_t> total_segments{};  // 1 .. 1000000
   bool consistent_read = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 // ---- Batches ------------------------------------------------------------------------------
@@ -365,11 +400,13 @@ struct KeysAndAttributes {
 };
 struct BatchGetItemRequest {
   std::map<std::string, KeysAndAttributes> request_items{};  // up to 100 keys in all
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 struct BatchGetItemResponse {
   std::map<std::string, std::vector<Item>> responses{};
   // Keys not read because the response reached 16 MB: send them again.
   std::map<std::string, KeysAndAttributes> unprocessed_keys{};
+  std::vector<ConsumedCapacity> consumed_capacity{};  // one per table
 };
 
 struct PutRequest {
@@ -385,10 +422,12 @@ struct WriteRequest {  // exactly one of the two
 struct BatchWriteItemRequest {
   std::map<std::string, std::vector<WriteRequest>> request_items{};  // up to 25 in all
   ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 struct BatchWriteItemResponse {
   std::map<std::string, std::vector<WriteRequest>> unprocessed_items{};
   std::map<std::string, std::vector<ItemCollectionMetrics>> item_collection_metrics{};
+  std::vector<ConsumedCapacity> consumed_capacity{};  // one per table
 };
 
 // ---- Transactions ---------------------------------------------------------------------------
@@ -441,9 +480,11 @@ struct TransactWriteItemsRequest {
   // Idempotency: a repeat within 10 minutes returns the first result.
   std::optional<std::string> client_request_token{};
   ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 struct TransactWriteItemsResponse {
   std::map<std::string, std::vector<ItemCollectionMetrics>> item_collection_metrics{};
+  std::vector<ConsumedCapacity> consumed_capacity{};  // one per table
 };
 
 // The payload of TransactionCanceledException: one reason per action, in
@@ -466,9 +507,11 @@ struct TransactGet {
 };
 struct TransactGetItemsRequest {
   std::vector<TransactGet> transact_items{};  // 1..100
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 struct TransactGetItemsResponse {
   std::vector<std::optional<Item>> responses{};  // in request order; nullopt: no such item
+  std::vector<ConsumedCapacity> consumed_capacity{};  // one per table
 };
 
 // ---- Collections ------------------------------------------------------------------------
@@ -497,6 +540,7 @@ struct QueryResponse {
   // Present when the page ended early (Limit or the 1 MB page size): pass it
   // as the next request's exclusive_start_key. Absent means the end.
   std::optional<Item> last_evaluated_key{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
 };
 using ScanResponse = QueryResponse;
 

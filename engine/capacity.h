@@ -1,0 +1,56 @@
+// Consumed capacity, computed by DynamoDB's rules (shared/dynamodb/FACTS.md §5).
+#ifndef DYNAROCK_ENGINE_CAPACITY_H_
+#define DYNAROCK_ENGINE_CAPACITY_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dynarock/types.h"
+#include "engine/catalog.h"
+
+namespace dynarock {
+
+// Units for reading `bytes` (rounded up to 4 KB, at least one unit): eventual
+// reads cost half, transactional reads twice.
+double ReadUnits(int64_t bytes, bool strongly_consistent, bool transactional = false);
+// Units for writing `bytes` (rounded up to 1 KB, at least one unit);
+// transactional writes cost twice.
+double WriteUnits(int64_t bytes, bool transactional = false);
+
+// The units one write spends on one index.
+struct IndexWriteUnits {
+  const IndexInfo* index;
+  double units;
+};
+
+// Accumulates what an operation consumed, per table and index, and renders
+// it as ReturnConsumedCapacity asks.
+class CapacityMeter {
+ public:
+  explicit CapacityMeter(ReturnConsumedCapacity mode) : mode_(mode) {}
+
+  // `index` null: the table itself.
+  void Read(const std::string& table, const IndexInfo* index, double units);
+  void Write(const std::string& table, const IndexInfo* index, double units);
+
+  // For single-table operations; nullopt when NONE was asked.
+  std::optional<ConsumedCapacity> For(const std::string& table) const;
+  // For multi-table operations: one entry per table touched.
+  std::vector<ConsumedCapacity> All() const;
+
+ private:
+  struct Usage {
+    Capacity table;
+    std::map<std::string, Capacity> lsi, gsi;
+  };
+  static void Add(Capacity* c, double read, double write);
+
+  ReturnConsumedCapacity mode_;
+  std::map<std::string, Usage> usage_;
+};
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_CAPACITY_H_
