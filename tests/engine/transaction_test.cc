@@ -67,6 +67,30 @@ TEST_F(BatchTest, BatchWriteThenBatchGet) {
   EXPECT_TRUE(got->unprocessed_keys.empty());
 }
 
+// A BatchGetItem response stops at 16 MB; the rest comes back as
+// UnprocessedKeys, which a retry reads.
+TEST_F(BatchTest, BatchGetStopsAt16MegabytesWithUnprocessedKeys) {
+  BatchGetItemRequest g;
+  for (int i = 0; i < 50; ++i) {
+    Item item = Reading(2, i);
+    item["blob"] = S(std::string(350000, 'b'));
+    Put("Telemetry", item);
+    g.request_items["Telemetry"].keys.push_back(Key(2, i));
+  }
+  size_t got = 0;
+  for (int round = 0; round < 5 && !g.request_items.empty(); ++round) {
+    auto r = db_->BatchGetItem(g);
+    ASSERT_TRUE(r.ok()) << r.status();
+    got += r->responses["Telemetry"].size();
+    if (round == 0) {
+      EXPECT_LT(r->responses["Telemetry"].size(), 50u);
+      ASSERT_FALSE(r->unprocessed_keys.empty());
+    }
+    g.request_items = r->unprocessed_keys;
+  }
+  EXPECT_EQ(got, 50u);
+}
+
 TEST_F(BatchTest, BatchErrors) {
   BatchGetItemRequest g;
   EXPECT_EQ(db_->BatchGetItem(g).status(),
@@ -208,6 +232,51 @@ TEST_F(TransactionTest, AllOrNothingWithReasonsInOrder) {
   EXPECT_EQ(
       db_->TransactWriteItems(dup).status(),
       Status::Validation("Transaction request cannot include multiple operations on one item"));
+}
+
+TEST_F(TransactionTest, ValidationErrors) {
+  struct Case {
+    std::string name;
+    std::vector<TransactWriteItem> items;
+    std::string message;
+  };
+  std::vector<TransactWriteItem> many(101, Credit(0, 1));
+  TransactWriteItem two_kinds = Credit(0, 1);
+  two_kinds.delete_item = TransactDelete{.table_name = "Accounts", .key = {{"id", S(Id(1))}}};
+  TransactUpdate key_update{
+      .table_name = "Accounts", .key = {{"id", S(Id(2))}}, .update_expression = "SET id = :v"};
+  key_update.expression_attribute_values = ExpressionAttributeValues{{":v", S("x")}};
+  std::vector<TransactWriteItem> huge;
+  for (int i = 0; i < 11; ++i) {
+    huge.push_back({.put = TransactPut{.table_name = "Accounts",
+                                       .item = {{"id", S("big" + std::to_string(i))},
+                                                {"blob", S(std::string(400000, 'x'))}}}});
+  }
+  std::vector<Case> cases = {
+      {"empty",
+       {},
+       "1 validation error detected: Value '[0 items]' at 'transactItems' failed to satisfy "
+       "constraint: Member must have length greater than or equal to 1"},
+      {"101 actions", many,
+       "1 validation error detected: Value '[101 items]' at 'transactItems' failed to satisfy "
+       "constraint: Member must have length less than or equal to 100"},
+      {"two kinds",
+       {two_kinds},
+       "One or more parameter values were invalid: TransactItems can only contain one of Check, "
+       "Put, Update or Delete"},
+      {"key update",
+       {{.update = key_update}},
+       "One or more parameter values were invalid: Cannot update attribute id. This attribute is "
+       "part of the key"},
+      {"over 4 MB", huge, "Transaction request size has exceeded the maximum allowed size of 4 MB"},
+  };
+  for (const auto& c : cases) {
+    TransactWriteItemsRequest t;
+    t.transact_items = c.items;
+    EXPECT_EQ(db_->TransactWriteItems(t).status(), Status::Validation(c.message)) << c.name;
+  }
+  EXPECT_EQ(Total(), kAccounts * 1000);
+  EXPECT_EQ(db_->DescribeTable({"Accounts"})->table.item_count, kAccounts);
 }
 
 TEST_F(TransactionTest, ClientRequestTokenIsIdempotent) {
