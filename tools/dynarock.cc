@@ -1,0 +1,89 @@
+// The `dynarock` command.
+//
+//   dynarock serve [--host 127.0.0.1] [--port 8000] (--data-dir DIR | --in-memory)
+//
+// serve speaks DynamoDB's HTTP JSON protocol, so any AWS SDK or the AWS CLI
+// works against it with --endpoint-url http://127.0.0.1:8000.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include "dynarock/db.h"
+#include "tools/server/http_server.h"
+
+namespace {
+
+int Serve(const std::string& host, uint16_t port, std::string data_dir, bool in_memory) {
+  std::filesystem::path temp;
+  if (in_memory) {
+    // A throw-away database: a private directory removed at exit.
+    std::string templ = (std::filesystem::temp_directory_path() / "dynarock-serve-XXXXXX").string();
+    if (mkdtemp(templ.data()) == nullptr) {
+      fmt::print(stderr, "error: cannot create a temporary directory\n");
+      return 1;
+    }
+    temp = templ;
+    data_dir = templ;
+  }
+  int rc = 0;
+  {
+    auto db = dynarock::Database::Open(data_dir, {});
+    if (!db.ok()) {
+      fmt::print(stderr, "error: {}\n", db.status().ToString());
+      return 1;
+    }
+    dynarock::server::Server server(db->get(), {.host = host, .port = port});
+    dynarock::Status started = server.Start();
+    if (!started.ok()) {
+      fmt::print(stderr, "error: {}\n", started.ToString());
+      rc = 1;
+    } else {
+      // SIGINT/SIGTERM: stop accepting, let in-flight requests finish, close.
+      boost::asio::io_context signals_io;
+      boost::asio::signal_set signals(signals_io, SIGINT, SIGTERM);
+      signals.async_wait([&](const boost::system::error_code&, int) { server.Stop(); });
+      std::thread signal_thread([&] { signals_io.run(); });
+      fmt::print("dynarock serving DynamoDB on http://{}:{} (data: {})\n", host, server.port(),
+                 in_memory ? "in memory" : data_dir);
+      std::fflush(stdout);
+      server.Run();
+      signals_io.stop();
+      signal_thread.join();
+    }
+  }  // the database closes here, after the last request
+  if (!temp.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(temp, ec);
+  }
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Dynarock: DynamoDB's data model on RocksDB"};
+  app.require_subcommand(1);
+  std::string host = "127.0.0.1", data_dir;
+  uint16_t port = 8000;
+  bool in_memory = false;
+  CLI::App* serve = app.add_subcommand("serve", "serve DynamoDB's HTTP JSON protocol");
+  serve->add_option("--host", host, "address to listen on (loopback by default)");
+  serve->add_option("--port", port, "port (0: any free port)");
+  auto* dir = serve->add_option("--data-dir", data_dir, "database directory");
+  auto* mem = serve->add_flag("--in-memory", in_memory, "a throw-away database, removed at exit");
+  dir->excludes(mem);
+  CLI11_PARSE(app, argc, argv);
+  if (serve->parsed()) {
+    if (!in_memory && data_dir.empty()) {
+      fmt::print(stderr, "error: give --data-dir DIR or --in-memory\n");
+      return 2;
+    }
+    return Serve(host, port, data_dir, in_memory);
+  }
+  return 2;
+}

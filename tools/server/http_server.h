@@ -1,0 +1,44 @@
+// `dynarock serve`: DynamoDB's HTTP JSON protocol on a loopback port.
+// HTTP/1.1 with keep-alive (Boost.Beast), one thread per connection up to a
+// fixed bound, a 16 MB body cap, an idle timeout, and a clean stop.
+#ifndef DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
+#define DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "dynarock/db.h"
+
+namespace dynarock::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8000;  // 0: any free port (see Server::port())
+  size_t max_connections = 64;
+  int idle_timeout_seconds = 60;
+  size_t max_body_bytes = 16 << 20;  // DynamoDB's request size cap
+};
+
+class Server {
+ public:
+  Server(Database* db, ServerOptions options);
+  ~Server();
+
+  // Binds and listens. IOError if the address is taken.
+  Status Start();
+  uint16_t port() const;
+  // Serves until Stop(); in-flight requests finish first.
+  void Run();
+  // Safe from any thread (and a signal handler's thread).
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dynarock::server
+
+#endif  // DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
