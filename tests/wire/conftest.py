@@ -1,0 +1,63 @@
+"""Fixtures for the wire tests: a `dynarock serve --in-memory` on a free
+loopback port for the whole session, and boto3 clients pointed at it."""
+import os
+import signal
+import subprocess
+import uuid
+
+import boto3
+import pytest
+from botocore.config import Config
+
+
+@pytest.fixture(scope="session")
+def endpoint():
+    binary = os.environ["DYNAROCK_BIN"]
+    proc = subprocess.Popen([binary, "serve", "--in-memory", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()  # "dynarock serving DynamoDB on http://127.0.0.1:PORT ..."
+    assert "serving" in line, proc.stderr.read()
+    url = line.split()[4]
+    yield url
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0, "the server did not stop cleanly"
+
+
+@pytest.fixture(scope="session")
+def dynamodb(endpoint):
+    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                        aws_access_key_id="local", aws_secret_access_key="local",
+                        config=Config(retries={"max_attempts": 1}))
+
+
+@pytest.fixture(scope="session")
+def resource(endpoint):
+    return boto3.resource("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                          aws_access_key_id="local", aws_secret_access_key="local")
+
+
+@pytest.fixture
+def fleet_table(dynamodb):
+    """The fleet example's table: vehicleId/recordedAt, a ByDepot GSI and a BySpeed LSI."""
+    name = "Telemetry-" + uuid.uuid4().hex[:8]
+    dynamodb.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "vehicleId", "KeyType": "HASH"},
+                   {"AttributeName": "recordedAt", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "vehicleId", "AttributeType": "S"},
+                              {"AttributeName": "recordedAt", "AttributeType": "S"},
+                              {"AttributeName": "depotCode", "AttributeType": "S"},
+                              {"AttributeName": "speedKph", "AttributeType": "N"}],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "ByDepot",
+            "KeySchema": [{"AttributeName": "depotCode", "KeyType": "HASH"},
+                          {"AttributeName": "recordedAt", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"}}],
+        LocalSecondaryIndexes=[{
+            "IndexName": "BySpeed",
+            "KeySchema": [{"AttributeName": "vehicleId", "KeyType": "HASH"},
+                          {"AttributeName": "speedKph", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+        BillingMode="PAY_PER_REQUEST")
+    yield name
+    dynamodb.delete_table(TableName=name)

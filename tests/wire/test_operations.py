@@ -1,0 +1,137 @@
+"""Every operation through boto3, the fleet example end to end, and errors as
+boto3 surfaces them (type and message)."""
+import uuid
+
+import pytest
+from botocore.exceptions import ClientError
+
+
+def error(excinfo):
+    return excinfo.value.response["Error"]["Code"], excinfo.value.response["Error"]["Message"]
+
+
+def reading(vehicle, minute, speed, depot="DEP-LON-3"):
+    return {"vehicleId": {"S": vehicle}, "recordedAt": {"S": f"TS#2026-06-23T09:{minute:02d}:00Z"},
+            "speedKph": {"N": str(speed)}, "depotCode": {"S": depot}}
+
+
+def test_tables(dynamodb, fleet_table):
+    described = dynamodb.describe_table(TableName=fleet_table)["Table"]
+    assert described["TableStatus"] == "ACTIVE"
+    assert described["KeySchema"][0] == {"AttributeName": "vehicleId", "KeyType": "HASH"}
+    assert described["GlobalSecondaryIndexes"][0]["IndexName"] == "ByDepot"
+    assert described["GlobalSecondaryIndexes"][0]["IndexStatus"] == "ACTIVE"
+    assert described["LocalSecondaryIndexes"][0]["Projection"]["ProjectionType"] == "KEYS_ONLY"
+    assert fleet_table in dynamodb.list_tables()["TableNames"]
+    with pytest.raises(ClientError) as e:
+        dynamodb.create_table(TableName=fleet_table, KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                              AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+                              BillingMode="PAY_PER_REQUEST")
+    assert error(e) == ("ResourceInUseException", f"Table already exists: {fleet_table}")
+    with pytest.raises(ClientError) as e:
+        dynamodb.describe_table(TableName="no-such-table")
+    assert error(e) == ("ResourceNotFoundException", "Requested resource not found: Table: no-such-table not found")
+
+
+def test_fleet_example(dynamodb, fleet_table):
+    dynamodb.put_item(TableName=fleet_table, Item={"vehicleId": {"S": "VEH#V-7741"}, "recordedAt": {"S": "META"},
+                                                   "model": {"S": "eVan 2"}, "depotCode": {"S": "DEP-LON-3"}})
+    for minute in range(30):
+        dynamodb.put_item(TableName=fleet_table, Item=reading("VEH#V-7741", minute, 40 + minute))
+        dynamodb.put_item(TableName=fleet_table, Item=reading("VEH#V-0002", minute, 50, "DEP-MAN-1"))
+    # META and readings in one Query.
+    both = dynamodb.query(TableName=fleet_table, KeyConditionExpression="vehicleId = :v",
+                          ExpressionAttributeValues={":v": {"S": "VEH#V-7741"}})
+    assert both["Count"] == 31 and both["Items"][0]["recordedAt"]["S"] == "META"
+    # The ten-minute window, newest first.
+    window = dynamodb.query(TableName=fleet_table,
+                            KeyConditionExpression="vehicleId = :v AND recordedAt BETWEEN :a AND :b",
+                            ExpressionAttributeValues={":v": {"S": "VEH#V-7741"},
+                                                       ":a": {"S": "TS#2026-06-23T09:10:00Z"},
+                                                       ":b": {"S": "TS#2026-06-23T09:20:00Z"}},
+                            ScanIndexForward=False)
+    assert [i["recordedAt"]["S"][-9:-4] for i in window["Items"]][:3] == ["09:20", "09:19", "09:18"]
+    assert window["Count"] == 11
+    # The ByDepot GSI: newest readings of a depot.
+    depot = dynamodb.query(TableName=fleet_table, IndexName="ByDepot",
+                           KeyConditionExpression="depotCode = :d AND begins_with(recordedAt, :ts)",
+                           ExpressionAttributeValues={":d": {"S": "DEP-LON-3"}, ":ts": {"S": "TS#"}},
+                           ScanIndexForward=False, Limit=5)
+    assert depot["Count"] == 5 and depot["Items"][0]["recordedAt"]["S"] == "TS#2026-06-23T09:29:00Z"
+    assert set(depot["LastEvaluatedKey"]) == {"depotCode", "recordedAt", "vehicleId"}
+    # The LSI: a write reports ItemCollectionMetrics.
+    put = dynamodb.put_item(TableName=fleet_table, Item=reading("VEH#V-7741", 59, 99),
+                            ReturnItemCollectionMetrics="SIZE", ReturnConsumedCapacity="INDEXES")
+    assert put["ItemCollectionMetrics"]["ItemCollectionKey"] == {"vehicleId": {"S": "VEH#V-7741"}}
+    assert put["ItemCollectionMetrics"]["SizeEstimateRangeGB"] == [0.0, 1.0]
+    assert put["ConsumedCapacity"]["GlobalSecondaryIndexes"]["ByDepot"]["CapacityUnits"] == 1.0
+    fast = dynamodb.query(TableName=fleet_table, IndexName="BySpeed",
+                          KeyConditionExpression="vehicleId = :v AND speedKph > :s",
+                          ExpressionAttributeValues={":v": {"S": "VEH#V-7741"}, ":s": {"N": "65"}})
+    assert fast["Count"] == 5
+
+
+def test_items_and_conditions(dynamodb, fleet_table):
+    key = {"vehicleId": {"S": "VEH#1"}, "recordedAt": {"S": "META"}}
+    dynamodb.put_item(TableName=fleet_table, Item={**key, "odometer": {"N": "10"}})
+    out = dynamodb.update_item(TableName=fleet_table, Key=key, UpdateExpression="SET odometer = odometer + :d",
+                               ExpressionAttributeValues={":d": {"N": "5"}}, ReturnValues="UPDATED_NEW")
+    assert out["Attributes"] == {"odometer": {"N": "15"}}
+    with pytest.raises(ClientError) as e:
+        dynamodb.put_item(TableName=fleet_table, Item=key, ConditionExpression="attribute_not_exists(vehicleId)")
+    assert error(e) == ("ConditionalCheckFailedException", "The conditional request failed")
+    got = dynamodb.get_item(TableName=fleet_table, Key=key, ProjectionExpression="odometer")
+    assert got["Item"] == {"odometer": {"N": "15"}}
+    dynamodb.delete_item(TableName=fleet_table, Key=key)
+    assert "Item" not in dynamodb.get_item(TableName=fleet_table, Key=key)
+    with pytest.raises(ClientError) as e:
+        dynamodb.update_item(TableName=fleet_table, Key=key, UpdateExpression="SET #n = :v",
+                             ExpressionAttributeValues={":v": {"N": "1"}})
+    assert error(e) == ("ValidationException", "Invalid UpdateExpression: An expression attribute name used "
+                        "in the document path is not defined; attribute name: #n")
+
+
+def test_paginators(dynamodb, fleet_table):
+    for minute in range(25):
+        dynamodb.put_item(TableName=fleet_table, Item=reading("VEH#P", minute, minute))
+    pages = dynamodb.get_paginator("query").paginate(
+        TableName=fleet_table, KeyConditionExpression="vehicleId = :v",
+        ExpressionAttributeValues={":v": {"S": "VEH#P"}}, PaginationConfig={"PageSize": 4})
+    seen = [i["recordedAt"]["S"] for page in pages for i in page["Items"]]
+    assert len(seen) == 25 and seen == sorted(seen)
+    scanned = [i for page in dynamodb.get_paginator("scan").paginate(
+        TableName=fleet_table, PaginationConfig={"PageSize": 7}) for i in page["Items"]]
+    assert len(scanned) == 25
+
+
+def test_batches_and_transactions(dynamodb, fleet_table):
+    writes = [{"PutRequest": {"Item": reading("VEH#B", m, m)}} for m in range(10)]
+    assert dynamodb.batch_write_item(RequestItems={fleet_table: writes})["UnprocessedItems"] == {}
+    keys = [{"vehicleId": {"S": "VEH#B"}, "recordedAt": {"S": f"TS#2026-06-23T09:{m:02d}:00Z"}} for m in range(3)]
+    got = dynamodb.batch_get_item(RequestItems={fleet_table: {"Keys": keys}})
+    assert len(got["Responses"][fleet_table]) == 3
+    with pytest.raises(ClientError) as e:
+        dynamodb.batch_get_item(RequestItems={fleet_table: {"Keys": keys + keys[:1]}})
+    assert error(e) == ("ValidationException", "Provided list of item keys contains duplicates")
+
+    update = {"Update": {"TableName": fleet_table, "Key": keys[0], "UpdateExpression": "SET speedKph = :s",
+                         "ExpressionAttributeValues": {":s": {"N": "77"}}}}
+    check = {"ConditionCheck": {"TableName": fleet_table, "Key": keys[1],
+                                "ConditionExpression": "speedKph > :big",
+                                "ExpressionAttributeValues": {":big": {"N": "1000"}}}}
+    with pytest.raises(ClientError) as e:
+        dynamodb.transact_write_items(TransactItems=[update, check])
+    code, message = error(e)
+    assert code == "TransactionCanceledException"
+    assert "[None, ConditionalCheckFailed]" in message
+    assert [r["Code"] for r in e.value.response["CancellationReasons"]] == ["None", "ConditionalCheckFailed"]
+    dynamodb.transact_write_items(TransactItems=[update], ClientRequestToken="tok-" + uuid.uuid4().hex)
+    txget = dynamodb.transact_get_items(TransactItems=[{"Get": {"TableName": fleet_table, "Key": keys[0]}}])
+    assert txget["Responses"][0]["Item"]["speedKph"] == {"N": "77"}
+
+
+def test_resource_api(resource, fleet_table):
+    table = resource.Table(fleet_table)
+    table.put_item(Item={"vehicleId": "VEH#R", "recordedAt": "META", "tags": {"ev", "van"}, "n": 3})
+    item = table.get_item(Key={"vehicleId": "VEH#R", "recordedAt": "META"})["Item"]
+    assert item["tags"] == {"ev", "van"} and item["n"] == 3

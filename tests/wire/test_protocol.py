@@ -1,0 +1,71 @@
+"""The HTTP layer itself: unknown targets, bad JSON, malformed HTTP and
+oversized bodies get DynamoDB's error and the server keeps serving."""
+import json
+import socket
+import urllib.request
+import zlib
+from urllib.parse import urlparse
+
+
+def post(endpoint, target, body, content_type="application/x-amz-json-1.0"):
+    req = urllib.request.Request(endpoint, data=body, method="POST",
+                                 headers={"X-Amz-Target": target, "Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def test_unknown_operation(endpoint):
+    status, _, body = post(endpoint, "DynamoDB_20120810.Frobnicate", b"{}")
+    assert status == 400
+    assert json.loads(body)["__type"] == "com.amazon.coral.service#UnknownOperationException"
+
+
+def test_bad_json_is_serialization_exception(endpoint):
+    status, headers, body = post(endpoint, "DynamoDB_20120810.ListTables", b"{not json")
+    assert status == 400
+    assert json.loads(body)["__type"] == "com.amazon.coral.service#SerializationException"
+    assert int(headers["x-amz-crc32"]) == zlib.crc32(body)
+    assert headers["x-amzn-RequestId"]
+
+
+def test_validation_namespace(endpoint):
+    status, _, body = post(endpoint, "DynamoDB_20120810.DescribeTable", b'{"TableName": "ab"}')
+    assert status == 400
+    error = json.loads(body)
+    assert error["__type"] == "com.amazon.coral.validate#ValidationException"
+    assert error["message"].startswith("1 validation error detected: Value 'ab' at 'tableName'")
+
+
+def test_condition_failure_returns_the_old_item(endpoint):
+    # Debian's botocore predates ReturnValuesOnConditionCheckFailure on PutItem: raw HTTP.
+    table = {"TableName": "rvoccf", "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+             "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}],
+             "BillingMode": "PAY_PER_REQUEST"}
+    assert post(endpoint, "DynamoDB_20120810.CreateTable", json.dumps(table).encode())[0] == 200
+    item = {"k": {"S": "a"}, "v": {"N": "7"}}
+    put = {"TableName": "rvoccf", "Item": item}
+    assert post(endpoint, "DynamoDB_20120810.PutItem", json.dumps(put).encode())[0] == 200
+    put.update(ConditionExpression="attribute_not_exists(k)", ReturnValuesOnConditionCheckFailure="ALL_OLD")
+    status, _, body = post(endpoint, "DynamoDB_20120810.PutItem", json.dumps(put).encode())
+    error = json.loads(body)
+    assert status == 400
+    assert error["__type"] == "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException"
+    assert error["Item"] == item
+
+
+def test_malformed_http_and_oversized_body_then_still_serving(endpoint):
+    url = urlparse(endpoint)
+    with socket.create_connection((url.hostname, url.port), timeout=30) as s:
+        s.sendall(b"THIS IS NOT HTTP\r\n\r\n")
+        s.recv(1024)  # the server closes or answers; it must not crash
+    with socket.create_connection((url.hostname, url.port), timeout=30) as s:
+        s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                  b"Content-Type: application/x-amz-json-1.0\r\nContent-Length: 16777300\r\n\r\n{")
+        reply = s.recv(65536)
+    assert reply.startswith(b"HTTP/1.1 413")
+    assert b"SerializationException" in reply
+    status, _, body = post(endpoint, "DynamoDB_20120810.ListTables", b"{}")
+    assert status == 200 and "TableNames" in json.loads(body)
