@@ -277,9 +277,26 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
         return Status::IdempotentParameterMismatch(
             "The request uses the same client token as a previous, but non-identical request.");
       }
+      if (it->second.in_progress) {
+        return Status::TransactionInProgress(
+            "The transaction with the given request token is already in progress.");
+      }
       return it->second.response;  // the first result, not a second application
     }
+    // Claim the token now, so a concurrent duplicate cannot run too.
+    tokens_[*request.client_request_token] = {fingerprint, true, {}, now};
   }
+  // On any failure the claim is released, so the client may retry.
+  struct TokenClaim {
+    Database::Impl* impl;
+    const std::optional<std::string>& token;
+    bool committed = false;
+    ~TokenClaim() {
+      if (!token || committed) return;
+      std::lock_guard lock(impl->tokens_mu_);
+      impl->tokens_.erase(*token);
+    }
+  } claim{this, request.client_request_token};
 
   // Plan every action: tables, keys, compiled expressions. Static errors are
   // a ValidationException for the whole request, before anything is read.
@@ -295,7 +312,25 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
     std::optional<expr::UpdateExpression> update;
     ReturnValuesOnConditionCheckFailure rvoccf = ReturnValuesOnConditionCheckFailure::kNone;
   };
+  // Tables are acquired in name order, as every multi-table operation does,
+  // before any is used (see LockTableExclusive on lock order).
   std::map<std::string, std::unique_ptr<TableHandle>> handles;
+  for (const auto& t : request.transact_items) {
+    for (const std::string* name : {t.condition_check ? &t.condition_check->table_name : nullptr,
+                                    t.put ? &t.put->table_name : nullptr,
+                                    t.delete_item ? &t.delete_item->table_name : nullptr,
+                                    t.update ? &t.update->table_name : nullptr}) {
+      if (name) handles.emplace(*name, nullptr);
+    }
+  }
+  for (auto& [name, handle] : handles) {
+    ConstraintErrors e;
+    e.CheckTableName(name);
+    DYNAROCK_RETURN_IF_ERROR(e.ToStatus());
+    auto acquired = AcquireTable(name);
+    if (!acquired.ok()) return acquired.status();
+    handle = std::move(acquired).value();
+  }
   std::vector<Action> actions(n);
   std::set<std::string> seen;
   size_t bytes = 0;
@@ -345,17 +380,7 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
       values = &t.update->expression_attribute_values;
       a.rvoccf = t.update->return_values_on_condition_check_failure;
     }
-    DYNAROCK_RETURN_IF_ERROR([&] {
-      ConstraintErrors e;
-      e.CheckTableName(a.table);
-      return e.ToStatus();
-    }());
-    if (!handles.count(a.table)) {
-      auto handle = AcquireTable(a.table);
-      if (!handle.ok()) return handle.status();
-      handles[a.table] = std::move(handle).value();
-    }
-    a.info = &handles[a.table]->info();
+    a.info = &handles.at(a.table)->info();
     Result<PrimaryKey> key =
         a.put ? CheckItemForPut(*a.info, *a.put) : KeyMapPrimaryKey(*a.info, a.key_map);
     if (!key.ok()) return key.status();
@@ -430,6 +455,10 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
         st = Status::Validation("Item size to update has exceeded the maximum allowed size");
       }
       if (st.ok()) st = CheckIndexKeys(*a.info, item);
+      if (st.ok() && a.info->has_lsi() &&
+          ItemWithLocalIndexesBytes(*a.info, item) > static_cast<int64_t>(format::kMaxItemBytes)) {
+        st = Status::Validation("Item size to update has exceeded the maximum allowed size");
+      }
       if (!st.ok()) {
         reasons[i] = {"ValidationError", st.message(), std::nullopt};
         cancelled = true;
@@ -488,8 +517,9 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
   response.consumed_capacity = meter.All();
   if (request.client_request_token) {
     std::lock_guard lock(tokens_mu_);
-    tokens_[*request.client_request_token] = {fingerprint, response,
+    tokens_[*request.client_request_token] = {fingerprint, false, response,
                                               std::chrono::steady_clock::now()};
+    claim.committed = true;
   }
   return response;
 }
@@ -506,19 +536,20 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
         "failed to satisfy constraint: Member must have length " +
         (n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
   }
-  std::map<std::string, std::unique_ptr<TableHandle>> handles;
+  std::map<std::string, std::unique_ptr<TableHandle>> handles;  // acquired in name order
+  for (const auto& g : request.transact_items) handles.emplace(g.table_name, nullptr);
+  for (auto& [name, handle] : handles) {
+    ConstraintErrors e;
+    e.CheckTableName(name);
+    DYNAROCK_RETURN_IF_ERROR(e.ToStatus());
+    auto acquired = AcquireTable(name);
+    if (!acquired.ok()) return acquired.status();
+    handle = std::move(acquired).value();
+  }
   std::vector<format::EncodedKey> keys;
   std::vector<std::optional<std::vector<expr::Path>>> projections;
   for (const auto& g : request.transact_items) {
-    ConstraintErrors e;
-    e.CheckTableName(g.table_name);
-    DYNAROCK_RETURN_IF_ERROR(e.ToStatus());
-    if (!handles.count(g.table_name)) {
-      auto handle = AcquireTable(g.table_name);
-      if (!handle.ok()) return handle.status();
-      handles[g.table_name] = std::move(handle).value();
-    }
-    const TableInfo& info = handles[g.table_name]->info();
+    const TableInfo& info = handles.at(g.table_name)->info();
     auto key = KeyMapPrimaryKey(info, g.key);
     if (!key.ok()) return key.status();
     keys.push_back(key->Encode(info.space_id));

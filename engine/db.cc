@@ -253,6 +253,20 @@ Result<std::unique_ptr<TableHandle>> Database::Impl::AcquireTable(std::string_vi
   }
 }
 
+Result<Database::Impl::ExclusiveTable> Database::Impl::LockTableExclusive(std::string_view name) {
+  while (true) {
+    auto found = FindTable(name, true);
+    if (!found.ok()) return found.status();
+    ExclusiveTable t;
+    t.state = std::move(found).value();
+    t.table_lock = std::unique_lock(t.state->mu);
+    t.catalog_lock = std::unique_lock(catalog_mu_);
+    auto it = tables_.find(name);
+    if (it != tables_.end() && it->second == t.state) return t;
+    // Replaced or deleted while we waited: look again.
+  }
+}
+
 Counter Database::Impl::ReadTableStats(uint32_t space_id) {
   return ReadCounter(TableStatsKey(space_id));
 }
@@ -289,9 +303,9 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     batch.Delete(items_cf_, key.bytes());
   }
   batch.Merge(stats_cf_, TableStatsKey(table.space_id), EncodeCounter(delta));
-  Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table,
-                                               before ? &*before : nullptr, after,
-                                               &pending->index_writes);
+  Counter collection =
+      AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table, before ? &*before : nullptr,
+                              after, &pending->index_writes);
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);
@@ -444,15 +458,10 @@ Result<ListTablesResponse> Database::Impl::ListTables(const ListTablesRequest& r
 
 Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
-  std::unique_lock catalog_lock(catalog_mu_);
-  auto it = tables_.find(request.table_name);
-  if (it == tables_.end()) {
-    return Status::ResourceNotFound("Requested resource not found: Table: " + request.table_name +
-                                    " not found");
-  }
-  std::shared_ptr<TableState> table = it->second;
-  // Wait for in-flight item operations; later ones will see `deleted`.
-  std::unique_lock table_lock(table->mu);
+  // In-flight item operations finish first; later ones see `deleted`.
+  auto locked = LockTableExclusive(request.table_name);
+  if (!locked.ok()) return locked.status();
+  std::shared_ptr<TableState> table = locked->state;
   const uint32_t id = table->info.space_id;
 
   DeleteTableResponse response;
@@ -476,7 +485,7 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   sync.sync = true;
   DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
   table->deleted = true;
-  tables_.erase(it);
+  tables_.erase(request.table_name);
   return response;
 }
 
@@ -502,13 +511,9 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
   DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
   std::string backfill;
   {
-    std::unique_lock catalog_lock(catalog_mu_);
-    auto it = tables_.find(request.table_name);
-    if (it == tables_.end()) {
-      return Status::ResourceNotFound("Requested resource not found: Table: " + request.table_name +
-                                      " not found");
-    }
-    std::shared_ptr<TableState> state = it->second;
+    auto locked = LockTableExclusive(request.table_name);
+    if (!locked.ok()) return locked.status();
+    std::shared_ptr<TableState> state = locked->state;
     TableInfo info = state->info;
     rocksdb::WriteBatch batch;
     if (request.billing_mode) info.billing_mode = *request.billing_mode;
@@ -616,7 +621,6 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
         info.indexes.erase(pos);
       }
     }
-    std::unique_lock table_lock(state->mu);
     DYNAROCK_RETURN_IF_ERROR(ReplaceTable(state, std::move(info), &batch));
   }
   if (!backfill.empty()) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(request.table_name, backfill));
@@ -633,12 +637,18 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
   // can never be overwritten by a stale entry.
   constexpr size_t kBatchItems = 1000;
   std::string start;
+  std::optional<uint32_t> first_space_id;
+  uint32_t space_id = 0;
   while (true) {
     auto handle = AcquireTable(table_name);
     if (!handle.ok()) return handle.status();
     const TableInfo& info = (*handle)->info();
     const IndexInfo* index = info.FindIndex(index_name);
     if (index == nullptr) return Status::OK();  // deleted meanwhile
+    // A table dropped and re-created under the same name is another table.
+    if (!first_space_id) first_space_id = info.space_id;
+    if (info.space_id != *first_space_id) return Status::OK();
+    space_id = info.space_id;
     std::string lower = start.empty() ? SpaceBound(info.space_id) : start;
     std::string upper = SpaceBound(info.space_id + 1);
     rocksdb::Slice lo(lower), hi(upper);
@@ -674,17 +684,18 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
   }
   // Complete: recount the index exactly and make it readable, with no write
   // running meanwhile.
-  std::unique_lock catalog_lock(catalog_mu_);
-  auto it = tables_.find(table_name);
-  if (it == tables_.end()) return Status::OK();
-  std::shared_ptr<TableState> state = it->second;
+  auto locked = LockTableExclusive(table_name);
+  if (!locked.ok())
+    return locked.status().code() == Status::Code::kResourceNotFound ? Status::OK()
+                                                                     : locked.status();
+  std::shared_ptr<TableState> state = locked->state;
   TableInfo info = state->info;
+  if (info.space_id != space_id) return Status::OK();  // dropped and re-created meanwhile
   IndexInfo* index = nullptr;
   for (auto& i : info.indexes) {
     if (i.name == index_name) index = &i;
   }
   if (index == nullptr) return Status::OK();
-  std::unique_lock table_lock(state->mu);
   Counter total;
   {
     std::string lower = SpaceBound(index->space_id), upper = SpaceBound(index->space_id + 1);
@@ -772,8 +783,9 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   response.item = std::move(item).value();
   CapacityMeter meter(request.return_consumed_capacity);
   // A missing item still costs one read.
-  meter.Read(info.name, nullptr,
-             ReadUnits(response.item ? format::ItemSize(*response.item) : 0, request.consistent_read));
+  meter.Read(
+      info.name, nullptr,
+      ReadUnits(response.item ? format::ItemSize(*response.item) : 0, request.consistent_read));
   response.consumed_capacity = meter.For(info.name);
   if (response.item && *projection) response.item = expr::Project(*response.item, **projection);
   return response;
@@ -957,13 +969,19 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
 }
 
 Result<StatisticsReport> Database::Impl::RecountStatistics() {
-  // Exclusive: no item operation runs while the data is recounted.
-  std::unique_lock catalog_lock(catalog_mu_);
+  // Every table exclusively (in name order, without the catalog lock held:
+  // see LockTableExclusive), so no item operation runs during the recount.
+  std::vector<std::shared_ptr<TableState>> states;
+  {
+    std::shared_lock catalog_lock(catalog_mu_);
+    for (auto& [name, state] : tables_) states.push_back(state);
+  }
   std::vector<std::unique_lock<std::shared_mutex>> table_locks;
   std::map<uint32_t, TableInfo> tables;
-  for (auto& [name, state] : tables_) {
+  for (auto& state : states) {
     table_locks.emplace_back(state->mu);
-    tables.emplace(state->info.space_id, state->info);
+    // Dropped or changed while we waited: not part of this recount.
+    if (!state->deleted && !state->replaced) tables.emplace(state->info.space_id, state->info);
   }
   auto recount = std::make_shared<Recount>();
   recount_factory_->Arm(recount, tables);
@@ -1069,7 +1087,8 @@ Result<BatchGetItemResponse> Database::BatchGetItem(const BatchGetItemRequest& r
 Result<BatchWriteItemResponse> Database::BatchWriteItem(const BatchWriteItemRequest& r) {
   return impl_->BatchWriteItem(r);
 }
-Result<TransactWriteItemsResponse> Database::TransactWriteItems(const TransactWriteItemsRequest& r) {
+Result<TransactWriteItemsResponse> Database::TransactWriteItems(
+    const TransactWriteItemsRequest& r) {
   return impl_->TransactWriteItems(r);
 }
 Result<TransactGetItemsResponse> Database::TransactGetItems(const TransactGetItemsRequest& r) {

@@ -105,6 +105,18 @@ class Database::Impl {
   Result<std::shared_ptr<TableState>> FindTable(std::string_view name, bool describe_style);
   // The same, held against DeleteTable for the caller's operation.
   Result<std::unique_ptr<TableHandle>> AcquireTable(std::string_view name);
+
+  // A table held exclusively for a catalog change, with the catalog lock.
+  // Lock order everywhere: a table's mu before the catalog lock (item
+  // operations hold a table's mu shared while they look up other tables), so
+  // this waits for the table's in-flight operations without holding the
+  // catalog, then checks the table was not replaced or deleted meanwhile.
+  struct ExclusiveTable {
+    std::shared_ptr<TableState> state;
+    std::unique_lock<std::shared_mutex> table_lock;
+    std::unique_lock<std::shared_mutex> catalog_lock;
+  };
+  Result<ExclusiveTable> LockTableExclusive(std::string_view name);
   Counter ReadTableStats(uint32_t space_id);
   // Reads and decodes the item at `key` (nullopt if absent).
   Result<std::optional<Item>> ReadItem(const format::EncodedKey& key);
@@ -176,6 +188,7 @@ class Database::Impl {
   // fingerprint and its response, for 10 minutes.
   struct TokenRecord {
     std::string fingerprint;
+    bool in_progress = true;  // claimed by a request still running
     TransactWriteItemsResponse response;
     std::chrono::steady_clock::time_point at;
   };

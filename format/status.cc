@@ -17,6 +17,7 @@ std::string_view Status::ErrorName() const {
     case Code::kTransactionConflict: return "TransactionConflictException";
     case Code::kIdempotentParameterMismatch: return "IdempotentParameterMismatchException";
     case Code::kLimitExceeded: return "LimitExceededException";
+    case Code::kTransactionInProgress: return "TransactionInProgressException";
     case Code::kInternal:
     case Code::kCorruption:
     case Code::kIOError: return "InternalServerError";

@@ -43,6 +43,7 @@ class Status {
     kInternal,                     // InternalServerError
     kCorruption,                   // bytes on disk (or given to a decoder) are not ours
     kIOError,
+    kTransactionInProgress,        // TransactionInProgressException
   };
 
   Status() = default;  // OK
@@ -65,6 +66,9 @@ class Status {
   }
   static Status TransactionConflict(std::string msg) {
     return {Code::kTransactionConflict, std::move(msg)};
+  }
+  static Status TransactionInProgress(std::string msg) {
+    return {Code::kTransactionInProgress, std::move(msg)};
   }
   static Status IdempotentParameterMismatch(std::string msg) {
     return {Code::kIdempotentParameterMismatch, std::move(msg)};
