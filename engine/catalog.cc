@@ -324,6 +324,13 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
     index_offsets.push_back(ib.Finish());
   }
   auto indexes_offset = b.CreateVector(index_offsets);
+  flatbuffers::Offset<flatbuffers::String> ttl;
+  if (t.ttl_attribute) ttl = b.CreateString(*t.ttl_attribute);
+  std::vector<flatbuffers::Offset<fb::Tag>> tag_offsets;
+  for (const auto& [k, v] : t.tags) {
+    tag_offsets.push_back(fb::CreateTag(b, b.CreateString(k), b.CreateString(v)));
+  }
+  auto tags_offset = b.CreateVector(tag_offsets);
   auto name = b.CreateString(t.name);
   auto uuid = b.CreateString(t.uuid);
   auto pk = b.CreateString(t.partition_key.name);
@@ -343,6 +350,9 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   d.add_write_capacity_units(t.throughput.write_capacity_units);
   d.add_creation_time_ms(t.creation_time_ms);
   d.add_indexes(indexes_offset);
+  if (t.ttl_attribute) d.add_ttl_attribute(ttl);
+  d.add_ttl_enabled(t.ttl_enabled);
+  d.add_tags(tags_offset);
   b.Finish(d.Finish(), fb::TableDescriptorIdentifier());
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -413,6 +423,11 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
       i.backfilling = x->backfilling();
       t.indexes.push_back(std::move(i));
     }
+  }
+  if (d->ttl_attribute()) t.ttl_attribute = d->ttl_attribute()->str();
+  t.ttl_enabled = d->ttl_enabled();
+  if (d->tags()) {
+    for (const auto* tag : *d->tags()) t.tags[tag->key()->str()] = tag->value() ? tag->value()->str() : "";
   }
   return t;
 }

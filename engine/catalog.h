@@ -4,6 +4,7 @@
 #define DYNAROCK_ENGINE_CATALOG_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,9 @@ struct TableInfo {
   ProvisionedThroughput throughput;
   int64_t creation_time_ms = 0;
   std::vector<IndexInfo> indexes;  // LSIs and GSIs
+  std::optional<std::string> ttl_attribute;  // UpdateTimeToLive
+  bool ttl_enabled = false;
+  std::map<std::string, std::string> tags;   // TagResource
 
   format::KeySchemaTypes key_types() const {
     return {partition_key.type, sort_key ? std::optional(sort_key->type) : std::nullopt};

@@ -719,6 +719,101 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
   return ReplaceTable(state, std::move(info), &batch);
 }
 
+// ---- TTL and tags ----------------------------------------------------------------------------
+
+Result<UpdateTimeToLiveResponse> Database::Impl::UpdateTimeToLive(
+    const UpdateTimeToLiveRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  const auto& spec = request.time_to_live_specification;
+  if (spec.attribute_name.empty() || spec.attribute_name.size() > 255) {
+    return Status::Validation(
+        "1 validation error detected: Value '" + spec.attribute_name +
+        "' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must "
+        "have length " +
+        (spec.attribute_name.empty() ? "greater than or equal to 1" : "less than or equal to 255"));
+  }
+  auto locked = LockTableExclusive(request.table_name);
+  if (!locked.ok()) return locked.status();
+  TableInfo info = locked->state->info;
+  if (spec.enabled && info.ttl_enabled) {
+    return Status::Validation("TimeToLive is already enabled");
+  }
+  if (!spec.enabled && !info.ttl_enabled) {
+    return Status::Validation("TimeToLive is already disabled");
+  }
+  if (!spec.enabled && info.ttl_attribute && *info.ttl_attribute != spec.attribute_name) {
+    return Status::Validation("TimeToLive attribute name " + spec.attribute_name +
+                              " does not match the enabled attribute " + *info.ttl_attribute);
+  }
+  info.ttl_enabled = spec.enabled;
+  info.ttl_attribute = spec.attribute_name;
+  rocksdb::WriteBatch batch;
+  DYNAROCK_RETURN_IF_ERROR(ReplaceTable(locked->state, std::move(info), &batch));
+  return UpdateTimeToLiveResponse{spec};
+}
+
+Result<DescribeTimeToLiveResponse> Database::Impl::DescribeTimeToLive(
+    const DescribeTimeToLiveRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  auto table = FindTable(request.table_name, true);
+  if (!table.ok()) return table.status();
+  DescribeTimeToLiveResponse r;
+  r.enabled = (*table)->info.ttl_enabled;
+  if (r.enabled) r.attribute_name = (*table)->info.ttl_attribute;
+  return r;
+}
+
+Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn) {
+  const std::string prefix =
+      "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/";
+  if (arn.substr(0, prefix.size()) != prefix ||
+      arn.find('/', prefix.size()) != std::string_view::npos) {
+    return Status::ResourceNotFound(
+        "Requested resource not found: ResourceArn: " + std::string(arn) + " not found");
+  }
+  return std::string(arn.substr(prefix.size()));
+}
+
+Status Database::Impl::TagResource(const TagResourceRequest& request) {
+  auto name = TableNameFromArn(request.resource_arn);
+  if (!name.ok()) return name.status();
+  for (const auto& [k, v] : request.tags) {
+    if (k.empty() || k.size() > 128 || v.size() > 256) {
+      return Status::Validation(
+          "One or more parameter values were invalid: Tag key length must be "
+          "1 to 128 and tag value length 0 to 256");
+    }
+  }
+  auto locked = LockTableExclusive(*name);
+  if (!locked.ok()) return Status::ResourceNotFound();
+  TableInfo info = locked->state->info;
+  for (const auto& [k, v] : request.tags) info.tags[k] = v;
+  if (info.tags.size() > 50)
+    return Status::LimitExceeded("The number of tags exceeds the limit of 50");
+  rocksdb::WriteBatch batch;
+  return ReplaceTable(locked->state, std::move(info), &batch);
+}
+
+Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
+  auto name = TableNameFromArn(request.resource_arn);
+  if (!name.ok()) return name.status();
+  auto locked = LockTableExclusive(*name);
+  if (!locked.ok()) return Status::ResourceNotFound();
+  TableInfo info = locked->state->info;
+  for (const auto& k : request.tag_keys) info.tags.erase(k);
+  rocksdb::WriteBatch batch;
+  return ReplaceTable(locked->state, std::move(info), &batch);
+}
+
+Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
+    const ListTagsOfResourceRequest& request) {
+  auto name = TableNameFromArn(request.resource_arn);
+  if (!name.ok()) return name.status();
+  auto table = FindTable(*name, false);
+  if (!table.ok()) return table.status();
+  return ListTagsOfResourceResponse{(*table)->info.tags};
+}
+
 // ---- Items -------------------------------------------------------------------------------
 
 Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
@@ -1072,6 +1167,19 @@ Result<DeleteTableResponse> Database::DeleteTable(const DeleteTableRequest& r) {
 }
 Result<UpdateTableResponse> Database::UpdateTable(const UpdateTableRequest& r) {
   return impl_->UpdateTable(r);
+}
+Result<UpdateTimeToLiveResponse> Database::UpdateTimeToLive(const UpdateTimeToLiveRequest& r) {
+  return impl_->UpdateTimeToLive(r);
+}
+Result<DescribeTimeToLiveResponse> Database::DescribeTimeToLive(
+    const DescribeTimeToLiveRequest& r) {
+  return impl_->DescribeTimeToLive(r);
+}
+Status Database::TagResource(const TagResourceRequest& r) { return impl_->TagResource(r); }
+Status Database::UntagResource(const UntagResourceRequest& r) { return impl_->UntagResource(r); }
+Result<ListTagsOfResourceResponse> Database::ListTagsOfResource(
+    const ListTagsOfResourceRequest& r) {
+  return impl_->ListTagsOfResource(r);
 }
 Result<PutItemResponse> Database::PutItem(const PutItemRequest& r) { return impl_->PutItem(r); }
 Result<GetItemResponse> Database::GetItem(const GetItemRequest& r) { return impl_->GetItem(r); }

@@ -65,6 +65,13 @@ class Database::Impl {
   Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
   Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);
   Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
+  Result<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& request);
+  Result<DescribeTimeToLiveResponse> DescribeTimeToLive(const DescribeTimeToLiveRequest& request);
+  Status TagResource(const TagResourceRequest& request);
+  Status UntagResource(const UntagResourceRequest& request);
+  Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
+  // The table named by a table ARN of this database, or ResourceNotFound.
+  Result<std::string> TableNameFromArn(std::string_view arn);
   Result<PutItemResponse> PutItem(const PutItemRequest& request);
   Result<GetItemResponse> GetItem(const GetItemRequest& request);
   Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);

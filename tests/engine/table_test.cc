@@ -209,3 +209,28 @@ TEST_F(TableTest, UnknownTables) {
 
 }  // namespace
 }  // namespace dynarock
+
+namespace dynarock {
+namespace {
+
+TEST_F(TableTest, TimeToLiveAndTagsPersistWithTheTable) {
+  Create(testing::TableRequest("Telemetry", "vehicleId", ScalarAttributeType::kS));
+  const std::string arn = db_->DescribeTable({"Telemetry"})->table.table_arn;
+  ASSERT_TRUE(db_->UpdateTimeToLive({"Telemetry", {true, "expiresAt"}}).ok());
+  EXPECT_EQ(db_->UpdateTimeToLive({"Telemetry", {true, "expiresAt"}}).status(),
+            Status::Validation("TimeToLive is already enabled"));
+  ASSERT_TRUE(db_->TagResource({arn, {{"team", "fleet"}, {"env", "dev"}}}).ok());
+  ASSERT_TRUE(db_->UntagResource({arn, {"env"}}).ok());
+  EXPECT_EQ(db_->TagResource({arn + "x", {{"a", "b"}}}).code(), Status::Code::kResourceNotFound);
+  Reopen();
+  auto ttl = db_->DescribeTimeToLive({"Telemetry"});
+  ASSERT_TRUE(ttl.ok());
+  EXPECT_TRUE(ttl->enabled);
+  EXPECT_EQ(ttl->attribute_name, "expiresAt");
+  EXPECT_EQ(db_->ListTagsOfResource({arn})->tags, (std::map<std::string, std::string>{{"team", "fleet"}}));
+  ASSERT_TRUE(db_->UpdateTimeToLive({"Telemetry", {false, "expiresAt"}}).ok());
+  EXPECT_FALSE(db_->DescribeTimeToLive({"Telemetry"})->enabled);
+}
+
+}  // namespace
+}  // namespace dynarock

@@ -135,3 +135,23 @@ def test_resource_api(resource, fleet_table):
     table.put_item(Item={"vehicleId": "VEH#R", "recordedAt": "META", "tags": {"ev", "van"}, "n": 3})
     item = table.get_item(Key={"vehicleId": "VEH#R", "recordedAt": "META"})["Item"]
     assert item["tags"] == {"ev", "van"} and item["n"] == 3
+
+
+def test_ttl_tags_and_endpoints(dynamodb, fleet_table):
+    arn = dynamodb.describe_table(TableName=fleet_table)["Table"]["TableArn"]
+    assert dynamodb.describe_time_to_live(TableName=fleet_table)["TimeToLiveDescription"]["TimeToLiveStatus"] == "DISABLED"
+    dynamodb.update_time_to_live(TableName=fleet_table,
+                                 TimeToLiveSpecification={"Enabled": True, "AttributeName": "expiresAt"})
+    ttl = dynamodb.describe_time_to_live(TableName=fleet_table)["TimeToLiveDescription"]
+    assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+    with pytest.raises(ClientError) as e:
+        dynamodb.update_time_to_live(TableName=fleet_table,
+                                     TimeToLiveSpecification={"Enabled": True, "AttributeName": "expiresAt"})
+    assert error(e) == ("ValidationException", "TimeToLive is already enabled")
+    dynamodb.tag_resource(ResourceArn=arn, Tags=[{"Key": "team", "Value": "fleet"}, {"Key": "env", "Value": "dev"}])
+    dynamodb.untag_resource(ResourceArn=arn, TagKeys=["env"])
+    assert dynamodb.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "fleet"}]
+    with pytest.raises(ClientError) as e:
+        dynamodb.list_tags_of_resource(ResourceArn=arn + "-nope")
+    assert error(e)[0] == "ResourceNotFoundException"
+    assert dynamodb.describe_endpoints()["Endpoints"][0]["CachePeriodInMinutes"] == 1440

@@ -1005,6 +1005,97 @@ void TransactGetItems(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
+void UpdateTimeToLive(Database* db, const Json& in, Writer& w) {
+  UpdateTimeToLiveRequest r;
+  r.table_name = ReqString(in, "TableName");
+  const Json* spec = OptObject(in, "TimeToLiveSpecification");
+  if (!spec) {
+    Fail(Status::Validation(
+        "The parameter 'TimeToLiveSpecification' is required but was not present in the request"));
+  }
+  r.time_to_live_specification = {OptBool(*spec, "Enabled"),
+                                  OptString(*spec, "AttributeName").value_or("")};
+  auto out = Check(db->UpdateTimeToLive(r));
+  w.StartObject();
+  Key(w, "TimeToLiveSpecification");
+  w.StartObject();
+  Key(w, "Enabled");
+  w.Bool(out.time_to_live_specification.enabled);
+  Key(w, "AttributeName");
+  Str(w, out.time_to_live_specification.attribute_name);
+  w.EndObject();
+  w.EndObject();
+}
+
+void DescribeTimeToLive(Database* db, const Json& in, Writer& w) {
+  auto out = Check(db->DescribeTimeToLive({ReqString(in, "TableName")}));
+  w.StartObject();
+  Key(w, "TimeToLiveDescription");
+  w.StartObject();
+  Key(w, "TimeToLiveStatus");
+  w.String(out.enabled ? "ENABLED" : "DISABLED");
+  if (out.attribute_name) {
+    Key(w, "AttributeName");
+    Str(w, *out.attribute_name);
+  }
+  w.EndObject();
+  w.EndObject();
+}
+
+void TagResource(Database* db, const Json& in, Writer& w) {
+  TagResourceRequest r;
+  r.resource_arn = ReqString(in, "ResourceArn");
+  if (const Json* tags = OptArray(in, "Tags")) {
+    for (const auto& t : tags->GetArray())
+      r.tags[ReqString(t, "Key")] = OptString(t, "Value").value_or("");
+  }
+  Status s = db->TagResource(r);
+  if (!s.ok()) Fail(s);
+  w.StartObject();
+  w.EndObject();
+}
+
+void UntagResource(Database* db, const Json& in, Writer& w) {
+  UntagResourceRequest r;
+  r.resource_arn = ReqString(in, "ResourceArn");
+  r.tag_keys = StringList(in, "TagKeys").value_or(std::vector<std::string>{});
+  Status s = db->UntagResource(r);
+  if (!s.ok()) Fail(s);
+  w.StartObject();
+  w.EndObject();
+}
+
+void ListTagsOfResource(Database* db, const Json& in, Writer& w) {
+  auto out = Check(db->ListTagsOfResource({ReqString(in, "ResourceArn")}));
+  w.StartObject();
+  Key(w, "Tags");
+  w.StartArray();
+  for (const auto& [k, v] : out.tags) {
+    w.StartObject();
+    Key(w, "Key");
+    Str(w, k);
+    Key(w, "Value");
+    Str(w, v);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void DescribeEndpoints(Database*, const Json&, Writer& w) {
+  w.StartObject();
+  Key(w, "Endpoints");
+  w.StartArray();
+  w.StartObject();
+  Key(w, "Address");
+  w.String("localhost");
+  Key(w, "CachePeriodInMinutes");
+  w.Int(1440);
+  w.EndObject();
+  w.EndArray();
+  w.EndObject();
+}
+
 void DescribeLimits(Database*, const Json&, Writer& w) {
   w.StartObject();
   for (const char* k : {"AccountMaxReadCapacityUnits", "AccountMaxWriteCapacityUnits"}) {
@@ -1036,6 +1127,12 @@ const std::map<std::string, Op, std::less<>>& Operations() {
       {"TransactWriteItems", TransactWriteItems},
       {"TransactGetItems", TransactGetItems},
       {"DescribeLimits", DescribeLimits},
+      {"DescribeEndpoints", DescribeEndpoints},
+      {"UpdateTimeToLive", UpdateTimeToLive},
+      {"DescribeTimeToLive", DescribeTimeToLive},
+      {"TagResource", TagResource},
+      {"UntagResource", UntagResource},
+      {"ListTagsOfResource", ListTagsOfResource},
   };
   return ops;
 }

@@ -67,6 +67,12 @@ class Database {
   // returns; readable only when complete) or deletes one (a range deletion),
   // and changes billing mode or throughput.
   Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
+  // TTL settings and tags, stored with the table descriptor.
+  Result<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& request);
+  Result<DescribeTimeToLiveResponse> DescribeTimeToLive(const DescribeTimeToLiveRequest& request);
+  Status TagResource(const TagResourceRequest& request);
+  Status UntagResource(const UntagResourceRequest& request);
+  Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
 
   // ---- Items. Key and item validation as DynamoDB (missing or mistyped key
   // attributes, empty keys, key and item size limits).

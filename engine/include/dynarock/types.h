@@ -166,6 +166,43 @@ struct UpdateTableResponse {
   TableDescription table_description{};
 };
 
+// Time to live: the setting is stored with the table (expiry itself is not
+// performed yet).
+struct TimeToLiveSpecification {
+  bool enabled = false;
+  std::string attribute_name{};
+};
+struct UpdateTimeToLiveRequest {
+  std::string table_name{};
+  TimeToLiveSpecification time_to_live_specification{};
+};
+struct UpdateTimeToLiveResponse {
+  TimeToLiveSpecification time_to_live_specification{};
+};
+struct DescribeTimeToLiveRequest {
+  std::string table_name{};
+};
+struct DescribeTimeToLiveResponse {
+  bool enabled = false;  // TimeToLiveStatus ENABLED / DISABLED
+  std::optional<std::string> attribute_name{};
+};
+
+// Tags on a table, addressed by its ARN.
+struct TagResourceRequest {
+  std::string resource_arn{};
+  std::map<std::string, std::string> tags{};
+};
+struct UntagResourceRequest {
+  std::string resource_arn{};
+  std::vector<std::string> tag_keys{};
+};
+struct ListTagsOfResourceRequest {
+  std::string resource_arn{};
+};
+struct ListTagsOfResourceResponse {
+  std::map<std::string, std::string> tags{};
+};
+
 struct DeleteTableRequest {
   std::string table_name{};
 };
