@@ -11,6 +11,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "dynarock/db.h"
@@ -18,7 +19,8 @@
 
 namespace {
 
-int Serve(const std::string& host, uint16_t port, std::string data_dir, bool in_memory) {
+int Serve(const std::string& host, uint16_t port, std::string data_dir, bool in_memory,
+          const std::map<std::string, std::string>& credentials) {
   std::filesystem::path temp;
   if (in_memory) {
     // A throw-away database: a private directory removed at exit.
@@ -37,7 +39,8 @@ int Serve(const std::string& host, uint16_t port, std::string data_dir, bool in_
       fmt::print(stderr, "error: {}\n", db.status().ToString());
       return 1;
     }
-    dynarock::server::Server server(db->get(), {.host = host, .port = port});
+    dynarock::server::Server server(db->get(),
+                                    {.host = host, .port = port, .credentials = credentials});
     dynarock::Status started = server.Start();
     if (!started.ok()) {
       fmt::print(stderr, "error: {}\n", started.ToString());
@@ -76,6 +79,10 @@ int main(int argc, char** argv) {
   serve->add_option("--port", port, "port (0: any free port)");
   auto* dir = serve->add_option("--data-dir", data_dir, "database directory");
   auto* mem = serve->add_flag("--in-memory", in_memory, "a throw-away database, removed at exit");
+  std::vector<std::string> auth;
+  serve->add_option("--auth", auth,
+                    "verify AWS Signature V4 with these ACCESS_KEY_ID:SECRET pairs (repeatable); "
+                    "without it any signature is accepted");
   dir->excludes(mem);
   CLI11_PARSE(app, argc, argv);
   if (serve->parsed()) {
@@ -83,7 +90,16 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "error: give --data-dir DIR or --in-memory\n");
       return 2;
     }
-    return Serve(host, port, data_dir, in_memory);
+    std::map<std::string, std::string> credentials;
+    for (const auto& pair : auth) {
+      size_t colon = pair.find(':');
+      if (colon == std::string::npos || colon == 0) {
+        fmt::print(stderr, "error: --auth takes ACCESS_KEY_ID:SECRET\n");
+        return 2;
+      }
+      credentials[pair.substr(0, colon)] = pair.substr(colon + 1);
+    }
+    return Serve(host, port, data_dir, in_memory, credentials);
   }
   return 2;
 }

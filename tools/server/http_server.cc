@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "tools/server/sigv4.h"
 #include "tools/server/wire.h"
 
 namespace dynarock::server {
@@ -67,7 +68,24 @@ struct Server::Impl {
       if (ec) break;  // closed, timed out, or not HTTP: nothing more to answer
       http::request<http::string_body>& req = parser.get();
       wire::WireResponse r;
-      if (req.method() == http::verb::post) {
+      std::optional<AuthError> auth_error;
+      if (!options.credentials.empty()) {
+        SignedRequest sr;
+        sr.method = std::string(req.method_string());
+        std::string target(req.target());
+        size_t q = target.find('?');
+        sr.path = target.substr(0, q);
+        sr.query = q == std::string::npos ? "" : target.substr(q + 1);
+        for (const auto& f : req)
+          sr.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+        sr.body = req.body();
+        auth_error = VerifySigV4(sr, options.credentials);
+      }
+      if (auth_error) {
+        std::string body =
+            "{\"__type\":\"" + auth_error->type + "\",\"message\":\"" + auth_error->message + "\"}";
+        r = {400, body};
+      } else if (req.method() == http::verb::post) {
         auto target = req["X-Amz-Target"];
         r = wire::Handle(db, std::string_view(target.data(), target.size()), req.body());
       } else {

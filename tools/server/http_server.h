@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,10 @@ struct ServerOptions {
   size_t max_connections = 64;
   int idle_timeout_seconds = 60;
   size_t max_body_bytes = 16 << 20;  // DynamoDB's request size cap
+  // --auth: access key id -> secret. Empty: any signature is accepted, as
+  // local DynamoDB implementations do. Otherwise every request must carry a
+  // valid AWS Signature V4 from one of these keys.
+  std::map<std::string, std::string> credentials;
 };
 
 class Server {
