@@ -155,3 +155,44 @@ def test_ttl_tags_and_endpoints(dynamodb, fleet_table):
         dynamodb.list_tags_of_resource(ResourceArn=arn + "-nope")
     assert error(e)[0] == "ResourceNotFoundException"
     assert dynamodb.describe_endpoints()["Endpoints"][0]["CachePeriodInMinutes"] == 1440
+
+
+def test_update_table_and_limits(dynamodb, fleet_table):
+    out = dynamodb.update_table(
+        TableName=fleet_table,
+        AttributeDefinitions=[{"AttributeName": "fuelBand", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[{"Create": {
+            "IndexName": "ByFuel", "KeySchema": [{"AttributeName": "fuelBand", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+    names = [g["IndexName"] for g in out["TableDescription"]["GlobalSecondaryIndexes"]]
+    assert "ByFuel" in names
+    dynamodb.update_table(TableName=fleet_table, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "ByFuel"}}])
+    names = [g["IndexName"] for g in dynamodb.describe_table(TableName=fleet_table)["Table"]["GlobalSecondaryIndexes"]]
+    assert names == ["ByDepot"]
+    assert dynamodb.describe_limits()["TableMaxReadCapacityUnits"] > 0
+
+
+def test_concurrent_clients(endpoint, fleet_table):
+    import threading
+    import boto3
+    errors = []
+
+    def worker(n):
+        c = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                         aws_access_key_id="local", aws_secret_access_key="local")
+        try:
+            for i in range(25):
+                c.put_item(TableName=fleet_table, Item=reading(f"VEH#C{n}", i % 60, i))
+        except Exception as e:  # collected and asserted below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    scanned = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                           aws_access_key_id="local", aws_secret_access_key="local").scan(
+        TableName=fleet_table, Select="COUNT")
+    assert scanned["Count"] == 200

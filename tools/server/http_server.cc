@@ -1,15 +1,16 @@
 #include "tools/server/http_server.h"
 
-#include <sys/socket.h>
 #include <zlib.h>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <list>
+#include <memory>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
+#include <vector>
 
 #include "tools/server/sigv4.h"
 #include "tools/server/wire.h"
@@ -32,111 +33,140 @@ std::string RequestId() {
 
 }  // namespace
 
+class Session;
+
 struct Server::Impl {
   Database* db;
   ServerOptions options;
   asio::io_context io;
   tcp::acceptor acceptor{io};
   std::atomic<bool> stopping{false};
-  std::mutex mu;  // guards connections
-  struct Connection {
-    tcp::socket socket;
-    std::thread thread;
-    std::atomic<bool> done{false};
-    explicit Connection(tcp::socket s) : socket(std::move(s)) {}
-  };
-  std::list<std::unique_ptr<Connection>> connections;
+  std::mutex mu;  // guards sessions
+  std::set<std::weak_ptr<Session>, std::owner_less<std::weak_ptr<Session>>> sessions;
 
-  void Serve(Connection* c) {
-    beast::flat_buffer buffer;
-    beast::error_code ec;
-    // Idle connections are closed after the timeout (the read fails).
-    timeval tv{options.idle_timeout_seconds, 0};
-    setsockopt(c->socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    while (!stopping) {
-      http::request_parser<http::string_body> parser;
-      parser.body_limit(options.max_body_bytes);
-      parser.header_limit(64 * 1024);
-      http::read(c->socket, buffer, parser, ec);
-      if (ec == http::error::body_limit) {
-        Reply(c, 11, false,
-              wire::ErrorResponse(
-                  Status::Serialization("Request body exceeds the maximum size of 16 MB")),
-              413);
-        break;
-      }
-      if (ec) break;  // closed, timed out, or not HTTP: nothing more to answer
-      http::request<http::string_body>& req = parser.get();
-      wire::WireResponse r;
-      std::optional<AuthError> auth_error;
-      if (!options.credentials.empty()) {
-        SignedRequest sr;
-        sr.method = std::string(req.method_string());
-        std::string target(req.target());
-        size_t q = target.find('?');
-        sr.path = target.substr(0, q);
-        sr.query = q == std::string::npos ? "" : target.substr(q + 1);
-        for (const auto& f : req)
-          sr.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-        sr.body = req.body();
-        auth_error = VerifySigV4(sr, options.credentials);
-      }
-      if (auth_error) {
-        std::string body =
-            "{\"__type\":\"" + auth_error->type + "\",\"message\":\"" + auth_error->message + "\"}";
-        r = {400, body};
-      } else if (req.method() == http::verb::post) {
-        auto target = req["X-Amz-Target"];
-        r = wire::Handle(db, std::string_view(target.data(), target.size()), req.body());
-      } else {
-        r = {200, "healthy: dynarock"};
-      }
-      if (!Reply(c, req.version(), req.keep_alive(), r, r.http_status)) break;
-      if (!req.keep_alive()) break;
-    }
-    c->socket.shutdown(tcp::socket::shutdown_both, ec);
-    c->socket.close(ec);
-    c->done = true;
-  }
-
-  bool Reply(Connection* c, unsigned version, bool keep_alive, const wire::WireResponse& r,
-             int status) {
-    http::response<http::string_body> res{static_cast<http::status>(status), version};
-    res.set(http::field::content_type, "application/x-amz-json-1.0");
-    res.set("x-amzn-RequestId", RequestId());
-    // The SDKs verify this CRC32 of the body.
-    res.set("x-amz-crc32", std::to_string(crc32(0L, reinterpret_cast<const Bytef*>(r.body.data()),
-                                                static_cast<uInt>(r.body.size()))));
-    res.keep_alive(keep_alive && !stopping);
-    res.body() = r.body;
-    res.prepare_payload();
-    beast::error_code ec;
-    http::write(c->socket, res, ec);
-    return !ec;
-  }
-
-  void Reap(bool all) {
-    std::lock_guard lock(mu);
-    for (auto it = connections.begin(); it != connections.end();) {
-      if (all || (*it)->done) {
-        if ((*it)->thread.joinable()) (*it)->thread.join();
-        it = connections.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
+  void Accept();
+  wire::WireResponse Respond(const http::request<http::string_body>& req);
 };
+
+// One connection: read a request, answer it, repeat while keep-alive lasts.
+// Handlers run on the server's fixed pool of threads.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, Server::Impl* server) : stream_(std::move(socket)), server_(server) {}
+
+  void Start() { Read(); }
+
+  // Ends an idle wait for the next request (used by Stop).
+  void Interrupt() {
+    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+      beast::error_code ec;
+      self->stream_.socket().shutdown(tcp::socket::shutdown_receive, ec);
+    });
+  }
+
+ private:
+  void Read() {
+    parser_.emplace();
+    parser_->body_limit(server_->options.max_body_bytes);
+    parser_->header_limit(64 * 1024);
+    stream_.expires_after(std::chrono::seconds(server_->options.idle_timeout_seconds));
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+  }
+
+  void OnRead(beast::error_code ec, size_t) {
+    if (ec == http::error::body_limit) {
+      Write(wire::ErrorResponse(
+                Status::Serialization("Request body exceeds the maximum size of 16 MB")),
+            413, 11, /*keep_alive=*/false);
+      return;
+    }
+    if (ec) return Close();  // closed, timed out, or not HTTP: nothing more to answer
+    const auto& req = parser_->get();
+    stream_
+        .expires_never();  // the engine may take its time; idle time only counts between requests
+    wire::WireResponse r = server_->Respond(req);
+    Write(std::move(r), r.http_status, req.version(), req.keep_alive());
+  }
+
+  void Write(wire::WireResponse r, int status, unsigned version, bool keep_alive) {
+    res_ = {static_cast<http::status>(status), version};
+    res_.set(http::field::content_type, "application/x-amz-json-1.0");
+    res_.set("x-amzn-RequestId", RequestId());
+    // The SDKs verify this CRC32 of the body.
+    res_.set("x-amz-crc32", std::to_string(crc32(0L, reinterpret_cast<const Bytef*>(r.body.data()),
+                                                 static_cast<uInt>(r.body.size()))));
+    bool keep = keep_alive && !server_->stopping;
+    res_.keep_alive(keep);
+    res_.body() = std::move(r.body);
+    res_.prepare_payload();
+    http::async_write(stream_, res_,
+                      [self = shared_from_this(), keep](beast::error_code ec, size_t) {
+                        if (ec || !keep) return self->Close();
+                        self->Read();
+                      });
+  }
+
+  void Close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> res_;
+  Server::Impl* server_;
+};
+
+wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>& req) {
+  if (!options.credentials.empty()) {
+    SignedRequest sr;
+    sr.method = std::string(req.method_string());
+    std::string target(req.target());
+    size_t q = target.find('?');
+    sr.path = target.substr(0, q);
+    sr.query = q == std::string::npos ? "" : target.substr(q + 1);
+    for (const auto& f : req)
+      sr.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    sr.body = req.body();
+    if (auto error = VerifySigV4(sr, options.credentials)) {
+      return {400, "{\"__type\":\"" + error->type + "\",\"message\":\"" + error->message + "\"}"};
+    }
+  }
+  if (req.method() != http::verb::post) return {200, "healthy: dynarock"};
+  auto target = req["X-Amz-Target"];
+  return wire::Handle(db, std::string_view(target.data(), target.size()), req.body());
+}
+
+void Server::Impl::Accept() {
+  acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+    if (stopping || !acceptor.is_open()) return;
+    if (!ec) {
+      std::lock_guard lock(mu);
+      for (auto it = sessions.begin(); it != sessions.end();) {
+        it = it->expired() ? sessions.erase(it) : std::next(it);
+      }
+      if (sessions.size() >= options.max_connections) {
+        // Bounded concurrency: refuse rather than queue without limit.
+        socket.close(ec);
+      } else {
+        auto session = std::make_shared<Session>(std::move(socket), this);
+        sessions.insert(session);
+        session->Start();
+      }
+    }
+    Accept();
+  });
+}
 
 Server::Server(Database* db, ServerOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->db = db;
   impl_->options = std::move(options);
 }
 
-Server::~Server() {
-  Stop();
-  impl_->Reap(true);
-}
+Server::~Server() { Stop(); }
 
 Status Server::Start() {
   boost::system::error_code ec;
@@ -147,51 +177,38 @@ Status Server::Start() {
   if (!ec) impl_->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) impl_->acceptor.bind(endpoint, ec);
   if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
+  if (ec) {
     return Status::IOError("cannot listen on " + impl_->options.host + ":" +
                            std::to_string(impl_->options.port) + ": " + ec.message());
+  }
   return Status::OK();
 }
 
 uint16_t Server::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 void Server::Run() {
-  while (!impl_->stopping) {
-    boost::system::error_code ec;
-    tcp::socket socket(impl_->io);
-    impl_->acceptor.accept(socket, ec);
-    if (ec) {
-      if (impl_->stopping) break;
-      continue;
-    }
-    impl_->Reap(false);
-    std::lock_guard lock(impl_->mu);
-    if (impl_->connections.size() >= impl_->options.max_connections) {
-      socket.close(ec);  // bounded concurrency: refuse rather than queue unboundedly
-      continue;
-    }
-    auto c = std::make_unique<Impl::Connection>(std::move(socket));
-    Impl::Connection* raw = c.get();
-    c->thread = std::thread([this, raw] { impl_->Serve(raw); });
-    impl_->connections.push_back(std::move(c));
-  }
-  // In-flight requests finish; idle keep-alive connections are closed.
-  {
-    std::lock_guard lock(impl_->mu);
-    for (auto& c : impl_->connections) {
-      boost::system::error_code ec;
-      c->socket.shutdown(tcp::socket::shutdown_receive, ec);
-    }
-  }
-  impl_->Reap(true);
+  impl_->Accept();
+  // A small fixed pool runs every connection's handlers.
+  std::vector<std::thread> pool;
+  for (size_t i = 1; i < impl_->options.threads; ++i)
+    pool.emplace_back([this] { impl_->io.run(); });
+  impl_->io.run();
+  for (auto& t : pool) t.join();
 }
 
 void Server::Stop() {
   if (impl_->stopping.exchange(true)) return;
-  boost::system::error_code ec;
-  // Unblocks accept() in Run().
-  ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
-  impl_->acceptor.close(ec);
+  // Stop accepting; connections waiting for their next request end now, and
+  // those mid-request finish it (keep-alive off). io.run() returns when no
+  // work is left.
+  asio::post(impl_->io, [this] {
+    boost::system::error_code ec;
+    impl_->acceptor.close(ec);
+    std::lock_guard lock(impl_->mu);
+    for (const auto& weak : impl_->sessions) {
+      if (auto s = weak.lock()) s->Interrupt();
+    }
+  });
 }
 
 }  // namespace dynarock::server

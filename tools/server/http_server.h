@@ -1,6 +1,7 @@
 // `dynarock serve`: DynamoDB's HTTP JSON protocol on a loopback port.
-// HTTP/1.1 with keep-alive (Boost.Beast), one thread per connection up to a
-// fixed bound, a 16 MB body cap, an idle timeout, and a clean stop.
+// HTTP/1.1 with keep-alive (Boost.Beast, asynchronous), a small fixed pool of
+// threads, a bound on connections, a 16 MB body cap, an idle timeout, and a
+// clean stop.
 #ifndef DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
 #define DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
 
@@ -17,7 +18,8 @@ namespace dynarock::server {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;  // 0: any free port (see Server::port())
-  size_t max_connections = 64;
+  size_t threads = 4;    // the fixed pool that runs every request
+  size_t max_connections = 256;
   int idle_timeout_seconds = 60;
   size_t max_body_bytes = 16 << 20;  // DynamoDB's request size cap
   // --auth: access key id -> secret. Empty: any signature is accepted, as
@@ -34,13 +36,14 @@ class Server {
   // Binds and listens. IOError if the address is taken.
   Status Start();
   uint16_t port() const;
-  // Serves until Stop(); in-flight requests finish first.
+  // Serves until Stop() (runs the thread pool); in-flight requests finish first.
   void Run();
   // Safe from any thread (and a signal handler's thread).
   void Stop();
 
+  struct Impl;  // public name, private definition (http_server.cc)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
