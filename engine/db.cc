@@ -345,9 +345,12 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::CommitItemWrite(
   return result;
 }
 
-Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& key) {
+Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& key,
+                                                     const rocksdb::Snapshot* snapshot) {
   rocksdb::PinnableSlice value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), items_cf_, key.bytes(), &value);
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  rocksdb::Status s = db_->Get(ro, items_cf_, key.bytes(), &value);
   if (s.IsNotFound()) return std::optional<Item>();
   DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
   auto item = format::DecodeItem(std::string_view(value.data(), value.size()));

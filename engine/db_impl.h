@@ -126,7 +126,9 @@ class Database::Impl {
   Result<ExclusiveTable> LockTableExclusive(std::string_view name);
   Counter ReadTableStats(uint32_t space_id);
   // Reads and decodes the item at `key` (nullopt if absent).
-  Result<std::optional<Item>> ReadItem(const format::EncodedKey& key);
+  // `snapshot` (optional) pins the read to the state an iterator sees.
+  Result<std::optional<Item>> ReadItem(const format::EncodedKey& key,
+                                       const rocksdb::Snapshot* snapshot = nullptr);
   Counter ReadCounter(const std::string& stats_key);
   // The lock a write of `item_key` takes: the item's stripe, or for a table
   // with an LSI the collection's, so that the collection size limit is

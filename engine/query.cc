@@ -49,12 +49,18 @@ bool Matches(const SortKeyCondition& c, const AttributeValue& sk) {
     return Encoded(a) <=> Encoded(b);
   };
   switch (c.op) {
-    case SortKeyOperator::kEq: return cmp(sk, c.value) == 0;
-    case SortKeyOperator::kLt: return cmp(sk, c.value) < 0;
-    case SortKeyOperator::kLe: return cmp(sk, c.value) <= 0;
-    case SortKeyOperator::kGt: return cmp(sk, c.value) > 0;
-    case SortKeyOperator::kGe: return cmp(sk, c.value) >= 0;
-    case SortKeyOperator::kBetween: return cmp(sk, c.value) >= 0 && cmp(sk, *c.upper) <= 0;
+    case SortKeyOperator::kEq:
+      return cmp(sk, c.value) == 0;
+    case SortKeyOperator::kLt:
+      return cmp(sk, c.value) < 0;
+    case SortKeyOperator::kLe:
+      return cmp(sk, c.value) <= 0;
+    case SortKeyOperator::kGt:
+      return cmp(sk, c.value) > 0;
+    case SortKeyOperator::kGe:
+      return cmp(sk, c.value) >= 0;
+    case SortKeyOperator::kBetween:
+      return cmp(sk, c.value) >= 0 && cmp(sk, *c.upper) <= 0;
     case SortKeyOperator::kBeginsWith: {
       const std::string& s = sk.is(AttrType::kS) ? sk.s() : sk.b();
       const std::string& p = c.value.is(AttrType::kS) ? c.value.s() : c.value.b();
@@ -66,10 +72,14 @@ bool Matches(const SortKeyCondition& c, const AttributeValue& sk) {
 
 const char* SelectName(Select s) {
   switch (s) {
-    case Select::kAllAttributes: return "ALL_ATTRIBUTES";
-    case Select::kAllProjectedAttributes: return "ALL_PROJECTED_ATTRIBUTES";
-    case Select::kSpecificAttributes: return "SPECIFIC_ATTRIBUTES";
-    case Select::kCount: return "COUNT";
+    case Select::kAllAttributes:
+      return "ALL_ATTRIBUTES";
+    case Select::kAllProjectedAttributes:
+      return "ALL_PROJECTED_ATTRIBUTES";
+    case Select::kSpecificAttributes:
+      return "SPECIFIC_ATTRIBUTES";
+    case Select::kCount:
+      return "COUNT";
   }
   return "?";
 }
@@ -80,12 +90,13 @@ Status CheckSelect(const std::optional<Select>& select, const char* verb,
                    const char* projection_param, const IndexInfo* index) {
   if (index && index->global && select == Select::kAllAttributes &&
       index->projection != ProjectionType::kAll) {
-    return InvalidParameter("Select type ALL_ATTRIBUTES is not supported for global secondary index " +
-                            index->name + " because its projection type is not ALL");
+    return InvalidParameter(
+        "Select type ALL_ATTRIBUTES is not supported for global secondary index " + index->name +
+        " because its projection type is not ALL");
   }
   if (select == Select::kAllProjectedAttributes && index == nullptr) {
-    return InvalidParameter(std::string("ALL_PROJECTED_ATTRIBUTES can be used only when ") +
-                            verb + " using an IndexName");
+    return InvalidParameter(std::string("ALL_PROJECTED_ATTRIBUTES can be used only when ") + verb +
+                            " using an IndexName");
   }
   if (select == Select::kSpecificAttributes && projection_param == nullptr) {
     return InvalidParameter(
@@ -106,11 +117,12 @@ struct ReadExpressions {
   const char* projection_param = nullptr;
 };
 
-Result<ReadExpressions> CompileRead(RequestExpressions* rx, const std::optional<std::string>& filter,
-                                    const std::optional<std::map<std::string, LegacyCondition>>& legacy_filter,
-                                    std::optional<ConditionalOperator> conditional_operator,
-                                    const std::optional<std::string>& projection,
-                                    const std::optional<std::vector<std::string>>& attributes_to_get) {
+Result<ReadExpressions> CompileRead(
+    RequestExpressions* rx, const std::optional<std::string>& filter,
+    const std::optional<std::map<std::string, LegacyCondition>>& legacy_filter,
+    std::optional<ConditionalOperator> conditional_operator,
+    const std::optional<std::string>& projection,
+    const std::optional<std::vector<std::string>>& attributes_to_get) {
   ReadExpressions out;
   if (legacy_filter) {
     auto f = ConditionFromFilter(*legacy_filter, conditional_operator);
@@ -160,8 +172,7 @@ Status KeyConditionRange(const TableInfo& table, const KeyCondition& kc, std::st
   }
   if (!table.sort_key) return Status::Validation("Query key condition not supported");
   if (c.attribute_name != table.sort_key->name) {
-    return Status::Validation("Query condition missed key schema element: " +
-                              table.sort_key->name);
+    return Status::Validation("Query condition missed key schema element: " + table.sort_key->name);
   }
   const AttrType sk_type = format::ToAttrType(table.sort_key->type);
   if (!c.value.is(sk_type) || (c.upper && !c.upper->is(sk_type))) return ConditionTypeMismatch();
@@ -180,11 +191,22 @@ Status KeyConditionRange(const TableInfo& table, const KeyCondition& kc, std::st
 
   const std::string at = prefix + Encoded(c.value);
   switch (c.op) {
-    case SortKeyOperator::kEq: *lower = at; *upper = Successor(at); break;
-    case SortKeyOperator::kLt: *upper = at; break;
-    case SortKeyOperator::kLe: *upper = Successor(at); break;
-    case SortKeyOperator::kGt: *lower = Successor(at); break;
-    case SortKeyOperator::kGe: *lower = at; break;
+    case SortKeyOperator::kEq:
+      *lower = at;
+      *upper = Successor(at);
+      break;
+    case SortKeyOperator::kLt:
+      *upper = at;
+      break;
+    case SortKeyOperator::kLe:
+      *upper = Successor(at);
+      break;
+    case SortKeyOperator::kGt:
+      *lower = Successor(at);
+      break;
+    case SortKeyOperator::kGe:
+      *lower = at;
+      break;
     case SortKeyOperator::kBetween: {
       const std::string hi = prefix + Encoded(*c.upper);
       if (hi < at) {
@@ -210,8 +232,7 @@ Status KeyConditionRange(const TableInfo& table, const KeyCondition& kc, std::st
 
 // Hash range [lo, hi) of parallel Scan segment `segment` of `total`, as
 // 128-bit values so the last segment's end (2^64) is representable.
-void SegmentHashRange(uint32_t segment, uint32_t total, format::uint128* lo,
-                      format::uint128* hi) {
+void SegmentHashRange(uint32_t segment, uint32_t total, format::uint128* lo, format::uint128* hi) {
   const format::uint128 space = static_cast<format::uint128>(1) << 64;
   *lo = space * segment / total;
   *hi = space * (segment + 1) / total;
@@ -244,7 +265,8 @@ struct ReadTarget {
   TableInfo keys;
 };
 
-Result<ReadTarget> ResolveTarget(const TableInfo& table, const std::optional<std::string>& index_name,
+Result<ReadTarget> ResolveTarget(const TableInfo& table,
+                                 const std::optional<std::string>& index_name,
                                  bool consistent_read) {
   ReadTarget t;
   if (!index_name) {
@@ -259,7 +281,8 @@ Result<ReadTarget> ResolveTarget(const TableInfo& table, const std::optional<std
     return Status::Validation("Consistent reads are not supported on global secondary indexes");
   }
   if (t.index->backfilling) {
-    return Status::Validation("Cannot read from backfilling global secondary index: " + *index_name);
+    return Status::Validation("Cannot read from backfilling global secondary index: " +
+                              *index_name);
   }
   t.keys.name = t.index->name;
   t.keys.space_id = t.index->space_id;
@@ -331,8 +354,15 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
   // RocksDB may use the prefix bloom filters; a Scan crosses prefixes.
   ro.auto_prefix_mode = spec.prefix_mode;
   ro.total_order_seek = !spec.prefix_mode;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(ro, spec.index ? indexes_cf_ : items_cf_));
+  // An LSI entry and the table item it points to are read from one snapshot,
+  // so a concurrent write cannot pair an entry with another version.
+  std::shared_ptr<const rocksdb::Snapshot> snapshot;
+  if (spec.fetch_table_item) {
+    snapshot.reset(db_->GetSnapshot(),
+                   [this](const rocksdb::Snapshot* s) { db_->ReleaseSnapshot(s); });
+    ro.snapshot = snapshot.get();
+  }
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, spec.index ? indexes_cf_ : items_cf_));
   if (spec.forward) {
     it->Seek(lo);
   } else {
@@ -349,16 +379,19 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
     ++response.scanned_count;
     std::optional<Item> table_item;  // an LSI entry's full item, when fetched
     if (spec.fetch_table_item) {
-      auto k = EvaluatedKey(table, spec.index, std::string_view(it->key().data(), it->key().size()));
+      auto k =
+          EvaluatedKey(table, spec.index, std::string_view(it->key().data(), it->key().size()));
       if (!k.ok()) return k.status();
       const AttributeValue* sk = table.sort_key ? &k->at(table.sort_key->name) : nullptr;
-      auto fetched = ReadItem(format::EncodeItemKey(table.space_id, k->at(table.partition_key.name), sk));
+      auto fetched =
+          ReadItem(format::EncodeItemKey(table.space_id, k->at(table.partition_key.name), sk),
+                   snapshot.get());
       if (!fetched.ok()) return fetched.status();
       table_item = std::move(fetched).value();
     }
-    bool match = !spec.filter ||
-                 (table_item ? expr::Evaluate(*spec.filter, expr::ItemDocument(&*table_item))
-                             : expr::Evaluate(*spec.filter, expr::ViewDocument(view)));
+    bool match =
+        !spec.filter || (table_item ? expr::Evaluate(*spec.filter, expr::ItemDocument(&*table_item))
+                                    : expr::Evaluate(*spec.filter, expr::ViewDocument(view)));
     if (match) {
       ++response.count;
       if (!spec.count_only) {
@@ -378,7 +411,8 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
     // a LastEvaluatedKey even if nothing follows.
     if ((spec.limit && response.scanned_count >= *spec.limit) ||
         page_bytes >= options_.max_page_bytes) {
-      auto lek = EvaluatedKey(table, spec.index, std::string_view(it->key().data(), it->key().size()));
+      auto lek =
+          EvaluatedKey(table, spec.index, std::string_view(it->key().data(), it->key().size()));
       if (!lek.ok()) return lek.status();
       response.last_evaluated_key = std::move(lek).value();
       break;
@@ -434,7 +468,8 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
     DYNAROCK_RETURN_IF_ERROR(CheckFilterAvoidsKeys(
         *read->filter, keys, r.query_filter ? "QueryFilter" : "Filter Expression"));
   }
-  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Querying", read->projection_param, target->index));
+  DYNAROCK_RETURN_IF_ERROR(
+      CheckSelect(r.select, "Querying", read->projection_param, target->index));
   std::string lower, upper;
   DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(keys, key_condition, &lower, &upper));
 
@@ -455,9 +490,15 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
       upper = std::min(upper, *key);
     }
   }
-  PageSpec spec{lower, upper, r.scan_index_forward, /*prefix_mode=*/true, r.limit,
-                r.select == Select::kCount, read->filter ? &*read->filter : nullptr,
-                read->projection ? &*read->projection : nullptr, target->index,
+  PageSpec spec{lower,
+                upper,
+                r.scan_index_forward,
+                /*prefix_mode=*/true,
+                r.limit,
+                r.select == Select::kCount,
+                read->filter ? &*read->filter : nullptr,
+                read->projection ? &*read->projection : nullptr,
+                target->index,
                 FetchesTableItems(target->index, r.select, read->projection.has_value())};
   size_t bytes = 0;
   auto page = RunPage(table, spec, &bytes);
@@ -497,8 +538,9 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   if (r.segment && *r.segment >= *r.total_segments) {
     return Status::Validation(
         "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
-        "Segment: " + std::to_string(*r.segment) + " is not less than TotalSegments: " +
-        std::to_string(*r.total_segments));
+        "Segment: " +
+        std::to_string(*r.segment) +
+        " is not less than TotalSegments: " + std::to_string(*r.total_segments));
   }
   RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
   rx.Expression("FilterExpression", r.filter_expression.has_value());
@@ -517,7 +559,8 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
                           r.projection_expression, r.attributes_to_get);
   if (!read.ok()) return read.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
-  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Scanning", read->projection_param, target->index));
+  DYNAROCK_RETURN_IF_ERROR(
+      CheckSelect(r.select, "Scanning", read->projection_param, target->index));
 
   format::uint128 hash_lo = 0, hash_hi = static_cast<format::uint128>(1) << 64;
   if (r.segment) {
@@ -539,9 +582,15 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
     }
     lower = std::max(lower, After(key));
   }
-  PageSpec spec{lower, upper, /*forward=*/true, /*prefix_mode=*/false, r.limit,
-                r.select == Select::kCount, read->filter ? &*read->filter : nullptr,
-                read->projection ? &*read->projection : nullptr, target->index,
+  PageSpec spec{lower,
+                upper,
+                /*forward=*/true,
+                /*prefix_mode=*/false,
+                r.limit,
+                r.select == Select::kCount,
+                read->filter ? &*read->filter : nullptr,
+                read->projection ? &*read->projection : nullptr,
+                target->index,
                 FetchesTableItems(target->index, r.select, read->projection.has_value())};
   size_t bytes = 0;
   auto page = RunPage(table, spec, &bytes);
