@@ -187,8 +187,10 @@ struct Row {
 Row ReadRow(sqlite3_stmt* s) {
   return {reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
           reinterpret_cast<const char*>(sqlite3_column_text(s, 1)),
-          reinterpret_cast<const char*>(sqlite3_column_text(s, 5)), sqlite3_column_double(s, 2),
-          sqlite3_column_double(s, 3), sqlite3_column_double(s, 4)};
+          reinterpret_cast<const char*>(sqlite3_column_text(s, 5)),
+          sqlite3_column_double(s, 2),
+          sqlite3_column_double(s, 3),
+          sqlite3_column_double(s, 4)};
 }
 
 // ---- Load ------------------------------------------------------------------------------------
@@ -236,6 +238,46 @@ void BM_Put_SQLite(benchmark::State& state) {
 BENCHMARK(BM_Put_Dynarock);
 BENCHMARK(BM_Put_RocksDB);
 BENCHMARK(BM_Put_SQLite);
+
+// PutItem by table shape: no index, the ByDepot GSI, a BySpeed LSI (which
+// also locks and checks the collection size). Each in its own table.
+void PutVariant(benchmark::State& state, const std::string& table, bool gsi, bool lsi) {
+  auto& d = Dyn();
+  CreateTableRequest t{.table_name = table};
+  t.key_schema = {{"vehicleId", KeyType::kHash}, {"recordedAt", KeyType::kRange}};
+  t.attribute_definitions = {{"vehicleId", ScalarAttributeType::kS},
+                             {"recordedAt", ScalarAttributeType::kS}};
+  t.billing_mode = BillingMode::kPayPerRequest;
+  if (gsi) {
+    t.attribute_definitions.push_back({"depotCode", ScalarAttributeType::kS});
+    t.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+        {"ByDepot",
+         {{"depotCode", KeyType::kHash}, {"recordedAt", KeyType::kRange}},
+         {ProjectionType::kAll, {}},
+         std::nullopt}};
+  }
+  if (lsi) {
+    t.attribute_definitions.push_back({"speedKph", ScalarAttributeType::kN});
+    t.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+        {"BySpeed",
+         {{"vehicleId", KeyType::kHash}, {"speedKph", KeyType::kRange}},
+         {ProjectionType::kKeysOnly, {}}}};
+  }
+  (void)d.db->CreateTable(t);  // ResourceInUse on repetitions: the table is reused
+  int i = 0;
+  std::mt19937 rng(5);
+  for (auto _ : state) {
+    (void)d.db
+        ->PutItem({.table_name = table, .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
+        .value();
+  }
+}
+void BM_PutNoIndex_Dynarock(benchmark::State& s) { PutVariant(s, "PlainTable", false, false); }
+void BM_PutGsi_Dynarock(benchmark::State& s) { PutVariant(s, "GsiTable", true, false); }
+void BM_PutLsi_Dynarock(benchmark::State& s) { PutVariant(s, "LsiTable", false, true); }
+BENCHMARK(BM_PutNoIndex_Dynarock);
+BENCHMARK(BM_PutGsi_Dynarock);
+BENCHMARK(BM_PutLsi_Dynarock);
 
 // ---- GetItem ------------------------------------------------------------------------------------
 

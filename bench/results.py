@@ -40,6 +40,15 @@ for label, op in rows:
         continue
     # A ratio above 1 means Dynarock is faster (throughput ratio).
     print(f"| {label} | {vd:.2f} | {vr:.2f} | {vs:.2f} | {vr / vd:.2f} | {vs / vd:.2f} |")
+variants = [(label, medians.get(f"BM_Put{name}_Dynarock")) for label, name in
+            (("no index", "NoIndex"), ("a GSI", "Gsi"), ("an LSI", "Lsi"))]
+raw_put = medians.get("BM_Put_RocksDB")
+if raw_put and all(v for _, v in variants):
+    unit = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+    raw_us = raw_put["real_time"] * unit[raw_put["time_unit"]]
+    print("\nPutItem by table shape (µs, and Dynarock / raw RocksDB): " + ", ".join(
+        f"{label} {v['real_time'] * unit[v['time_unit']]:.2f} ({raw_us / (v['real_time'] * unit[v['time_unit']]):.2f})"
+        for label, v in variants) + ".")
 gsi = medians.get("BM_QueryDepotGsi_Dynarock")
 if gsi:
     print(f"\nQuery the ByDepot GSI, newest 100 readings of a depot: {1e6 / gsi['items_per_second']:.2f} µs per item.")
