@@ -13,6 +13,15 @@ DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" \
   "$top/build/bench/fleet_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   --benchmark_min_time=0.5 --benchmark_format=json --benchmark_out="$out" --benchmark_out_format=json \
   > /dev/null
-python3 "$top/bench/results.py" "$out" "$vehicles" "$readings" > "$top/bench/RESULTS.md"
-rm -f "$out"
+# Query latency growth: the same queries on a table a tenth of the size.
+small="$(mktemp)"
+DYNAROCK_BENCH_VEHICLES="$(( vehicles / 10 > 0 ? vehicles / 10 : 1 ))" DYNAROCK_BENCH_READINGS="$readings" \
+  "$top/build/bench/fleet_bench" --benchmark_filter='Query.*_Dynarock|Get_Dynarock' \
+  --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_min_time=0.5 \
+  --benchmark_format=json --benchmark_out="$small" --benchmark_out_format=json > /dev/null
+# Peak memory of a process that does nothing but Dynarock's bulk load.
+peak_kb="$(DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" /usr/bin/time -f '%M' \
+  "$top/build/bench/fleet_bench" --benchmark_filter='BM_Load_Dynarock' 2>&1 >/dev/null | tail -1)"
+python3 "$top/bench/results.py" "$out" "$vehicles" "$readings" "$small" "$peak_kb" > "$top/bench/RESULTS.md"
+rm -f "$out" "$small"
 cat "$top/bench/RESULTS.md"

@@ -19,6 +19,7 @@ packages=(
   libcli11-dev rapidjson-dev libboost-dev libfmt-dev
   zlib1g-dev libssl-dev
   libsqlite3-dev                   # bench/ baseline
+  time                             # bench/run.sh: peak memory of the load
   python3 python3-boto3 python3-pytest awscli   # wire tests with real clients
 )
 
