@@ -19,8 +19,8 @@
 
 namespace {
 
-int Serve(const std::string& host, uint16_t port, std::string data_dir, bool in_memory,
-          const std::map<std::string, std::string>& credentials) {
+int Serve(const std::string& host, uint16_t port, size_t threads, std::string data_dir,
+          bool in_memory, const std::map<std::string, std::string>& credentials) {
   std::filesystem::path temp;
   if (in_memory) {
     // A throw-away database: a private directory removed at exit.
@@ -40,7 +40,7 @@ int Serve(const std::string& host, uint16_t port, std::string data_dir, bool in_
       return 1;
     }
     dynarock::server::Server server(db->get(),
-                                    {.host = host, .port = port, .credentials = credentials});
+                                    {.host = host, .port = port, .threads = threads, .credentials = credentials});
     dynarock::Status started = server.Start();
     if (!started.ok()) {
       fmt::print(stderr, "error: {}\n", started.ToString());
@@ -73,10 +73,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string host = "127.0.0.1", data_dir;
   uint16_t port = 8000;
+  size_t threads = 4;
   bool in_memory = false;
   CLI::App* serve = app.add_subcommand("serve", "serve DynamoDB's HTTP JSON protocol");
   serve->add_option("--host", host, "address to listen on (loopback by default)");
   serve->add_option("--port", port, "port (0: any free port)");
+  serve->add_option("--threads", threads, "threads that serve requests (default 4)")
+      ->check(CLI::Range(1, 256));
   auto* dir = serve->add_option("--data-dir", data_dir, "database directory");
   auto* mem = serve->add_flag("--in-memory", in_memory, "a throw-away database, removed at exit");
   std::vector<std::string> auth;
@@ -99,7 +102,7 @@ int main(int argc, char** argv) {
       }
       credentials[pair.substr(0, colon)] = pair.substr(colon + 1);
     }
-    return Serve(host, port, data_dir, in_memory, credentials);
+    return Serve(host, port, threads, data_dir, in_memory, credentials);
   }
   return 2;
 }

@@ -69,3 +69,47 @@ def test_malformed_http_and_oversized_body_then_still_serving(endpoint):
     assert b"SerializationException" in reply
     status, _, body = post(endpoint, "DynamoDB_20120810.ListTables", b"{}")
     assert status == 200 and "TableNames" in json.loads(body)
+
+
+def test_threads_option(tmp_path):
+    """--threads 1 still serves several keep-alive connections at once (every
+    session is asynchronous); --threads 0 is refused before anything starts."""
+    import os
+    import signal
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    import boto3
+    from botocore.config import Config
+
+    binary = os.environ["DYNAROCK_BIN"]
+    refused = subprocess.run([binary, "serve", "--data-dir", str(tmp_path / "x"), "--threads", "0"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0
+    assert "--threads" in refused.stderr
+    assert not (tmp_path / "x").exists()
+
+    proc = subprocess.Popen([binary, "serve", "--in-memory", "--port", "0", "--threads", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert "serving" in line, proc.stderr.read()
+    url = line.split()[4]
+
+    def client():
+        return boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
+                            aws_access_key_id="local", aws_secret_access_key="local",
+                            config=Config(retries={"max_attempts": 1}))
+    client().create_table(TableName="Tpool", KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                          AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+                          BillingMode="PAY_PER_REQUEST")
+
+    def writer(w):
+        c = client()
+        for i in range(25):
+            c.put_item(TableName="Tpool", Item={"k": {"S": f"{w}-{i}"}})
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(writer, range(4)))
+    assert client().describe_table(TableName="Tpool")["Table"]["ItemCount"] == 100
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
