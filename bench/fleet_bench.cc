@@ -63,21 +63,37 @@ Item Reading(int v, int i) {
           {"depotCode", AttributeValue::S(Depot(v))}};
 }
 
-std::string TempDir(const char* name) {
-  auto dir =
-      std::filesystem::temp_directory_path() / fmt::format("dynarock-bench-{}-{}", name, getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
+// A private directory under the system's temp directory, removed with its
+// contents when the owner is destroyed (a 1M-item run leaves ~1 GB otherwise).
+// Declare it before the database that lives in it, so the database closes first.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const char* name)
+      : path_(std::filesystem::temp_directory_path() /
+              fmt::format("dynarock-bench-{}-{}", name, getpid())) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
 
 // ---- The three systems ---------------------------------------------------------------------
 
 struct DynarockSystem {
+  ScratchDir dir{"dynarock"};
   std::unique_ptr<Database> db;
   double load_seconds = 0;
   DynarockSystem() {
-    db = std::move(Database::Open(TempDir("dynarock"), {}).value());
+    db = std::move(Database::Open(dir.str(), {}).value());
     CreateTableRequest t{.table_name = "Telemetry"};
     t.key_schema = {{"vehicleId", KeyType::kHash}, {"recordedAt", KeyType::kRange}};
     t.attribute_definitions = {{"vehicleId", ScalarAttributeType::kS},
@@ -100,6 +116,7 @@ struct DynarockSystem {
 };
 
 struct RocksSystem {
+  ScratchDir dir{"rocksdb"};
   std::unique_ptr<rocksdb::DB> db;
   double load_seconds = 0;
   RocksSystem() {
@@ -111,7 +128,7 @@ struct RocksSystem {
     o.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(format::kKeyPrefixBytes));
     o.compression = rocksdb::kLZ4Compression;
     rocksdb::DB* raw = nullptr;
-    if (!rocksdb::DB::Open(o, TempDir("rocksdb"), &raw).ok()) std::abort();
+    if (!rocksdb::DB::Open(o, dir.str(), &raw).ok()) std::abort();
     db.reset(raw);
     auto start = std::chrono::steady_clock::now();
     for (int v = 0; v < kVehicles; ++v) {
@@ -128,10 +145,11 @@ struct RocksSystem {
 };
 
 struct SqliteSystem {
+  ScratchDir dir{"sqlite"};
   sqlite3* db = nullptr;
   double load_seconds = 0;
   SqliteSystem() {
-    if (sqlite3_open((TempDir("sqlite") + "/fleet.db").c_str(), &db) != SQLITE_OK) std::abort();
+    if (sqlite3_open((dir.str() + "/fleet.db").c_str(), &db) != SQLITE_OK) std::abort();
     Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
     Exec(
         "CREATE TABLE readings(vehicleId TEXT, recordedAt TEXT, speedKph REAL, coolantC REAL, "
@@ -145,6 +163,9 @@ struct SqliteSystem {
     sqlite3_finalize(put);
     load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
+  ~SqliteSystem() { sqlite3_close(db); }
+  SqliteSystem(const SqliteSystem&) = delete;
+  SqliteSystem& operator=(const SqliteSystem&) = delete;
   void Exec(const char* sql) {
     if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) std::abort();
   }
