@@ -9,20 +9,24 @@ small_path = sys.argv[4] if len(sys.argv) > 4 else None  # same queries at a ten
 peak_kb = int(sys.argv[5]) if len(sys.argv) > 5 else None  # peak RSS of Dynarock's bulk load
 
 
-def load_medians(p):
-    return {b["run_name"]: b for b in json.load(open(p))["benchmarks"] if b.get("aggregate_name") == "median"}
+def load_medians(data):
+    return {b["run_name"]: b for b in data["benchmarks"] if b.get("aggregate_name") == "median"}
+
+
+def us(b):
+    """A benchmark's wall-clock time per iteration, in microseconds."""
+    return b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
 
 
 data = json.load(open(path))
-medians = load_medians(path)
+medians = load_medians(data)
 
 
 def per_item_us(name):
     b = medians[name]
     if "items_per_second" in b:
         return 1e6 / b["items_per_second"]
-    unit = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
-    return b["real_time"] * unit
+    return us(b)
 
 
 cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
@@ -52,10 +56,9 @@ variants = [(label, medians.get(f"BM_Put{name}_Dynarock")) for label, name in
             (("no index", "NoIndex"), ("a GSI", "Gsi"), ("an LSI", "Lsi"))]
 raw_put = medians.get("BM_Put_RocksDB")
 if raw_put and all(v for _, v in variants):
-    unit = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-    raw_us = raw_put["real_time"] * unit[raw_put["time_unit"]]
+    raw_us = us(raw_put)
     print("\nPutItem by table shape (µs, and Dynarock / raw RocksDB): " + ", ".join(
-        f"{label} {v['real_time'] * unit[v['time_unit']]:.2f} ({raw_us / (v['real_time'] * unit[v['time_unit']]):.2f})"
+        f"{label} {us(v):.2f} ({raw_us / us(v):.2f})"
         for label, v in variants) + ".")
 gsi = medians.get("BM_QueryDepotGsi_Dynarock")
 if gsi:
@@ -64,19 +67,17 @@ scan_filter = medians.get("BM_ScanFilterWindow_Dynarock")
 window = medians.get("BM_QueryWindow_Dynarock")
 if scan_filter and window:
     query_us = 1e6 / window["items_per_second"] * 120
-    unit = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[scan_filter["time_unit"]]
-    scan_us = scan_filter["real_time"] * unit
+    scan_us = us(scan_filter)
     print(f"Same window by Scan + FilterExpression: {scan_us / 1000:.1f} ms vs {query_us / 1000:.3f} ms by Query: "
           f"Query is {scan_us / query_us:,.0f}x faster.")
 if small_path:
-    small = load_medians(small_path)
-    unit = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+    small = load_medians(json.load(open(small_path)))
     print(f"\nLatency growth from {vehicles // 10 * readings:,} to {vehicles * readings:,} items (same run, medians of 3):")
     for label, name in (("GetItem", "BM_Get_Dynarock"), ("Query window", "BM_QueryWindow_Dynarock"),
                         ("Query ByDepot GSI", "BM_QueryDepotGsi_Dynarock")):
         a, b = small.get(name), medians.get(name)
         if a and b:
-            ta, tb = a["real_time"] * unit[a["time_unit"]], b["real_time"] * unit[b["time_unit"]]
+            ta, tb = us(a), us(b)
             print(f"- {label}: {ta:.1f} µs -> {tb:.1f} µs ({tb / ta:.2f}x)")
 if peak_kb:
     print(f"\nPeak memory (RSS) of a process doing only Dynarock's bulk load: {peak_kb / 1024:.0f} MiB; configured: "
