@@ -303,22 +303,35 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     batch.Delete(items_cf_, key.bytes());
   }
   batch.Merge(stats_cf_, TableStatsKey(table.space_id), EncodeCounter(delta));
+  // Tables without an LSI merge the collection's delta (no read); LSI tables
+  // read the counter anyway, for the size limit.
   Counter collection =
       AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table, before ? &*before : nullptr,
-                              after, &pending->index_writes);
+                              after, !table.has_lsi(), &pending->index_writes);
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);
     const std::string stats_key = CollectionStatsKey(table.space_id, pk);
     // Earlier writes to the same collection in this batch count too.
-    int64_t& pending_bytes = pending->collection_bytes[stats_key];
-    const int64_t size = ReadCounter(stats_key).bytes + pending_bytes + collection.bytes;
+    auto [pending_counter, first] = pending->collections.try_emplace(stats_key);
+    if (first) pending_counter->second = ReadCounter(stats_key);
+    Counter& counter = pending_counter->second;
+    const int64_t size = counter.bytes + collection.bytes;
     // Writes that shrink a collection always succeed.
     if (collection.bytes > 0 && size > options_.item_collection_size_limit_bytes) {
       return Status::ItemCollectionSizeLimitExceeded(
           "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.");
     }
-    pending_bytes += collection.bytes;
+    counter.items += collection.items;
+    counter.bytes += collection.bytes;
+    // The caller holds the collection's lock (WriteLock), so the counter is
+    // written whole: the next write reads one value instead of folding a
+    // chain of merge operands. An emptied collection's counter goes.
+    if (counter.items == 0 && counter.bytes == 0) {
+      batch.Delete(stats_cf_, stats_key);
+    } else {
+      batch.Put(stats_cf_, stats_key, EncodeCounter(counter));
+    }
     if (metrics == ReturnItemCollectionMetrics::kSize) {
       double gb = static_cast<double>(size) / static_cast<double>(int64_t{1} << 30);
       double lower = static_cast<double>(static_cast<int64_t>(gb));

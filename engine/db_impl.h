@@ -140,7 +140,8 @@ class Database::Impl {
   // size limit sees every write of the batch.
   struct PendingWrite {
     rocksdb::WriteBatch batch;
-    std::map<std::string, int64_t> collection_bytes;  // collection stats key -> delta
+    // LSI tables: collection stats key -> its counter with this batch's writes.
+    std::map<std::string, Counter> collections;
     std::vector<IndexWriteUnits> index_writes;        // for consumed capacity
   };
   // Adds the write of `after` (or the deletion of the item when null) to

@@ -113,7 +113,7 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item) {
 
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
-                                const Item* before, const Item* after,
+                                const Item* before, const Item* after, bool merge_collection,
                                 std::vector<IndexWriteUnits>* index_writes) {
   for (const auto& index : table.indexes) {
     std::optional<format::EncodedKey> old_key, new_key;
@@ -158,7 +158,7 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
     collection.bytes += CollectionBytes(table, *after);
   }
   const Item& any = after ? *after : *before;
-  if (collection.items != 0 || collection.bytes != 0) {
+  if (merge_collection && (collection.items != 0 || collection.bytes != 0)) {
     batch->Merge(stats_cf, CollectionStatsKey(table.space_id, any.at(table.partition_key.name)),
                  EncodeCounter(collection));
   }

@@ -57,13 +57,13 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item);
 
 // Adds to `batch` everything that changes besides the item itself when a
 // write turns `before` into `after` (either may be absent): index entries put
-// and deleted, per-index totals, the collection's counter. Returns the
-// collection's delta.
+// and deleted, per-index totals, and (if `merge_collection`) a merge of the
+// collection's delta into its counter. Returns the collection's delta.
 // `index_writes` (if not null) receives the write units each index spent:
 // one write per entry added or removed, two when the index key moved.
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
-                                const Item* before, const Item* after,
+                                const Item* before, const Item* after, bool merge_collection,
                                 std::vector<IndexWriteUnits>* index_writes = nullptr);
 
 }  // namespace dynarock

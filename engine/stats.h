@@ -1,6 +1,8 @@
 // Statistics column family: exact counters kept in the same WriteBatch as the
 // writes they count, with a merge operator so writers never read-modify-write
-// a counter (each write adds its delta; RocksDB folds them).
+// a counter (each write adds its delta; RocksDB folds them). The exception:
+// the collection counters of tables with an LSI, which every write reads for
+// the 10 GB limit under the collection's lock; those are written whole.
 //
 // Value and operand format (WRITTEN TO DISK): two little-endian int64s,
 // item count then size in bytes (DynamoDB item sizes).

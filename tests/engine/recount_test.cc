@@ -64,21 +64,33 @@ class RecountTest : public DbTest {
 };
 
 TEST_F(RecountTest, DropsCountersOfEmptiedCollections) {
-  for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry",
-                                 .key = {{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#" + std::to_string(i))}}})
-                    .ok());
+  // A table without an LSI merges deltas into its collection counters, so an
+  // emptied collection leaves a zero counter behind until the recount. A table
+  // with an LSI writes its counters whole and deletes an emptied one at once.
+  Create(testing::TableRequest("Plain", "vehicleId", T::kS, "recordedAt", T::kS));
+  for (int v = 0; v < 3; ++v) {
+    for (int i = 0; i < 5; ++i) {
+      Put("Plain", {{"vehicleId", S("VEH#" + std::to_string(v))},
+                    {"recordedAt", S("TS#" + std::to_string(i))}});
+    }
   }
-  EXPECT_EQ(db_->LargestCollections("Telemetry", 10)->size(), 2u);
+  for (const char* table : {"Plain", "Telemetry"}) {
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(db_->DeleteItem({.table_name = table,
+                                   .key = {{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#" + std::to_string(i))}}})
+                      .ok());
+    }
+    EXPECT_EQ(db_->LargestCollections(table, 10)->size(), 2u);
+  }
   auto report = db_->RecountStatistics();
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->collections_checked, 3);
-  EXPECT_EQ(report->empty_collections_dropped, 1);  // VEH#1's zero counter is gone
+  EXPECT_EQ(report->collections_checked, 5);      // Plain: 3 (one at zero); Telemetry: 2
+  EXPECT_EQ(report->empty_collections_dropped, 1);  // Plain's VEH#1 zero counter is gone
   EXPECT_EQ(report->collections_corrected, 0);
   EXPECT_EQ(report->table_totals_corrected, 0);
   auto again = db_->RecountStatistics();
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->collections_checked, 2);
+  EXPECT_EQ(again->collections_checked, 4);
   EXPECT_EQ(again->empty_collections_dropped, 0);
 }
 
