@@ -174,6 +174,7 @@ class Database::Impl {
     // is replaced by the table's item (attributes the index does not project).
     const IndexInfo* index = nullptr;
     bool fetch_table_item = false;
+    ItemEncoding encoding = ItemEncoding::kDecoded;
   };
   // Also reports the bytes read (for read capacity) through *bytes_read.
   Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec, size_t* bytes_read);

@@ -394,7 +394,10 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
                                     : expr::Evaluate(*spec.filter, expr::ViewDocument(view)));
     if (match) {
       ++response.count;
-      if (!spec.count_only) {
+      if (!spec.count_only && spec.encoding == ItemEncoding::kStored && !table_item &&
+          !spec.projection) {
+        response.stored_items.push_back(value);  // the bytes as read
+      } else if (!spec.count_only) {
         Item item;
         if (table_item) {
           item = std::move(*table_item);
@@ -403,8 +406,12 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
           if (!decoded.ok()) return decoded.status();
           item = std::move(decoded).value();
         }
-        response.items.push_back(spec.projection ? expr::Project(item, *spec.projection)
-                                                 : std::move(item));
+        if (spec.projection) item = expr::Project(item, *spec.projection);
+        if (spec.encoding == ItemEncoding::kStored) {
+          response.stored_items.push_back(format::EncodeItem(item));
+        } else {
+          response.items.push_back(std::move(item));
+        }
       }
     }
     // DynamoDB does not look ahead: a page that ends on Limit or size carries
@@ -499,7 +506,8 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
                 read->filter ? &*read->filter : nullptr,
                 read->projection ? &*read->projection : nullptr,
                 target->index,
-                FetchesTableItems(target->index, r.select, read->projection.has_value())};
+                FetchesTableItems(target->index, r.select, read->projection.has_value()),
+                r.item_encoding};
   size_t bytes = 0;
   auto page = RunPage(table, spec, &bytes);
   if (!page.ok()) return page.status();
@@ -591,7 +599,8 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
                 read->filter ? &*read->filter : nullptr,
                 read->projection ? &*read->projection : nullptr,
                 target->index,
-                FetchesTableItems(target->index, r.select, read->projection.has_value())};
+                FetchesTableItems(target->index, r.select, read->projection.has_value()),
+                r.item_encoding};
   size_t bytes = 0;
   auto page = RunPage(table, spec, &bytes);
   if (!page.ok()) return page.status();

@@ -224,6 +224,8 @@ std::string_view ValueView::member(size_t i) const {
   return View(v_->members()->Get(static_cast<fbs::uoffset_t>(i))->data());
 }
 
+Result<Number> ValueView::number_member(size_t i) const { return DecodeNumber(member(i)); }
+
 Result<AttributeValue> ValueView::Decode() const {
   switch (v_->type()) {
     case fb::ValueType::S: return AttributeValue::S(std::string(bytes()));

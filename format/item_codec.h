@@ -61,6 +61,8 @@ class ValueView {
   std::string_view name() const;
   // SS/BS: the i-th member's bytes; NS: its key-codec encoding. REQUIRES: i < size().
   std::string_view member(size_t i) const;
+  // NS: the i-th member, decoded. REQUIRES: type() is kNS and i < size().
+  Result<Number> number_member(size_t i) const;
 
   // Full decode; Corruption on anything malformed (only possible for bytes
   // opened with ItemView::OpenTrusted).

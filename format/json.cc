@@ -274,6 +274,74 @@ void WriteJson(JsonWriter* w, const Item& item) {
   w->EndObject();
 }
 
+namespace {
+
+Status WriteViewJson(JsonWriter* w, const ValueView& v) {
+  auto str = [w](std::string_view s) { w->String(s.data(), static_cast<rapidjson::SizeType>(s.size())); };
+  w->StartObject();
+  str(AttrTypeName(v.type()));
+  switch (v.type()) {
+    case AttrType::kS: str(v.bytes()); break;
+    case AttrType::kN: {
+      auto n = v.number();
+      if (!n.ok()) return n.status();
+      str(n->ToString());
+      break;
+    }
+    case AttrType::kB: str(Base64Encode(v.bytes())); break;
+    case AttrType::kBool: w->Bool(v.boolean()); break;
+    case AttrType::kNull: w->Bool(true); break;
+    case AttrType::kM:
+      w->StartObject();
+      for (size_t i = 0; i < v.size(); ++i) {
+        ValueView e = v.Entry(i);
+        str(e.name());
+        DYNAROCK_RETURN_IF_ERROR(WriteViewJson(w, e));
+      }
+      w->EndObject();
+      break;
+    case AttrType::kL:
+      w->StartArray();
+      for (size_t i = 0; i < v.size(); ++i) {
+        DYNAROCK_RETURN_IF_ERROR(WriteViewJson(w, *v.At(i)));
+      }
+      w->EndArray();
+      break;
+    case AttrType::kSS:
+    case AttrType::kBS:
+      w->StartArray();
+      for (size_t i = 0; i < v.size(); ++i) {
+        v.type() == AttrType::kSS ? str(v.member(i)) : str(Base64Encode(v.member(i)));
+      }
+      w->EndArray();
+      break;
+    case AttrType::kNS:
+      w->StartArray();
+      for (size_t i = 0; i < v.size(); ++i) {
+        auto n = v.number_member(i);
+        if (!n.ok()) return n.status();
+        str(n->ToString());
+      }
+      w->EndArray();
+      break;
+  }
+  w->EndObject();
+  return Status::OK();
+}
+
+}  // namespace
+
+Status WriteJson(JsonWriter* w, const ItemView& item) {
+  w->StartObject();
+  for (size_t i = 0; i < item.size(); ++i) {
+    std::string_view name = item.name(i);
+    w->String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+    DYNAROCK_RETURN_IF_ERROR(WriteViewJson(w, item.value(i)));
+  }
+  w->EndObject();
+  return Status::OK();
+}
+
 std::string ToJson(const AttributeValue& v) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);

@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "format/attribute_value.h"
+#include "format/item_codec.h"
 #include "format/status.h"
 
 namespace dynarock::format {
@@ -43,6 +44,11 @@ void WriteJson(JsonWriter* w, const AttributeValue& v);
 void WriteJson(JsonWriter* w, const Item& item);
 std::string ToJson(const AttributeValue& v);
 std::string ToJson(const Item& item);
+// A stored item written straight from its FlatBuffers bytes, with no Item
+// built: the same JSON as WriteJson of the decoded item. Corruption if a
+// stored number is malformed (possible only for views opened trusted); *w
+// then holds a partial document.
+Status WriteJson(JsonWriter* w, const ItemView& item);
 
 // Standard base64 (RFC 4648, with padding), as DynamoDB carries B values.
 std::string Base64Encode(std::string_view bytes);

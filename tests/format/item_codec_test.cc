@@ -5,6 +5,7 @@
 #include <iostream>
 #include <random>
 
+#include "format/json.h"
 #include "format/key_codec.h"
 #include "tests/util/seed.h"
 
@@ -192,6 +193,19 @@ TEST_F(ItemCodecRandomTest, RoundTrip) {
       ASSERT_TRUE(v.has_value());
       ASSERT_EQ(*v->Decode(), value);
     }
+  }
+}
+
+TEST_F(ItemCodecRandomTest, JsonFromViewMatchesJsonFromItem) {
+  for (int i = 0; i < 3000; ++i) {
+    Item item = RandomItem();
+    std::string bytes = EncodeItem(item);
+    auto view = ItemView::Open(bytes);
+    ASSERT_TRUE(view.ok());
+    rapidjson::StringBuffer buf;
+    JsonWriter w(buf);
+    ASSERT_TRUE(WriteJson(&w, *view).ok());
+    ASSERT_EQ(std::string(buf.GetString(), buf.GetSize()), ToJson(item)) << DebugString(item);
   }
 }
 

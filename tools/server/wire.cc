@@ -26,6 +26,9 @@ T Check(Result<T> r) {
   if (!r.ok()) Fail(r.status());
   return std::move(r).value();
 }
+void Check(const Status& s) {
+  if (!s.ok()) Fail(s);
+}
 
 [[noreturn]] void WrongType(const char* name, const char* expected) {
   Fail(Status::Serialization(std::string("Unexpected value type for ") + name + ": expected " +
@@ -757,13 +760,16 @@ void UpdateItem(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-// Select=COUNT pages carry no Items member, as in DynamoDB.
+// Select=COUNT pages carry no Items member, as in DynamoDB. The items come
+// as stored (ItemEncoding::kStored): JSON is written from the bytes in place.
 void WritePage(Writer& w, const QueryResponse& out, bool count_only) {
   w.StartObject();
   if (!count_only) {
     Key(w, "Items");
     w.StartArray();
-    for (const auto& i : out.items) WriteItem(w, i);
+    for (const auto& bytes : out.stored_items) {
+      Check(format::WriteJson(&w, format::ItemView::OpenTrusted(bytes)));
+    }
     w.EndArray();
   }
   Key(w, "Count");
@@ -799,6 +805,7 @@ void Query(Database* db, const Json& in, Writer& w) {
   r.select = SelectOf(in);
   r.consistent_read = OptBool(in, "ConsistentRead");
   r.return_consumed_capacity = ConsumedMode(in);
+  r.item_encoding = ItemEncoding::kStored;
   WritePage(w, Check(db->Query(r)), r.select == Select::kCount);
 }
 
@@ -820,6 +827,7 @@ void Scan(Database* db, const Json& in, Writer& w) {
   r.total_segments = OptInt32(in, "TotalSegments");
   r.consistent_read = OptBool(in, "ConsistentRead");
   r.return_consumed_capacity = ConsumedMode(in);
+  r.item_encoding = ItemEncoding::kStored;
   WritePage(w, Check(db->Scan(r)), r.select == Select::kCount);
 }
 

@@ -384,6 +384,18 @@ struct KeyCondition {
 
 enum class Select { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes, kCount };
 
+// How a Query or Scan hands back the items of a page.
+enum class ItemEncoding {
+  // QueryResponse::items: decoded Items, convenient to use.
+  kDecoded,
+  // QueryResponse::stored_items: each item's FlatBuffers bytes as stored
+  // (format/ITEM_FORMAT.md), read in place with format::ItemView::OpenTrusted
+  // (std::string storage is aligned enough): one allocation per item instead
+  // of one per attribute. A projection or an LSI's fetched table item is
+  // encoded afresh; otherwise the bytes are copied as read.
+  kStored,
+};
+
 struct QueryRequest {
   std::string table_name{};
   std::optional<std::string> index_name{};  // query an LSI or GSI instead of the table
@@ -405,6 +417,7 @@ struct QueryRequest {
   std::optional<Select> select{};
   bool consistent_read = false;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  ItemEncoding item_encoding = ItemEncoding::kDecoded;  // not part of DynamoDB's API
 };
 
 struct ScanRequest {
@@ -424,6 +437,7 @@ struct ScanRequest {
   std::optional<int32_t> total_segments{};  // 1 .. 1000000
   bool consistent_read = false;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  ItemEncoding item_encoding = ItemEncoding::kDecoded;  // not part of DynamoDB's API
 };
 
 // ---- Batches ------------------------------------------------------------------------------
@@ -571,7 +585,8 @@ struct StatisticsReport {
 };
 
 struct QueryResponse {
-  std::vector<Item> items{};  // empty for Select COUNT
+  std::vector<Item> items{};  // ItemEncoding::kDecoded; empty for Select COUNT
+  std::vector<std::string> stored_items{};  // ItemEncoding::kStored; empty for Select COUNT
   int32_t count = 0;          // items matching (after any filter)
   int32_t scanned_count = 0;  // items evaluated
   // Present when the page ended early (Limit or the 1 MB page size): pass it
