@@ -322,6 +322,33 @@ TEST_F(IndexTest, ProjectionsAndSelectRules) {
   EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 1);
 }
 
+// BatchWriteItem commits its writes in one batch: a write that would take a
+// collection past the limit fails the request and leaves nothing written,
+// including the writes before it (they landed one by one before).
+TEST_F(IndexTest, BatchWriteOverTheCollectionLimitWritesNothing) {
+  options_.item_collection_size_limit_bytes = 4000;
+  Reopen();
+  Create(FleetTable());
+  BatchWriteItemRequest batch;
+  for (int m = 0; m < 25; ++m) {  // ~25 x 270 bytes: past 4,000 around the 15th
+    batch.request_items["Telemetry"].push_back(
+        {.put_request = PutRequest{Reading(m < 3 ? 2 : 1, m, 50)}});
+  }
+  EXPECT_EQ(db_->BatchWriteItem(batch).status().code(),
+            Status::Code::kItemCollectionSizeLimitExceeded);
+  EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 0);
+  EXPECT_EQ(db_->Scan({.table_name = "Telemetry"})->count, 0);
+  EXPECT_TRUE(db_->LargestCollections("Telemetry", 5)->empty());
+  // Within the limit, the same kind of batch lands whole.
+  batch.request_items["Telemetry"].resize(10);
+  ASSERT_TRUE(db_->BatchWriteItem(batch).ok());
+  EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 10);
+  auto top = db_->LargestCollections("Telemetry", 5);
+  ASSERT_EQ(top->size(), 2u);
+  EXPECT_EQ((*top)[0].item_count, 7);  // VEH#1: readings 3..9
+  EXPECT_EQ((*top)[1].item_count, 3);
+}
+
 TEST_F(IndexTest, CollectionSizeLimitAndMetrics) {
   options_.item_collection_size_limit_bytes = 4000;
   Reopen();
