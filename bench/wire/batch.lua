@@ -1,0 +1,17 @@
+-- BatchWriteItem load: 25 new readings per request (PutRequests).
+local n = 0
+init = function() n = (os.time() % 100000) * 1000000 end
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/x-amz-json-1.0"
+wrk.headers["X-Amz-Target"] = "DynamoDB_20120810.BatchWriteItem"
+wrk.headers["Authorization"] = "AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=00"
+wrk.headers["X-Amz-Date"] = "20261130T000000Z"
+request = function()
+  local puts = {}
+  for i = 1, 25 do
+    n = n + 1
+    puts[i] = string.format('{"PutRequest":{"Item":{"vehicleId":{"S":"VEH#V-%04d"},"recordedAt":{"S":"TB#%015d"},"speedKph":{"N":"%d"},"coolantC":{"N":"91"},"fuelPct":{"N":"55"},"depotCode":{"S":"DEP-%02d"}}}}', n % 2000, n, n % 130, n % 50)
+  end
+  local body = '{"RequestItems":{"Telemetry":[' .. table.concat(puts, ",") .. ']}}'
+  return wrk.format(nil, "/", nil, body)
+end
