@@ -7,6 +7,7 @@ import sys
 path, vehicles, readings = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 small_path = sys.argv[4] if len(sys.argv) > 4 else None  # same queries at a tenth of the scale
 peak_kb = int(sys.argv[5]) if len(sys.argv) > 5 else None  # peak RSS of Dynarock's bulk load
+wire_path = sys.argv[6] if len(sys.argv) > 6 else None  # bench/wire/run.sh's table
 
 
 def load_medians(data):
@@ -36,8 +37,11 @@ print(f"Machine: {model}, {data['context'].get('num_cpus')} CPUs. Scale: {vehicl
       f"= {vehicles * readings:,} items, readings 5 s apart (a ten-minute window is 120 items).")
 print("Durability on all sides: the write reaches the log before it returns, no fsync per write "
       "(Dynarock sync_writes=false, RocksDB sync=false, SQLite WAL + synchronous=NORMAL). "
-      "Medians of 3 repetitions, wall-clock time (each system is bulk-loaded once: the Load row is that one load). Dynarock's table has the ByDepot GSI; raw RocksDB stores "
-      "the same keys and value bytes with no index; SQLite has the depot index.\n")
+      "Medians of 3 repetitions, wall-clock time (the Load row: three bulk loads of each system). Dynarock's table has the ByDepot GSI; raw RocksDB stores "
+      "the same keys and value bytes with no index, with the engine's RocksDB options; SQLite has the depot index. "
+      "Query and Scan read every returned item into a row field by field (SQLite: its six columns; Dynarock, "
+      "with ItemEncoding::kStored, and raw RocksDB: from the stored bytes through format::ItemView); "
+      "GetItem hands back a decoded item on both RocksDB sides.\n")
 print("| operation | Dynarock | raw RocksDB | SQLite | Dynarock / RocksDB | Dynarock / SQLite |")
 print("|---|---:|---:|---:|---:|---:|")
 rows = [("Load (µs per item)", "Load"), ("PutItem (µs)", "Put"), ("GetItem (µs)", "Get"),
@@ -60,6 +64,10 @@ if raw_put and all(v for _, v in variants):
     print("\nPutItem by table shape (µs, and Dynarock / raw RocksDB): " + ", ".join(
         f"{label} {us(v):.2f} ({raw_us / us(v):.2f})"
         for label, v in variants) + ".")
+items = medians.get("BM_QueryWindowItems_Dynarock")
+if items:
+    print(f"\nThe window Query handing back decoded Items (std::map per item) instead: "
+          f"{1e6 / items['items_per_second']:.2f} µs per item.")
 gsi = medians.get("BM_QueryDepotGsi_Dynarock")
 if gsi:
     print(f"\nQuery the ByDepot GSI, newest 100 readings of a depot: {1e6 / gsi['items_per_second']:.2f} µs per item.")
@@ -84,3 +92,11 @@ if peak_kb:
           "block cache 64 MiB + write buffers 64 MiB for each of the items and indexes column families, "
           "up to 2 memtables each (256 MiB) = 320 MiB.")
 print("\nRatios are throughput ratios: above 1, Dynarock is faster.")
+if wire_path:
+    wire = open(wire_path).read().strip()
+    print("\n## Wire: `dynarock serve` vs dynalite\n")
+    print("bench/wire/run.sh: wrk (1 thread, 8 keep-alive connections) on the same 2 cores as the server; "
+          "`dynarock serve --data-dir` (4 request threads) and dynalite@4 `--path` (on disk), the same requests; "
+          "table Telemetry without indexes; each row the median-throughput run of 3. BatchWriteItem rows are "
+          "requests of 25 puts each.\n")
+    print(wire if wire else "(not run: bench/wire/run.sh failed; see its output)")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the fleet benchmark (3 repetitions, medians) at a chosen scale and
-# writes bench/RESULTS.md with absolute figures and Dynarock/baseline ratios.
+# writes bench/RESULTS.md with absolute figures and Dynarock/baseline ratios,
+# then runs the wire benchmark (bench/wire/run.sh) and appends its table.
 #
 #   bench/run.sh [VEHICLES] [READINGS]      default 2000 500 (1M items)
 set -euo pipefail
@@ -22,6 +23,12 @@ DYNAROCK_BENCH_VEHICLES="$(( vehicles / 10 > 0 ? vehicles / 10 : 1 ))" DYNAROCK_
 # Peak memory of a process that does nothing but Dynarock's bulk load.
 peak_kb="$(DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" /usr/bin/time -f '%M' \
   "$top/build/bench/fleet_bench" --benchmark_filter='BM_Load_Dynarock' 2>&1 >/dev/null | tail -1)"
-python3 "$top/bench/results.py" "$out" "$vehicles" "$readings" "$small" "$peak_kb" > "$top/bench/RESULTS.md"
-rm -f "$out" "$small"
+# The wire benchmark (dynalite from the npm registry); DYNAROCK_BENCH_WIRE=0 skips it.
+wire="$(mktemp)"
+if [ "${DYNAROCK_BENCH_WIRE:-1}" != 0 ]; then
+  "$top/bench/wire/run.sh" "${DYNAROCK_BENCH_WIRE_SECONDS:-10}" | grep '^|' > "$wire" || true
+fi
+python3 "$top/bench/results.py" "$out" "$vehicles" "$readings" "$small" "$peak_kb" \
+  $([ -s "$wire" ] && echo "$wire") > "$top/bench/RESULTS.md"
+rm -f "$out" "$small" "$wire"
 cat "$top/bench/RESULTS.md"
