@@ -140,6 +140,7 @@ struct RocksSystem {
     o.compression = rocksdb::kLZ4Compression;
     o.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(format::kKeyPrefixBytes));
     o.memtable_prefix_bloom_size_ratio = 0.02;
+    o.memtable_whole_key_filtering = true;
     rocksdb::DB* raw = nullptr;
     if (!rocksdb::DB::Open(o, dir.str(), &raw).ok()) std::abort();
     db.reset(raw);
