@@ -8,7 +8,9 @@
 // Scale: DYNAROCK_BENCH_VEHICLES x DYNAROCK_BENCH_READINGS (default 2,000 x
 // 500 = 1M items), readings 5 s apart, so a ten-minute window is 120 items.
 // Each system is loaded in a temporary directory: once for the benchmarks that
-// read and write it, and again for each further repetition of its Load.
+// read and write it, and again for each further repetition of its Load. After
+// a load (and outside its timing) each settles: the RocksDB sides wait for
+// their flushes and compactions, SQLite checkpoints its WAL.
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 #include <rocksdb/cache.h>
@@ -24,6 +26,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "dynarock/db.h"
 #include "format/item_codec.h"
@@ -115,6 +118,7 @@ struct DynarockSystem {
         (void)db->PutItem({.table_name = "Telemetry", .item = Reading(v, i)}).value();
     }
     load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!db->WaitForCompactions().ok()) std::abort();  // reads meet the settled tree
   }
 };
 
@@ -149,6 +153,19 @@ struct RocksSystem {
       for (int i = 0; i < kReadings; ++i) Put(v, i);
     }
     load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    WaitForCompactions();
+  }
+  // As Database::WaitForCompactions: poll until no flush or compaction runs or waits.
+  void WaitForCompactions() {
+    auto busy = [this] {
+      uint64_t n = 0;
+      for (const char* p : {"rocksdb.num-running-compactions", "rocksdb.num-running-flushes",
+                            "rocksdb.compaction-pending", "rocksdb.mem-table-flush-pending"}) {
+        if (db->GetIntProperty(p, &n) && n > 0) return true;
+      }
+      return false;
+    };
+    while (busy()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   void Put(int v, int i) {
     Item item = Reading(v, i);
@@ -176,6 +193,7 @@ struct SqliteSystem {
     }
     sqlite3_finalize(put);
     load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Exec("PRAGMA wal_checkpoint(TRUNCATE);");  // the WAL folded into the database file
   }
   ~SqliteSystem() { sqlite3_close(db); }
   SqliteSystem(const SqliteSystem&) = delete;

@@ -4,7 +4,7 @@ import platform
 import subprocess
 import sys
 
-path, vehicles, readings = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+paths, vehicles, readings = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3])  # one JSON per system
 small_path = sys.argv[4] if len(sys.argv) > 4 else None  # same queries at a tenth of the scale
 peak_kb = int(sys.argv[5]) if len(sys.argv) > 5 else None  # peak RSS of Dynarock's bulk load
 wire_path = sys.argv[6] if len(sys.argv) > 6 else None  # bench/wire/run.sh's table
@@ -19,8 +19,9 @@ def us(b):
     return b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
 
 
-data = json.load(open(path))
-medians = load_medians(data)
+runs = [json.load(open(p)) for p in paths]
+data = runs[0]
+medians = {name: b for run in runs for name, b in load_medians(run).items()}
 
 
 def per_item_us(name):
@@ -37,7 +38,8 @@ print(f"Machine: {model}, {data['context'].get('num_cpus')} CPUs. Scale: {vehicl
       f"= {vehicles * readings:,} items, readings 5 s apart (a ten-minute window is 120 items).")
 print("Durability on all sides: the write reaches the log before it returns, no fsync per write "
       "(Dynarock sync_writes=false, RocksDB sync=false, SQLite WAL + synchronous=NORMAL). "
-      "Medians of 3 repetitions, wall-clock time (the Load row: three bulk loads of each system). Dynarock's table has the ByDepot GSI; raw RocksDB stores "
+      "Medians of 3 repetitions, wall-clock time (the Load row: three bulk loads of each system); "
+      "each system in its own process of the same binary, one after the other. Dynarock's table has the ByDepot GSI; raw RocksDB stores "
       "the same keys and value bytes with no index, with the engine's RocksDB options; SQLite has the depot index. "
       "Query and Scan read every returned item into a row field by field (SQLite: its six columns; Dynarock, "
       "with ItemEncoding::kStored, and raw RocksDB: from the stored bytes through format::ItemView); "

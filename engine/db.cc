@@ -16,6 +16,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "engine/db_impl.h"
 #include "engine/expr/expression.h"
@@ -1233,6 +1234,25 @@ Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std
   return impl_->LargestCollections(table, limit);
 }
 Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
+Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
+
+Status Database::Impl::WaitForCompactions() {
+  // RocksDB 7 has no call that waits for background work: poll its counters.
+  auto busy = [this] {
+    uint64_t n = 0;
+    for (const char* p : {"rocksdb.num-running-compactions", "rocksdb.num-running-flushes"}) {
+      if (db_->GetIntProperty(p, &n) && n > 0) return true;
+    }
+    for (auto* cf : handles_) {
+      for (const char* p : {"rocksdb.compaction-pending", "rocksdb.mem-table-flush-pending"}) {
+        if (db_->GetIntProperty(cf, p, &n) && n > 0) return true;
+      }
+    }
+    return false;
+  };
+  while (busy()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return Status::OK();
+}
 
 // ---- ReadCounter ----------------------------------------------------------------------------
 

@@ -85,6 +85,7 @@ class Database::Impl {
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
   Result<StatisticsReport> RecountStatistics();
+  Status WaitForCompactions();
 
  private:
   // Fills a new GSI from the table's items, then marks it ACTIVE with exact

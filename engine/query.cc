@@ -392,12 +392,12 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
     bool match =
         !spec.filter || (table_item ? expr::Evaluate(*spec.filter, expr::ItemDocument(&*table_item))
                                     : expr::Evaluate(*spec.filter, expr::ViewDocument(view)));
-    if (match) {
-      ++response.count;
-      if (!spec.count_only && spec.encoding == ItemEncoding::kStored && !table_item &&
-          !spec.projection) {
+    const bool stored = spec.encoding == ItemEncoding::kStored;
+    if (match) ++response.count;
+    if (match && !spec.count_only) {
+      if (stored && !table_item && !spec.projection) {
         response.stored_items.push_back(value);  // the bytes as read
-      } else if (!spec.count_only) {
+      } else {
         Item item;
         if (table_item) {
           item = std::move(*table_item);
@@ -407,7 +407,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
           item = std::move(decoded).value();
         }
         if (spec.projection) item = expr::Project(item, *spec.projection);
-        if (spec.encoding == ItemEncoding::kStored) {
+        if (stored) {
           response.stored_items.push_back(format::EncodeItem(item));
         } else {
           response.items.push_back(std::move(item));

@@ -117,6 +117,12 @@ class Database {
   // of collections that became empty. Blocks item operations while it runs.
   Result<StatisticsReport> RecountStatistics();
 
+  // Waits until RocksDB has no memtable flush or compaction running or
+  // pending: after a bulk load, reads then meet a settled tree instead of
+  // the L0 files the load left behind. Item operations may run meanwhile
+  // (the wait then covers the work they cause too).
+  Status WaitForCompactions();
+
   class Impl;
 
  private:
