@@ -721,27 +721,31 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
     if (i.name == index_name) index = &i;
   }
   if (index == nullptr) return Status::OK();
-  Counter total;
-  {
-    std::string lower = SpaceBound(index->space_id), upper = SpaceBound(index->space_id + 1);
-    rocksdb::Slice lo(lower), hi(upper);
-    rocksdb::ReadOptions ro;
-    ro.iterate_lower_bound = &lo;
-    ro.iterate_upper_bound = &hi;
-    ro.total_order_seek = true;
-    std::unique_ptr<rocksdb::Iterator> scan(db_->NewIterator(ro, indexes_cf_));
-    std::string value;
-    for (scan->Seek(lo); scan->Valid(); scan->Next()) {
-      value.assign(scan->value().data(), scan->value().size());
-      ++total.items;
-      total.bytes += static_cast<int64_t>(format::ItemSize(format::ItemView::OpenTrusted(value)));
-    }
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));
-  }
+  auto total = CountIndexEntries(index->space_id);
+  if (!total.ok()) return total.status();
   index->backfilling = false;
   rocksdb::WriteBatch batch;
-  batch.Put(stats_cf_, TableStatsKey(index->space_id), EncodeCounter(total));
+  batch.Put(stats_cf_, TableStatsKey(index->space_id), EncodeCounter(*total));
   return ReplaceTable(state, std::move(info), &batch);
+}
+
+Result<Counter> Database::Impl::CountIndexEntries(uint32_t index_space_id) {
+  Counter total;
+  std::string lower = SpaceBound(index_space_id), upper = SpaceBound(index_space_id + 1);
+  rocksdb::Slice lo(lower), hi(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lo;
+  ro.iterate_upper_bound = &hi;
+  ro.total_order_seek = true;
+  std::unique_ptr<rocksdb::Iterator> scan(db_->NewIterator(ro, indexes_cf_));
+  std::string value;
+  for (scan->Seek(lo); scan->Valid(); scan->Next()) {
+    value.assign(scan->value().data(), scan->value().size());
+    ++total.items;
+    total.bytes += static_cast<int64_t>(format::ItemSize(format::ItemView::OpenTrusted(value)));
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));
+  return total;
 }
 
 // ---- TTL and tags ----------------------------------------------------------------------------
@@ -1168,6 +1172,17 @@ Result<StatisticsReport> Database::Impl::RecountStatistics() {
     if (stored.items != actual.items || stored.bytes != actual.bytes) {
       batch.Put(stats_cf_, TableStatsKey(space_id), EncodeCounter(actual));
       ++report.table_totals_corrected;
+    }
+    // Each index's totals, counted from its entries (the table is locked).
+    for (const auto& index : info.indexes) {
+      if (index.backfilling) continue;  // its backfill sets exact totals when it completes
+      auto entries = CountIndexEntries(index.space_id);
+      if (!entries.ok()) return entries.status();
+      Counter stored_index = ReadTableStats(index.space_id);
+      if (stored_index.items != entries->items || stored_index.bytes != entries->bytes) {
+        batch.Put(stats_cf_, TableStatsKey(index.space_id), EncodeCounter(*entries));
+        ++report.index_totals_corrected;
+      }
     }
   }
   rocksdb::WriteOptions sync;

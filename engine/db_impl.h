@@ -91,6 +91,8 @@ class Database::Impl {
   // Fills a new GSI from the table's items, then marks it ACTIVE with exact
   // totals. Idempotent, so Open re-runs an interrupted one.
   Status BackfillIndex(const std::string& table_name, const std::string& index_name);
+  // Items and bytes of an index's entries, counted by a scan of its key space.
+  Result<Counter> CountIndexEntries(uint32_t index_space_id);
   // Installs a changed descriptor (catalog write + a new TableState).
   // REQUIRES: catalog_mu_ and old->mu held exclusively.
   Status ReplaceTable(const std::shared_ptr<TableState>& old, TableInfo info,

@@ -216,6 +216,7 @@ TEST(CrashTest, TransactionsAreAllOrNothingAcrossSigkill) {
     ASSERT_TRUE(report.ok()) << report.status();
     EXPECT_EQ(report->collections_corrected, 0) << "cycle " << cycle;
     EXPECT_EQ(report->table_totals_corrected, 0) << "cycle " << cycle;
+    EXPECT_EQ(report->index_totals_corrected, 0) << "cycle " << cycle;
   }
   std::filesystem::remove_all(dir);
 }

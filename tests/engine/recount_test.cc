@@ -120,5 +120,25 @@ TEST_F(RecountTest, CorrectsDrift) {
   EXPECT_EQ(db_->RecountStatistics()->collections_corrected, 0);
 }
 
+TEST_F(RecountTest, CorrectsIndexTotals) {
+  auto lsi = [this] { return (*db_->DescribeTable({"Telemetry"})->table.local_secondary_indexes)[0]; };
+  const auto exact = lsi();
+  EXPECT_EQ(exact.item_count, 15);
+  // Space id 2: the first table's first index (ids go table, then its indexes).
+  CorruptCounter(TableStatsKey(2), {4, 100});
+  EXPECT_EQ(lsi().item_count, 19);  // the drift is visible
+  auto report = db_->RecountStatistics();
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->index_totals_corrected, 1);
+  EXPECT_EQ(report->table_totals_corrected, 0);
+  EXPECT_EQ(report->collections_corrected, 0);
+  Reopen();
+  EXPECT_EQ(lsi().item_count, exact.item_count);
+  EXPECT_EQ(lsi().index_size_bytes, exact.index_size_bytes);
+  auto again = db_->RecountStatistics();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->index_totals_corrected, 0);
+}
+
 }  // namespace
 }  // namespace dynarock

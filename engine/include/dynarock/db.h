@@ -114,7 +114,8 @@ class Database {
   // Recounts every collection from the items themselves during a full
   // manual compaction (a compaction filter observes each item as RocksDB
   // rewrites it), then corrects counters that drifted and drops the counters
-  // of collections that became empty. Blocks item operations while it runs.
+  // of collections that became empty; recounts each index's totals from its
+  // entries too. Blocks item operations while it runs.
   Result<StatisticsReport> RecountStatistics();
 
   // Waits until RocksDB has no memtable flush or compaction running or

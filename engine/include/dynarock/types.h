@@ -581,6 +581,7 @@ struct StatisticsReport {
   int64_t collections_corrected = 0;      // counters that disagreed with the data
   int64_t empty_collections_dropped = 0;  // zero counters of emptied collections
   int64_t table_totals_corrected = 0;
+  int64_t index_totals_corrected = 0;  // an index's ItemCount / IndexSizeBytes
   int64_t unreadable_items = 0;
 };
 
