@@ -1,11 +1,7 @@
 -- BatchWriteItem load: 25 new readings per request (PutRequests).
 local n = 0
 init = function() n = (os.time() % 100000) * 1000000 end
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/x-amz-json-1.0"
-wrk.headers["X-Amz-Target"] = "DynamoDB_20120810.BatchWriteItem"
-wrk.headers["Authorization"] = "AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=00"
-wrk.headers["X-Amz-Date"] = "20261130T000000Z"
+dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "common.lua")("BatchWriteItem")
 request = function()
   local puts = {}
   for i = 1, 25 do
