@@ -421,7 +421,7 @@ void QueryWindowDynarock(benchmark::State& state, bool decoded) {
     if (!decoded) q.item_encoding = ItemEncoding::kStored;
     auto r = d.db->Query(q);
     if (!r.ok() || r->count != kWindow) state.SkipWithError("wrong count");
-    for (const auto& bytes : r->stored_items) {
+    for (std::string_view bytes : r->stored_items) {
       benchmark::DoNotOptimize(ReadItemRow(format::ItemView::OpenTrusted(bytes)));
     }
   }
@@ -497,7 +497,7 @@ void BM_QueryDepotGsi_Dynarock(benchmark::State& state) {
     q.item_encoding = ItemEncoding::kStored;
     auto r = d.db->Query(q);
     if (!r.ok() || r->count != 100) state.SkipWithError("wrong count");
-    for (const auto& bytes : r->stored_items) {
+    for (std::string_view bytes : r->stored_items) {
       benchmark::DoNotOptimize(ReadItemRow(format::ItemView::OpenTrusted(bytes)));
     }
   }
@@ -516,7 +516,7 @@ void BM_Scan_Dynarock(benchmark::State& state) {
     while (true) {
       auto r = d.db->Scan(s);
       items += r->count;
-      for (const auto& bytes : r->stored_items) {
+      for (std::string_view bytes : r->stored_items) {
         benchmark::DoNotOptimize(ReadItemRow(format::ItemView::OpenTrusted(bytes)));
       }
       if (!r->last_evaluated_key) break;

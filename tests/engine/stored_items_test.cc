@@ -147,5 +147,33 @@ TEST_F(StoredItemsTest, ScanShapesReturnTheSameItems) {
   EXPECT_EQ(SameScan(gsi), 24u);  // the sparse GSI holds 8 of each vehicle's 12
 }
 
+// The container itself: contents, alignment across block boundaries and for
+// items larger than a block, and copies that own their bytes.
+TEST(StoredItemsContainer, KeepsBytesAlignedAcrossBlocks) {
+  StoredItems items;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 3000; ++i) {
+    // Odd sizes force padding; every 500th is bigger than a 64 KB block.
+    std::string bytes(i % 500 == 499 ? 70000 + i : 1 + (i * 37) % 301, static_cast<char>('a' + i % 26));
+    items.push_back(bytes);
+    expected.push_back(std::move(bytes));
+  }
+  ASSERT_EQ(items.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(items[i], expected[i]) << i;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(items[i].data()) % 8, 0u) << i;
+  }
+  StoredItems copy = items;
+  StoredItems moved = std::move(items);
+  size_t i = 0;
+  for (std::string_view item : copy) {
+    EXPECT_NE(item.data(), moved[i].data());  // the copy owns its bytes
+    EXPECT_EQ(item, expected[i]);
+    EXPECT_EQ(moved[i], expected[i]);
+    ++i;
+  }
+  EXPECT_EQ(i, expected.size());
+}
+
 }  // namespace
 }  // namespace dynarock

@@ -767,7 +767,7 @@ void WritePage(Writer& w, const QueryResponse& out, bool count_only) {
   if (!count_only) {
     Key(w, "Items");
     w.StartArray();
-    for (const auto& bytes : out.stored_items) {
+    for (std::string_view bytes : out.stored_items) {
       Check(format::WriteJson(&w, format::ItemView::OpenTrusted(bytes)));
     }
     w.EndArray();

@@ -5,9 +5,12 @@
 #define DYNAROCK_TYPES_H_
 
 #include <cstdint>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/attribute_value.h"
@@ -389,11 +392,59 @@ enum class ItemEncoding {
   // QueryResponse::items: decoded Items, convenient to use.
   kDecoded,
   // QueryResponse::stored_items: each item's FlatBuffers bytes as stored
-  // (format/ITEM_FORMAT.md), read in place with format::ItemView::OpenTrusted
-  // (std::string storage is aligned enough): one allocation per item instead
-  // of one per attribute. A projection or an LSI's fetched table item is
-  // encoded afresh; otherwise the bytes are copied as read.
+  // (format/ITEM_FORMAT.md), read in place with format::ItemView::OpenTrusted:
+  // the page's items share a few blocks, so no allocation per item or per
+  // attribute. A projection or an LSI's fetched table item is encoded
+  // afresh; otherwise the bytes are copied as read.
   kStored,
+};
+
+// A page of stored items, packed into 64 KB blocks (no allocation per item,
+// no copy as the page grows). Item i is a string_view into a block, valid
+// while the StoredItems (or what it was moved to) lives; each item starts on
+// an 8-byte boundary, as format::ItemView requires (kItemBufferAlignment).
+class StoredItems {
+ public:
+  StoredItems() = default;
+  StoredItems(const StoredItems& other) {
+    for (std::string_view item : other) push_back(item);
+  }
+  StoredItems& operator=(const StoredItems& other) {
+    if (this != &other) *this = StoredItems(other);
+    return *this;
+  }
+  StoredItems(StoredItems&&) noexcept = default;  // blocks move, views stay valid
+  StoredItems& operator=(StoredItems&&) noexcept = default;
+
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  std::string_view operator[](size_t i) const { return items_[i]; }
+  std::vector<std::string_view>::const_iterator begin() const { return items_.begin(); }
+  std::vector<std::string_view>::const_iterator end() const { return items_.end(); }
+
+  void push_back(std::string_view bytes) {
+    if (blocks_.empty() || blocks_.back().capacity - blocks_.back().used < bytes.size()) {
+      const size_t capacity = bytes.size() > kBlockBytes ? bytes.size() : kBlockBytes;
+      blocks_.push_back({std::make_unique<char[]>(capacity), 0, capacity});  // new[]: max_align_t
+    }
+    Block& block = blocks_.back();
+    char* at = block.data.get() + block.used;
+    std::memcpy(at, bytes.data(), bytes.size());
+    const size_t next = (block.used + bytes.size() + kAlign - 1) / kAlign * kAlign;
+    block.used = next < block.capacity ? next : block.capacity;
+    items_.emplace_back(at, bytes.size());
+  }
+
+ private:
+  static constexpr size_t kAlign = 8;
+  static constexpr size_t kBlockBytes = 64 << 10;  // under malloc's mmap threshold: reused
+  struct Block {
+    std::unique_ptr<char[]> data;
+    size_t used = 0;
+    size_t capacity = 0;
+  };
+  std::vector<Block> blocks_;
+  std::vector<std::string_view> items_;
 };
 
 struct QueryRequest {
@@ -587,7 +638,7 @@ struct StatisticsReport {
 
 struct QueryResponse {
   std::vector<Item> items{};  // ItemEncoding::kDecoded; empty for Select COUNT
-  std::vector<std::string> stored_items{};  // ItemEncoding::kStored; empty for Select COUNT
+  StoredItems stored_items{};  // ItemEncoding::kStored; empty for Select COUNT
   int32_t count = 0;          // items matching (after any filter)
   int32_t scanned_count = 0;  // items evaluated
   // Present when the page ended early (Limit or the 1 MB page size): pass it
