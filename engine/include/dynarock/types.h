@@ -425,7 +425,8 @@ class StoredItems {
   void push_back(std::string_view bytes) {
     if (blocks_.empty() || blocks_.back().capacity - blocks_.back().used < bytes.size()) {
       const size_t capacity = bytes.size() > kBlockBytes ? bytes.size() : kBlockBytes;
-      blocks_.push_back({std::make_unique<char[]>(capacity), 0, capacity});  // new[]: max_align_t
+      // new[] without zeroing: aligned for max_align_t.
+      blocks_.push_back({std::make_unique_for_overwrite<char[]>(capacity), 0, capacity});
     }
     Block& block = blocks_.back();
     char* at = block.data.get() + block.used;
