@@ -216,6 +216,18 @@ Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
   return response;
 }
 
+Status Database::Impl::AcquireTables(TableHandles* handles) {
+  for (auto& [name, handle] : *handles) {
+    ConstraintErrors e;
+    e.CheckTableName(name);
+    DYNAROCK_RETURN_IF_ERROR(e.ToStatus());
+    auto acquired = AcquireTable(name);
+    if (!acquired.ok()) return acquired.status();
+    handle = std::move(acquired).value();
+  }
+  return Status::OK();
+}
+
 // ---- TransactWriteItems ------------------------------------------------------------------
 
 namespace {
@@ -341,7 +353,7 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
   };
   // Tables are acquired in name order, as every multi-table operation does,
   // before any is used (see LockTableExclusive on lock order).
-  std::map<std::string, std::unique_ptr<TableHandle>> handles;
+  TableHandles handles;
   for (const auto& t : request.transact_items) {
     for (const std::string* name : {t.condition_check ? &t.condition_check->table_name : nullptr,
                                     t.put ? &t.put->table_name : nullptr,
@@ -350,14 +362,7 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
       if (name) handles.emplace(*name, nullptr);
     }
   }
-  for (auto& [name, handle] : handles) {
-    ConstraintErrors e;
-    e.CheckTableName(name);
-    DYNAROCK_RETURN_IF_ERROR(e.ToStatus());
-    auto acquired = AcquireTable(name);
-    if (!acquired.ok()) return acquired.status();
-    handle = std::move(acquired).value();
-  }
+  DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));
   std::vector<Action> actions(n);
   std::set<std::string> seen;
   size_t bytes = 0;
@@ -557,16 +562,9 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
         "failed to satisfy constraint: Member must have length " +
         (n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
   }
-  std::map<std::string, std::unique_ptr<TableHandle>> handles;  // acquired in name order
+  TableHandles handles;  // acquired in name order
   for (const auto& g : request.transact_items) handles.emplace(g.table_name, nullptr);
-  for (auto& [name, handle] : handles) {
-    ConstraintErrors e;
-    e.CheckTableName(name);
-    DYNAROCK_RETURN_IF_ERROR(e.ToStatus());
-    auto acquired = AcquireTable(name);
-    if (!acquired.ok()) return acquired.status();
-    handle = std::move(acquired).value();
-  }
+  DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));
   std::vector<format::EncodedKey> keys;
   std::vector<std::optional<std::vector<expr::Path>>> projections;
   for (const auto& g : request.transact_items) {

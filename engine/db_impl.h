@@ -115,6 +115,10 @@ class Database::Impl {
   Result<std::shared_ptr<TableState>> FindTable(std::string_view name, bool describe_style);
   // The same, held against DeleteTable for the caller's operation.
   Result<std::unique_ptr<TableHandle>> AcquireTable(std::string_view name);
+  // Validates each name and acquires each table of `*handles` (its keys), in
+  // name order, so that multi-table operations take table locks in one order.
+  using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;
+  Status AcquireTables(TableHandles* handles);
 
   // A table held exclusively for a catalog change, with the catalog lock.
   // Lock order everywhere: a table's mu before the catalog lock (item
