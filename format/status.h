@@ -152,4 +152,15 @@ class [[nodiscard]] Result {
     if (!_st.ok()) return _st;              \
   } while (0)
 
+// Evaluates `expr` (a Result<T>): on error returns its Status, else
+// assigns the value to `lhs` (which may declare a variable: `auto v`).
+#define DYNAROCK_ASSIGN_OR_RETURN(lhs, expr) \
+  DYNAROCK_ASSIGN_OR_RETURN_IMPL_(DYNAROCK_STATUS_CONCAT_(_result_, __LINE__), lhs, expr)
+#define DYNAROCK_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                    \
+  if (!tmp.ok()) return tmp.status();                   \
+  lhs = std::move(tmp).value()
+#define DYNAROCK_STATUS_CONCAT_(a, b) DYNAROCK_STATUS_CONCAT_INNER_(a, b)
+#define DYNAROCK_STATUS_CONCAT_INNER_(a, b) a##b
+
 #endif  // DYNAROCK_FORMAT_STATUS_H_

@@ -17,6 +17,7 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   libcli11-dev rapidjson-dev libboost-dev libfmt-dev
+  libsimdjson-dev                  # request parsing: checked accessors (tools/server)
   zlib1g-dev libssl-dev
   libsqlite3-dev                   # bench/ baseline
   time                             # bench/run.sh: peak memory of the load

@@ -32,11 +32,28 @@ def test_bad_json_is_serialization_exception(endpoint):
 
 
 def test_validation_namespace(endpoint):
-    status, _, body = post(endpoint, "DynamoDB_20120810.DescribeTable", b'{"TableName": "ab"}')
+    status, _, body = post(endpoint, "DynamoDB_20120810.GetItem", b'{"TableName": "ab", "Key": {}}')
     assert status == 400
     error = json.loads(body)
     assert error["__type"] == "com.amazon.coral.validate#ValidationException"
     assert error["message"].startswith("1 validation error detected: Value 'ab' at 'tableName'")
+    # Table operations reject a short name on its own (VALIDATION.md 3).
+    status, _, body = post(endpoint, "DynamoDB_20120810.DescribeTable", b'{"TableName": "ab"}')
+    assert json.loads(body)["message"] == \
+        "TableName must be at least 3 characters long and at most 255 characters long"
+
+
+def test_requests_that_crashed_the_server_are_serialization_errors(endpoint):
+    # Issue 22: both ended `dynarock serve` with SIGSEGV (exit 139).
+    for target, body in [("TransactWriteItems", b'{"TransactItems":[1]}'),
+                         ("BatchWriteItem", b'{"RequestItems":{"t":[1,2]}}')]:
+        status, _, answer = post(endpoint, "DynamoDB_20120810." + target, body)
+        assert status == 400
+        assert json.loads(answer) == {
+            "__type": "com.amazon.coral.service#SerializationException",
+            "Message": "Unexpected value type in payload"}
+    status, _, _ = post(endpoint, "DynamoDB_20120810.ListTables", b"{}")
+    assert status == 200
 
 
 def test_condition_failure_returns_the_old_item(endpoint):

@@ -121,23 +121,29 @@ class Session : public std::enable_shared_from_this<Session> {
 };
 
 wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>& req) {
-  if (!options.credentials.empty()) {
-    SignedRequest sr;
-    sr.method = std::string(req.method_string());
-    std::string target(req.target());
-    size_t q = target.find('?');
-    sr.path = target.substr(0, q);
-    sr.query = q == std::string::npos ? "" : target.substr(q + 1);
-    for (const auto& f : req)
-      sr.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-    sr.body = req.body();
-    if (auto error = VerifySigV4(sr, options.credentials)) {
-      return {400, "{\"__type\":\"" + error->type + "\",\"message\":\"" + error->message + "\"}"};
-    }
-  }
   if (req.method() != http::verb::post) return {200, "healthy: dynarock"};
+  wire::Authenticator authenticate;
+  if (!options.credentials.empty()) {
+    authenticate = [&]() -> std::optional<wire::WireResponse> {
+      SignedRequest sr;
+      sr.method = std::string(req.method_string());
+      std::string target(req.target());
+      size_t q = target.find('?');
+      sr.path = target.substr(0, q);
+      sr.query = q == std::string::npos ? "" : target.substr(q + 1);
+      for (const auto& f : req)
+        sr.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+      sr.body = req.body();
+      if (auto error = VerifySigV4(sr, options.credentials)) {
+        return wire::WireResponse{
+            400, "{\"__type\":\"" + error->type + "\",\"message\":\"" + error->message + "\"}"};
+      }
+      return std::nullopt;
+    };
+  }
   auto target = req["X-Amz-Target"];
-  return wire::Handle(db, std::string_view(target.data(), target.size()), req.body());
+  return wire::Handle(db, std::string_view(target.data(), target.size()), req.body(),
+                      authenticate);
 }
 
 void Server::Impl::Accept() {

@@ -4,15 +4,19 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <functional>
+#include <optional>
+#include <type_traits>
 #include <map>
 
 #include "format/json.h"
+#include "tools/server/protocol/model_gen.h"
+#include "tools/server/wire_requests.h"
 
 namespace dynarock::wire {
 namespace {
 
-using Json = rapidjson::Value;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
 // Parsing failures unwind to Handle() as a Status. Exceptions stay inside
@@ -28,289 +32,6 @@ T Check(Result<T> r) {
 }
 void Check(const Status& s) {
   if (!s.ok()) Fail(s);
-}
-
-[[noreturn]] void WrongType(const char* name, const char* expected) {
-  Fail(Status::Serialization(std::string("Unexpected value type for ") + name + ": expected " +
-                             expected));
-}
-
-// A member, or nullptr when absent or JSON null (coral treats both alike).
-const Json* Member(const Json& obj, const char* name) {
-  auto it = obj.FindMember(name);
-  if (it == obj.MemberEnd() || it->value.IsNull()) return nullptr;
-  return &it->value;
-}
-
-std::optional<std::string> OptString(const Json& obj, const char* name) {
-  const Json* v = Member(obj, name);
-  if (!v) return std::nullopt;
-  if (!v->IsString()) WrongType(name, "string");
-  return std::string(v->GetString(), v->GetStringLength());
-}
-
-std::string ReqString(const Json& obj, const char* name) {
-  auto s = OptString(obj, name);
-  if (!s) {
-    Fail(Status::Validation(std::string("The parameter '") + name +
-                            "' is required but was not present in the request"));
-  }
-  return *s;
-}
-
-std::optional<int64_t> OptInt(const Json& obj, const char* name) {
-  const Json* v = Member(obj, name);
-  if (!v) return std::nullopt;
-  if (!v->IsInt64()) WrongType(name, "integer");
-  return v->GetInt64();
-}
-
-std::optional<int32_t> OptInt32(const Json& obj, const char* name) {
-  auto v = OptInt(obj, name);
-  if (!v) return std::nullopt;
-  return static_cast<int32_t>(std::clamp<int64_t>(*v, INT32_MIN, INT32_MAX));
-}
-
-bool OptBool(const Json& obj, const char* name) {
-  const Json* v = Member(obj, name);
-  if (!v) return false;
-  if (!v->IsBool()) WrongType(name, "boolean");
-  return v->GetBool();
-}
-
-const Json* OptObject(const Json& obj, const char* name) {
-  const Json* v = Member(obj, name);
-  if (v && !v->IsObject()) WrongType(name, "object");
-  return v;
-}
-
-const Json* OptArray(const Json& obj, const char* name) {
-  const Json* v = Member(obj, name);
-  if (v && !v->IsArray()) WrongType(name, "array");
-  return v;
-}
-
-// An enum member: DynamoDB's model check words a bad value this way.
-template <typename E>
-std::optional<E> OptEnum(const Json& obj, const char* name, const char* path,
-                         std::initializer_list<std::pair<const char*, E>> values) {
-  auto s = OptString(obj, name);
-  if (!s) return std::nullopt;
-  std::string set;
-  for (const auto& [text, value] : values) {
-    if (*s == text) return value;
-    set += (set.empty() ? "" : ", ") + std::string(text);
-  }
-  Fail(Status::Validation("1 validation error detected: Value '" + *s + "' at '" + path +
-                          "' failed to satisfy constraint: Member must satisfy enum value set: [" +
-                          set + "]"));
-}
-
-Item ItemOf(const Json& v) { return Check(format::ItemFromJson(v)); }
-
-std::optional<Item> OptItem(const Json& obj, const char* name) {
-  const Json* v = OptObject(obj, name);
-  if (!v) return std::nullopt;
-  return ItemOf(*v);
-}
-
-std::optional<ExpressionAttributeNames> Names(const Json& obj) {
-  const Json* v = OptObject(obj, "ExpressionAttributeNames");
-  if (!v) return std::nullopt;
-  ExpressionAttributeNames out;
-  for (const auto& m : v->GetObject()) {
-    if (!m.value.IsString()) WrongType("ExpressionAttributeNames", "string");
-    out[std::string(m.name.GetString(), m.name.GetStringLength())] =
-        std::string(m.value.GetString(), m.value.GetStringLength());
-  }
-  return out;
-}
-
-std::optional<ExpressionAttributeValues> Values(const Json& obj) {
-  const Json* v = OptObject(obj, "ExpressionAttributeValues");
-  if (!v) return std::nullopt;
-  ExpressionAttributeValues out;
-  for (const auto& m : v->GetObject()) {
-    out[std::string(m.name.GetString(), m.name.GetStringLength())] =
-        Check(format::AttributeValueFromJson(m.value));
-  }
-  return out;
-}
-
-ReturnConsumedCapacity ConsumedMode(const Json& obj) {
-  return OptEnum<ReturnConsumedCapacity>(obj, "ReturnConsumedCapacity", "returnConsumedCapacity",
-                                         {{"INDEXES", ReturnConsumedCapacity::kIndexes},
-                                          {"TOTAL", ReturnConsumedCapacity::kTotal},
-                                          {"NONE", ReturnConsumedCapacity::kNone}})
-      .value_or(ReturnConsumedCapacity::kNone);
-}
-
-ReturnItemCollectionMetrics MetricsMode(const Json& obj) {
-  return OptEnum<ReturnItemCollectionMetrics>(obj, "ReturnItemCollectionMetrics",
-                                              "returnItemCollectionMetrics",
-                                              {{"SIZE", ReturnItemCollectionMetrics::kSize},
-                                               {"NONE", ReturnItemCollectionMetrics::kNone}})
-      .value_or(ReturnItemCollectionMetrics::kNone);
-}
-
-ReturnValue ReturnValuesOf(const Json& obj) {
-  return OptEnum<ReturnValue>(obj, "ReturnValues", "returnValues",
-                              {{"NONE", ReturnValue::kNone},
-                               {"ALL_OLD", ReturnValue::kAllOld},
-                               {"UPDATED_OLD", ReturnValue::kUpdatedOld},
-                               {"ALL_NEW", ReturnValue::kAllNew},
-                               {"UPDATED_NEW", ReturnValue::kUpdatedNew}})
-      .value_or(ReturnValue::kNone);
-}
-
-ReturnValuesOnConditionCheckFailure OnFailure(const Json& obj) {
-  return OptEnum<ReturnValuesOnConditionCheckFailure>(
-             obj, "ReturnValuesOnConditionCheckFailure", "returnValuesOnConditionCheckFailure",
-             {{"ALL_OLD", ReturnValuesOnConditionCheckFailure::kAllOld},
-              {"NONE", ReturnValuesOnConditionCheckFailure::kNone}})
-      .value_or(ReturnValuesOnConditionCheckFailure::kNone);
-}
-
-std::optional<Select> SelectOf(const Json& obj) {
-  return OptEnum<Select>(obj, "Select", "select",
-                         {{"ALL_ATTRIBUTES", Select::kAllAttributes},
-                          {"ALL_PROJECTED_ATTRIBUTES", Select::kAllProjectedAttributes},
-                          {"SPECIFIC_ATTRIBUTES", Select::kSpecificAttributes},
-                          {"COUNT", Select::kCount}});
-}
-
-std::optional<ConditionalOperator> ConditionalOperatorOf(const Json& obj) {
-  return OptEnum<ConditionalOperator>(
-      obj, "ConditionalOperator", "conditionalOperator",
-      {{"AND", ConditionalOperator::kAnd}, {"OR", ConditionalOperator::kOr}});
-}
-
-std::optional<std::vector<std::string>> StringList(const Json& obj, const char* name) {
-  const Json* v = OptArray(obj, name);
-  if (!v) return std::nullopt;
-  std::vector<std::string> out;
-  for (const auto& e : v->GetArray()) {
-    if (!e.IsString()) WrongType(name, "string");
-    out.emplace_back(e.GetString(), e.GetStringLength());
-  }
-  return out;
-}
-
-ComparisonOperator ComparisonOf(const Json& obj) {
-  return *OptEnum<ComparisonOperator>(obj, "ComparisonOperator", "comparisonOperator",
-                                      {{"EQ", ComparisonOperator::kEq},
-                                       {"NE", ComparisonOperator::kNe},
-                                       {"IN", ComparisonOperator::kIn},
-                                       {"LE", ComparisonOperator::kLe},
-                                       {"LT", ComparisonOperator::kLt},
-                                       {"GE", ComparisonOperator::kGe},
-                                       {"GT", ComparisonOperator::kGt},
-                                       {"BETWEEN", ComparisonOperator::kBetween},
-                                       {"NOT_NULL", ComparisonOperator::kNotNull},
-                                       {"NULL", ComparisonOperator::kNull},
-                                       {"CONTAINS", ComparisonOperator::kContains},
-                                       {"NOT_CONTAINS", ComparisonOperator::kNotContains},
-                                       {"BEGINS_WITH", ComparisonOperator::kBeginsWith}});
-}
-
-std::vector<AttributeValue> ValueList(const Json& obj) {
-  std::vector<AttributeValue> out;
-  if (const Json* list = OptArray(obj, "AttributeValueList")) {
-    for (const auto& e : list->GetArray()) out.push_back(Check(format::AttributeValueFromJson(e)));
-  }
-  return out;
-}
-
-std::optional<std::map<std::string, LegacyCondition>> Conditions(const Json& obj,
-                                                                 const char* name) {
-  const Json* v = OptObject(obj, name);
-  if (!v) return std::nullopt;
-  std::map<std::string, LegacyCondition> out;
-  for (const auto& m : v->GetObject()) {
-    if (!m.value.IsObject()) WrongType(name, "object");
-    out[m.name.GetString()] = {ComparisonOf(m.value), ValueList(m.value)};
-  }
-  return out;
-}
-
-std::optional<std::map<std::string, ExpectedAttributeValue>> Expected(const Json& obj) {
-  const Json* v = OptObject(obj, "Expected");
-  if (!v) return std::nullopt;
-  std::map<std::string, ExpectedAttributeValue> out;
-  for (const auto& m : v->GetObject()) {
-    if (!m.value.IsObject()) WrongType("Expected", "object");
-    ExpectedAttributeValue e;
-    if (const Json* value = OptObject(m.value, "Value"))
-      e.value = Check(format::AttributeValueFromJson(*value));
-    if (Member(m.value, "Exists")) e.exists = OptBool(m.value, "Exists");
-    if (Member(m.value, "ComparisonOperator")) e.comparison_operator = ComparisonOf(m.value);
-    e.attribute_value_list = ValueList(m.value);
-    out[m.name.GetString()] = std::move(e);
-  }
-  return out;
-}
-
-// ---- Table shapes -------------------------------------------------------------------------
-
-std::vector<KeySchemaElement> KeySchemaOf(const Json* v) {
-  std::vector<KeySchemaElement> out;
-  if (!v) return out;
-  if (!v->IsArray()) WrongType("KeySchema", "array");
-  for (const auto& e : v->GetArray()) {
-    if (!e.IsObject()) WrongType("KeySchema", "object");
-    KeySchemaElement k;
-    k.attribute_name = OptString(e, "AttributeName").value_or("");
-    k.key_type = OptEnum<KeyType>(e, "KeyType", "keySchema.member.keyType",
-                                  {{"HASH", KeyType::kHash}, {"RANGE", KeyType::kRange}})
-                     .value_or(KeyType::kHash);
-    out.push_back(std::move(k));
-  }
-  return out;
-}
-
-std::vector<AttributeDefinition> DefinitionsOf(const Json* v) {
-  std::vector<AttributeDefinition> out;
-  if (!v) return out;
-  if (!v->IsArray()) WrongType("AttributeDefinitions", "array");
-  for (const auto& e : v->GetArray()) {
-    if (!e.IsObject()) WrongType("AttributeDefinitions", "object");
-    AttributeDefinition d;
-    d.attribute_name = OptString(e, "AttributeName").value_or("");
-    d.attribute_type = OptEnum<ScalarAttributeType>(e, "AttributeType",
-                                                    "attributeDefinitions.member.attributeType",
-                                                    {{"B", ScalarAttributeType::kB},
-                                                     {"N", ScalarAttributeType::kN},
-                                                     {"S", ScalarAttributeType::kS}})
-                           .value_or(ScalarAttributeType::kS);
-    out.push_back(std::move(d));
-  }
-  return out;
-}
-
-std::optional<ProvisionedThroughput> ThroughputOf(const Json& obj) {
-  const Json* v = OptObject(obj, "ProvisionedThroughput");
-  if (!v) return std::nullopt;
-  return ProvisionedThroughput{OptInt(*v, "ReadCapacityUnits").value_or(0),
-                               OptInt(*v, "WriteCapacityUnits").value_or(0)};
-}
-
-Projection ProjectionOf(const Json& obj) {
-  Projection p;
-  const Json* v = OptObject(obj, "Projection");
-  if (!v) return p;
-  p.projection_type = OptEnum<ProjectionType>(*v, "ProjectionType", "projection.projectionType",
-                                              {{"ALL", ProjectionType::kAll},
-                                               {"KEYS_ONLY", ProjectionType::kKeysOnly},
-                                               {"INCLUDE", ProjectionType::kInclude}})
-                          .value_or(ProjectionType::kKeysOnly);
-  p.non_key_attributes = StringList(*v, "NonKeyAttributes").value_or(std::vector<std::string>{});
-  return p;
-}
-
-std::optional<BillingMode> BillingOf(const Json& obj) {
-  return OptEnum<BillingMode>(obj, "BillingMode", "billingMode",
-                              {{"PROVISIONED", BillingMode::kProvisioned},
-                               {"PAY_PER_REQUEST", BillingMode::kPayPerRequest}});
 }
 
 // ---- Writers --------------------------------------------------------------------------------
@@ -558,30 +279,8 @@ void WriteAttributesOpt(Writer& w, const std::optional<Item>& item,
 
 // ---- Operations ---------------------------------------------------------------------------------
 
-using Op = std::function<void(Database*, const Json&, Writer&)>;
 
-void CreateTable(Database* db, const Json& in, Writer& w) {
-  CreateTableRequest r;
-  r.table_name = ReqString(in, "TableName");
-  r.attribute_definitions = DefinitionsOf(Member(in, "AttributeDefinitions"));
-  r.key_schema = KeySchemaOf(Member(in, "KeySchema"));
-  r.billing_mode = BillingOf(in);
-  r.provisioned_throughput = ThroughputOf(in);
-  if (const Json* lsis = OptArray(in, "LocalSecondaryIndexes")) {
-    r.local_secondary_indexes.emplace();
-    for (const auto& l : lsis->GetArray()) {
-      r.local_secondary_indexes->push_back({OptString(l, "IndexName").value_or(""),
-                                            KeySchemaOf(Member(l, "KeySchema")), ProjectionOf(l)});
-    }
-  }
-  if (const Json* gsis = OptArray(in, "GlobalSecondaryIndexes")) {
-    r.global_secondary_indexes.emplace();
-    for (const auto& g : gsis->GetArray()) {
-      r.global_secondary_indexes->push_back({OptString(g, "IndexName").value_or(""),
-                                             KeySchemaOf(Member(g, "KeySchema")), ProjectionOf(g),
-                                             ThroughputOf(g)});
-    }
-  }
+void CreateTable(Database* db, const CreateTableRequest& r, Writer& w) {
   auto out = Check(db->CreateTable(r));
   w.StartObject();
   Key(w, "TableDescription");
@@ -589,42 +288,23 @@ void CreateTable(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void DescribeTable(Database* db, const Json& in, Writer& w) {
-  auto out = Check(db->DescribeTable({ReqString(in, "TableName")}));
+void DescribeTable(Database* db, const DescribeTableRequest& r, Writer& w) {
+  auto out = Check(db->DescribeTable(r));
   w.StartObject();
   Key(w, "Table");
   WriteTable(w, out.table);
   w.EndObject();
 }
 
-void DeleteTable(Database* db, const Json& in, Writer& w) {
-  auto out = Check(db->DeleteTable({ReqString(in, "TableName")}));
+void DeleteTable(Database* db, const DeleteTableRequest& r, Writer& w) {
+  auto out = Check(db->DeleteTable(r));
   w.StartObject();
   Key(w, "TableDescription");
   WriteTable(w, out.table_description);
   w.EndObject();
 }
 
-void UpdateTable(Database* db, const Json& in, Writer& w) {
-  UpdateTableRequest r;
-  r.table_name = ReqString(in, "TableName");
-  if (Member(in, "AttributeDefinitions"))
-    r.attribute_definitions = DefinitionsOf(Member(in, "AttributeDefinitions"));
-  r.billing_mode = BillingOf(in);
-  r.provisioned_throughput = ThroughputOf(in);
-  if (const Json* updates = OptArray(in, "GlobalSecondaryIndexUpdates")) {
-    r.global_secondary_index_updates.emplace();
-    for (const auto& u : updates->GetArray()) {
-      GlobalSecondaryIndexUpdate x;
-      if (const Json* c = OptObject(u, "Create")) {
-        x.create = CreateGlobalSecondaryIndexAction{OptString(*c, "IndexName").value_or(""),
-                                                    KeySchemaOf(Member(*c, "KeySchema")),
-                                                    ProjectionOf(*c), ThroughputOf(*c)};
-      }
-      if (const Json* d = OptObject(u, "Delete")) x.delete_index_name = OptString(*d, "IndexName");
-      r.global_secondary_index_updates->push_back(std::move(x));
-    }
-  }
+void UpdateTable(Database* db, const UpdateTableRequest& r, Writer& w) {
   auto out = Check(db->UpdateTable(r));
   w.StartObject();
   Key(w, "TableDescription");
@@ -632,10 +312,7 @@ void UpdateTable(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void ListTables(Database* db, const Json& in, Writer& w) {
-  ListTablesRequest r;
-  r.exclusive_start_table_name = OptString(in, "ExclusiveStartTableName");
-  r.limit = OptInt32(in, "Limit");
+void ListTables(Database* db, const ListTablesRequest& r, Writer& w) {
   auto out = Check(db->ListTables(r));
   w.StartObject();
   Key(w, "TableNames");
@@ -649,22 +326,7 @@ void ListTables(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void PutItem(Database* db, const Json& in, Writer& w) {
-  PutItemRequest r;
-  r.table_name = ReqString(in, "TableName");
-  auto item = OptItem(in, "Item");
-  if (!item)
-    Fail(Status::Validation("The parameter 'Item' is required but was not present in the request"));
-  r.item = std::move(*item);
-  r.return_values = ReturnValuesOf(in);
-  r.condition_expression = OptString(in, "ConditionExpression");
-  r.expression_attribute_names = Names(in);
-  r.expression_attribute_values = Values(in);
-  r.return_values_on_condition_check_failure = OnFailure(in);
-  r.expected = Expected(in);
-  r.conditional_operator = ConditionalOperatorOf(in);
-  r.return_item_collection_metrics = MetricsMode(in);
-  r.return_consumed_capacity = ConsumedMode(in);
+void PutItem(Database* db, const PutItemRequest& r, Writer& w) {
   auto out = Check(db->PutItem(r));
   w.StartObject();
   WriteAttributesOpt(w, out.attributes);
@@ -673,29 +335,7 @@ void PutItem(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-Item RequiredKey(const Json& in) {
-  auto key = OptItem(in, "Key");
-  if (!key)
-    Fail(Status::Validation("The parameter 'Key' is required but was not present in the request"));
-  return std::move(*key);
-}
-
-Item RequiredItem(const Json& in) {
-  auto item = OptItem(in, "Item");
-  if (!item)
-    Fail(Status::Validation("The parameter 'Item' is required but was not present in the request"));
-  return std::move(*item);
-}
-
-void GetItem(Database* db, const Json& in, Writer& w) {
-  GetItemRequest r;
-  r.table_name = ReqString(in, "TableName");
-  r.key = RequiredKey(in);
-  r.consistent_read = OptBool(in, "ConsistentRead");
-  r.projection_expression = OptString(in, "ProjectionExpression");
-  r.expression_attribute_names = Names(in);
-  r.attributes_to_get = StringList(in, "AttributesToGet");
-  r.return_consumed_capacity = ConsumedMode(in);
+void GetItem(Database* db, const GetItemRequest& r, Writer& w) {
   auto out = Check(db->GetItem(r));
   w.StartObject();
   WriteAttributesOpt(w, out.item, "Item");
@@ -703,19 +343,7 @@ void GetItem(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void DeleteItem(Database* db, const Json& in, Writer& w) {
-  DeleteItemRequest r;
-  r.table_name = ReqString(in, "TableName");
-  r.key = RequiredKey(in);
-  r.return_values = ReturnValuesOf(in);
-  r.condition_expression = OptString(in, "ConditionExpression");
-  r.expression_attribute_names = Names(in);
-  r.expression_attribute_values = Values(in);
-  r.return_values_on_condition_check_failure = OnFailure(in);
-  r.expected = Expected(in);
-  r.conditional_operator = ConditionalOperatorOf(in);
-  r.return_item_collection_metrics = MetricsMode(in);
-  r.return_consumed_capacity = ConsumedMode(in);
+void DeleteItem(Database* db, const DeleteItemRequest& r, Writer& w) {
   auto out = Check(db->DeleteItem(r));
   w.StartObject();
   WriteAttributesOpt(w, out.attributes);
@@ -724,34 +352,7 @@ void DeleteItem(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void UpdateItem(Database* db, const Json& in, Writer& w) {
-  UpdateItemRequest r;
-  r.table_name = ReqString(in, "TableName");
-  r.key = RequiredKey(in);
-  r.update_expression = OptString(in, "UpdateExpression");
-  r.condition_expression = OptString(in, "ConditionExpression");
-  r.expression_attribute_names = Names(in);
-  r.expression_attribute_values = Values(in);
-  r.return_values = ReturnValuesOf(in);
-  r.return_values_on_condition_check_failure = OnFailure(in);
-  if (const Json* updates = OptObject(in, "AttributeUpdates")) {
-    r.attribute_updates.emplace();
-    for (const auto& m : updates->GetObject()) {
-      AttributeValueUpdate u;
-      if (const Json* v = OptObject(m.value, "Value"))
-        u.value = Check(format::AttributeValueFromJson(*v));
-      u.action = OptEnum<AttributeAction>(m.value, "Action", "attributeUpdates.member.action",
-                                          {{"ADD", AttributeAction::kAdd},
-                                           {"PUT", AttributeAction::kPut},
-                                           {"DELETE", AttributeAction::kDelete}})
-                     .value_or(AttributeAction::kPut);
-      (*r.attribute_updates)[m.name.GetString()] = std::move(u);
-    }
-  }
-  r.expected = Expected(in);
-  r.conditional_operator = ConditionalOperatorOf(in);
-  r.return_item_collection_metrics = MetricsMode(in);
-  r.return_consumed_capacity = ConsumedMode(in);
+void UpdateItem(Database* db, const UpdateItemRequest& r, Writer& w) {
   auto out = Check(db->UpdateItem(r));
   w.StartObject();
   WriteAttributesOpt(w, out.attributes);
@@ -781,66 +382,12 @@ void WritePage(Writer& w, const QueryResponse& out, bool count_only) {
   w.EndObject();
 }
 
-void Query(Database* db, const Json& in, Writer& w) {
-  QueryRequest r;
-  r.table_name = ReqString(in, "TableName");
-  r.index_name = OptString(in, "IndexName");
-  r.key_condition_expression = OptString(in, "KeyConditionExpression");
-  r.key_conditions = Conditions(in, "KeyConditions");
-  if (!r.key_condition_expression && !r.key_conditions) {
-    Fail(
-        Status::Validation("Either the KeyConditions or KeyConditionExpression parameter must be "
-                           "specified in the request."));
-  }
-  r.filter_expression = OptString(in, "FilterExpression");
-  r.projection_expression = OptString(in, "ProjectionExpression");
-  r.expression_attribute_names = Names(in);
-  r.expression_attribute_values = Values(in);
-  r.query_filter = Conditions(in, "QueryFilter");
-  r.attributes_to_get = StringList(in, "AttributesToGet");
-  r.conditional_operator = ConditionalOperatorOf(in);
-  if (Member(in, "ScanIndexForward")) r.scan_index_forward = OptBool(in, "ScanIndexForward");
-  r.limit = OptInt32(in, "Limit");
-  r.exclusive_start_key = OptItem(in, "ExclusiveStartKey");
-  r.select = SelectOf(in);
-  r.consistent_read = OptBool(in, "ConsistentRead");
-  r.return_consumed_capacity = ConsumedMode(in);
-  r.item_encoding = ItemEncoding::kStored;
+void Query(Database* db, const QueryRequest& r, Writer& w) {
   WritePage(w, Check(db->Query(r)), r.select == Select::kCount);
 }
 
-void Scan(Database* db, const Json& in, Writer& w) {
-  ScanRequest r;
-  r.table_name = ReqString(in, "TableName");
-  r.index_name = OptString(in, "IndexName");
-  r.filter_expression = OptString(in, "FilterExpression");
-  r.projection_expression = OptString(in, "ProjectionExpression");
-  r.expression_attribute_names = Names(in);
-  r.expression_attribute_values = Values(in);
-  r.scan_filter = Conditions(in, "ScanFilter");
-  r.attributes_to_get = StringList(in, "AttributesToGet");
-  r.conditional_operator = ConditionalOperatorOf(in);
-  r.limit = OptInt32(in, "Limit");
-  r.exclusive_start_key = OptItem(in, "ExclusiveStartKey");
-  r.select = SelectOf(in);
-  r.segment = OptInt32(in, "Segment");
-  r.total_segments = OptInt32(in, "TotalSegments");
-  r.consistent_read = OptBool(in, "ConsistentRead");
-  r.return_consumed_capacity = ConsumedMode(in);
-  r.item_encoding = ItemEncoding::kStored;
+void Scan(Database* db, const ScanRequest& r, Writer& w) {
   WritePage(w, Check(db->Scan(r)), r.select == Select::kCount);
-}
-
-KeysAndAttributes KeysAndAttributesOf(const Json& v) {
-  KeysAndAttributes ka;
-  if (const Json* keys = OptArray(v, "Keys")) {
-    for (const auto& k : keys->GetArray()) ka.keys.push_back(ItemOf(k));
-  }
-  ka.consistent_read = OptBool(v, "ConsistentRead");
-  ka.projection_expression = OptString(v, "ProjectionExpression");
-  ka.expression_attribute_names = Names(v);
-  ka.attributes_to_get = StringList(v, "AttributesToGet");
-  return ka;
 }
 
 void WriteKeysAndAttributes(Writer& w, const KeysAndAttributes& ka) {
@@ -869,15 +416,7 @@ void WriteKeysAndAttributes(Writer& w, const KeysAndAttributes& ka) {
   w.EndObject();
 }
 
-void BatchGetItem(Database* db, const Json& in, Writer& w) {
-  BatchGetItemRequest r;
-  if (const Json* items = OptObject(in, "RequestItems")) {
-    for (const auto& m : items->GetObject()) {
-      if (!m.value.IsObject()) WrongType("RequestItems", "object");
-      r.request_items[m.name.GetString()] = KeysAndAttributesOf(m.value);
-    }
-  }
-  r.return_consumed_capacity = ConsumedMode(in);
+void BatchGetItem(Database* db, const BatchGetItemRequest& r, Writer& w) {
   auto out = Check(db->BatchGetItem(r));
   w.StartObject();
   Key(w, "Responses");
@@ -900,24 +439,7 @@ void BatchGetItem(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void BatchWriteItem(Database* db, const Json& in, Writer& w) {
-  BatchWriteItemRequest r;
-  if (const Json* items = OptObject(in, "RequestItems")) {
-    for (const auto& m : items->GetObject()) {
-      if (!m.value.IsArray()) WrongType("RequestItems", "array");
-      auto& list = r.request_items[m.name.GetString()];
-      for (const auto& e : m.value.GetArray()) {
-        WriteRequest wr;
-        if (const Json* p = OptObject(e, "PutRequest"))
-          wr.put_request = PutRequest{RequiredItem(*p)};
-        if (const Json* d = OptObject(e, "DeleteRequest"))
-          wr.delete_request = DeleteRequest{RequiredKey(*d)};
-        list.push_back(std::move(wr));
-      }
-    }
-  }
-  r.return_item_collection_metrics = MetricsMode(in);
-  r.return_consumed_capacity = ConsumedMode(in);
+void BatchWriteItem(Database* db, const BatchWriteItemRequest& r, Writer& w) {
   auto out = Check(db->BatchWriteItem(r));
   w.StartObject();
   Key(w, "UnprocessedItems");
@@ -928,54 +450,7 @@ void BatchWriteItem(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-template <typename T>
-void CommonTransactFields(const Json& v, T* t) {
-  t->table_name = ReqString(v, "TableName");
-  t->expression_attribute_names = Names(v);
-  t->expression_attribute_values = Values(v);
-  t->return_values_on_condition_check_failure = OnFailure(v);
-}
-
-void TransactWriteItems(Database* db, const Json& in, Writer& w) {
-  TransactWriteItemsRequest r;
-  if (const Json* items = OptArray(in, "TransactItems")) {
-    for (const auto& e : items->GetArray()) {
-      TransactWriteItem t;
-      if (const Json* c = OptObject(e, "ConditionCheck")) {
-        TransactConditionCheck x;
-        CommonTransactFields(*c, &x);
-        x.key = RequiredKey(*c);
-        x.condition_expression = ReqString(*c, "ConditionExpression");
-        t.condition_check = std::move(x);
-      }
-      if (const Json* p = OptObject(e, "Put")) {
-        TransactPut x;
-        CommonTransactFields(*p, &x);
-        x.item = RequiredItem(*p);
-        x.condition_expression = OptString(*p, "ConditionExpression");
-        t.put = std::move(x);
-      }
-      if (const Json* d = OptObject(e, "Delete")) {
-        TransactDelete x;
-        CommonTransactFields(*d, &x);
-        x.key = RequiredKey(*d);
-        x.condition_expression = OptString(*d, "ConditionExpression");
-        t.delete_item = std::move(x);
-      }
-      if (const Json* u = OptObject(e, "Update")) {
-        TransactUpdate x;
-        CommonTransactFields(*u, &x);
-        x.key = RequiredKey(*u);
-        x.update_expression = ReqString(*u, "UpdateExpression");
-        x.condition_expression = OptString(*u, "ConditionExpression");
-        t.update = std::move(x);
-      }
-      r.transact_items.push_back(std::move(t));
-    }
-  }
-  r.client_request_token = OptString(in, "ClientRequestToken");
-  r.return_item_collection_metrics = MetricsMode(in);
-  r.return_consumed_capacity = ConsumedMode(in);
+void TransactWriteItems(Database* db, const TransactWriteItemsRequest& r, Writer& w) {
   auto out = Check(db->TransactWriteItems(r));
   w.StartObject();
   WriteMetricsMap(w, out.item_collection_metrics);
@@ -983,19 +458,7 @@ void TransactWriteItems(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void TransactGetItems(Database* db, const Json& in, Writer& w) {
-  TransactGetItemsRequest r;
-  if (const Json* items = OptArray(in, "TransactItems")) {
-    for (const auto& e : items->GetArray()) {
-      const Json* g = OptObject(e, "Get");
-      if (!g)
-        Fail(Status::Validation(
-            "The parameter 'Get' is required but was not present in the request"));
-      r.transact_items.push_back({ReqString(*g, "TableName"), RequiredKey(*g),
-                                  OptString(*g, "ProjectionExpression"), Names(*g)});
-    }
-  }
-  r.return_consumed_capacity = ConsumedMode(in);
+void TransactGetItems(Database* db, const TransactGetItemsRequest& r, Writer& w) {
   auto out = Check(db->TransactGetItems(r));
   w.StartObject();
   Key(w, "Responses");
@@ -1013,16 +476,7 @@ void TransactGetItems(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void UpdateTimeToLive(Database* db, const Json& in, Writer& w) {
-  UpdateTimeToLiveRequest r;
-  r.table_name = ReqString(in, "TableName");
-  const Json* spec = OptObject(in, "TimeToLiveSpecification");
-  if (!spec) {
-    Fail(Status::Validation(
-        "The parameter 'TimeToLiveSpecification' is required but was not present in the request"));
-  }
-  r.time_to_live_specification = {OptBool(*spec, "Enabled"),
-                                  OptString(*spec, "AttributeName").value_or("")};
+void UpdateTimeToLive(Database* db, const UpdateTimeToLiveRequest& r, Writer& w) {
   auto out = Check(db->UpdateTimeToLive(r));
   w.StartObject();
   Key(w, "TimeToLiveSpecification");
@@ -1035,8 +489,8 @@ void UpdateTimeToLive(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void DescribeTimeToLive(Database* db, const Json& in, Writer& w) {
-  auto out = Check(db->DescribeTimeToLive({ReqString(in, "TableName")}));
+void DescribeTimeToLive(Database* db, const DescribeTimeToLiveRequest& r, Writer& w) {
+  auto out = Check(db->DescribeTimeToLive(r));
   w.StartObject();
   Key(w, "TimeToLiveDescription");
   w.StartObject();
@@ -1050,31 +504,22 @@ void DescribeTimeToLive(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void TagResource(Database* db, const Json& in, Writer& w) {
-  TagResourceRequest r;
-  r.resource_arn = ReqString(in, "ResourceArn");
-  if (const Json* tags = OptArray(in, "Tags")) {
-    for (const auto& t : tags->GetArray())
-      r.tags[ReqString(t, "Key")] = OptString(t, "Value").value_or("");
-  }
+void TagResource(Database* db, const TagResourceRequest& r, Writer& w) {
   Status s = db->TagResource(r);
   if (!s.ok()) Fail(s);
   w.StartObject();
   w.EndObject();
 }
 
-void UntagResource(Database* db, const Json& in, Writer& w) {
-  UntagResourceRequest r;
-  r.resource_arn = ReqString(in, "ResourceArn");
-  r.tag_keys = StringList(in, "TagKeys").value_or(std::vector<std::string>{});
+void UntagResource(Database* db, const UntagResourceRequest& r, Writer& w) {
   Status s = db->UntagResource(r);
   if (!s.ok()) Fail(s);
   w.StartObject();
   w.EndObject();
 }
 
-void ListTagsOfResource(Database* db, const Json& in, Writer& w) {
-  auto out = Check(db->ListTagsOfResource({ReqString(in, "ResourceArn")}));
+void ListTagsOfResource(Database* db, const ListTagsOfResourceRequest& r, Writer& w) {
+  auto out = Check(db->ListTagsOfResource(r));
   w.StartObject();
   Key(w, "Tags");
   w.StartArray();
@@ -1090,7 +535,7 @@ void ListTagsOfResource(Database* db, const Json& in, Writer& w) {
   w.EndObject();
 }
 
-void DescribeEndpoints(Database*, const Json&, Writer& w) {
+void DescribeEndpoints(Database*, const protocol::DescribeEndpointsRequest&, Writer& w) {
   w.StartObject();
   Key(w, "Endpoints");
   w.StartArray();
@@ -1104,7 +549,7 @@ void DescribeEndpoints(Database*, const Json&, Writer& w) {
   w.EndObject();
 }
 
-void DescribeLimits(Database*, const Json&, Writer& w) {
+void DescribeLimits(Database*, const protocol::DescribeLimitsInput&, Writer& w) {
   w.StartObject();
   for (const char* k : {"AccountMaxReadCapacityUnits", "AccountMaxWriteCapacityUnits"}) {
     Key(w, k);
@@ -1117,30 +562,48 @@ void DescribeLimits(Database*, const Json&, Writer& w) {
   w.EndObject();
 }
 
+// One served operation: the generated phases 6 and 8 (types, then model
+// constraints), the translation onto the engine's request, and the engine.
+using Op = std::function<void(Database*, protocol::Element, Writer&)>;
+
+template <typename Input, typename Request>
+Op Serve(void (*run)(Database*, const Request&, Writer&)) {
+  return [run](Database* db, protocol::Element json, Writer& w) {
+    Input in;
+    Check(protocol::Read(json, &in));
+    Check(protocol::Check(in));
+    if constexpr (std::is_same_v<Input, Request>) {
+      run(db, in, w);
+    } else {
+      run(db, Check(ToRequest(std::move(in))), w);
+    }
+  };
+}
+
 const std::map<std::string, Op, std::less<>>& Operations() {
   static const std::map<std::string, Op, std::less<>> ops = {
-      {"CreateTable", CreateTable},
-      {"DescribeTable", DescribeTable},
-      {"DeleteTable", DeleteTable},
-      {"UpdateTable", UpdateTable},
-      {"ListTables", ListTables},
-      {"PutItem", PutItem},
-      {"GetItem", GetItem},
-      {"DeleteItem", DeleteItem},
-      {"UpdateItem", UpdateItem},
-      {"Query", Query},
-      {"Scan", Scan},
-      {"BatchGetItem", BatchGetItem},
-      {"BatchWriteItem", BatchWriteItem},
-      {"TransactWriteItems", TransactWriteItems},
-      {"TransactGetItems", TransactGetItems},
-      {"DescribeLimits", DescribeLimits},
-      {"DescribeEndpoints", DescribeEndpoints},
-      {"UpdateTimeToLive", UpdateTimeToLive},
-      {"DescribeTimeToLive", DescribeTimeToLive},
-      {"TagResource", TagResource},
-      {"UntagResource", UntagResource},
-      {"ListTagsOfResource", ListTagsOfResource},
+      {"CreateTable", Serve<protocol::CreateTableInput>(CreateTable)},
+      {"DescribeTable", Serve<protocol::DescribeTableInput>(DescribeTable)},
+      {"DeleteTable", Serve<protocol::DeleteTableInput>(DeleteTable)},
+      {"UpdateTable", Serve<protocol::UpdateTableInput>(UpdateTable)},
+      {"ListTables", Serve<protocol::ListTablesInput>(ListTables)},
+      {"PutItem", Serve<protocol::PutItemInput>(PutItem)},
+      {"GetItem", Serve<protocol::GetItemInput>(GetItem)},
+      {"DeleteItem", Serve<protocol::DeleteItemInput>(DeleteItem)},
+      {"UpdateItem", Serve<protocol::UpdateItemInput>(UpdateItem)},
+      {"Query", Serve<protocol::QueryInput>(Query)},
+      {"Scan", Serve<protocol::ScanInput>(Scan)},
+      {"BatchGetItem", Serve<protocol::BatchGetItemInput>(BatchGetItem)},
+      {"BatchWriteItem", Serve<protocol::BatchWriteItemInput>(BatchWriteItem)},
+      {"TransactWriteItems", Serve<protocol::TransactWriteItemsInput>(TransactWriteItems)},
+      {"TransactGetItems", Serve<protocol::TransactGetItemsInput>(TransactGetItems)},
+      {"UpdateTimeToLive", Serve<protocol::UpdateTimeToLiveInput>(UpdateTimeToLive)},
+      {"DescribeTimeToLive", Serve<protocol::DescribeTimeToLiveInput>(DescribeTimeToLive)},
+      {"TagResource", Serve<protocol::TagResourceInput>(TagResource)},
+      {"UntagResource", Serve<protocol::UntagResourceInput>(UntagResource)},
+      {"ListTagsOfResource", Serve<protocol::ListTagsOfResourceInput>(ListTagsOfResource)},
+      {"DescribeLimits", Serve<protocol::DescribeLimitsInput>(DescribeLimits)},
+      {"DescribeEndpoints", Serve<protocol::DescribeEndpointsRequest>(DescribeEndpoints)},
   };
   return ops;
 }
@@ -1199,7 +662,14 @@ WireResponse ErrorResponse(const Status& status) {
     type = "com.amazonaws.dynamodb.v20120810#InternalServerError";
   }
   Str(w, type);
-  Key(w, "message");
+  // VALIDATION.md 7: coral's type errors and a few others say "Message".
+  const std::string_view name = status.ErrorName();
+  const bool capital = status.code() == Status::Code::kSerialization ||
+                       name == "TransactionCanceledException" ||
+                       name == "IdempotentParameterMismatchException" ||
+                       name == "TransactionInProgressException" ||
+                       name == "AccessDeniedException";
+  Key(w, capital ? "Message" : "message");
   Str(w, status.message());
   WriteErrorDetail(w, status);
   w.EndObject();
@@ -1209,29 +679,51 @@ WireResponse ErrorResponse(const Status& status) {
   return {internal ? 500 : 400, std::string(buf.GetString(), buf.GetSize())};
 }
 
-WireResponse Handle(Database* db, std::string_view target, std::string_view body) {
-  constexpr std::string_view kPrefix = "DynamoDB_20120810.";
-  auto unknown = [&] {
-    rapidjson::StringBuffer buf;
-    Writer w(buf);
-    w.StartObject();
-    Key(w, "__type");
-    w.String("com.amazon.coral.service#UnknownOperationException");
-    w.EndObject();
-    return WireResponse{400, std::string(buf.GetString(), buf.GetSize())};
+namespace {
+
+WireResponse BareError(std::string_view name) {
+  return {400, "{\"__type\":\"com.amazon.coral.service#" + std::string(name) + "\"}"};
+}
+
+// Deeper than any request DynamoDB accepts: an AttributeValue nests 32
+// levels, two JSON levels each, inside a few levels of request.
+constexpr size_t kMaxJsonDepth = 96;
+// Parsers keep their buffers between requests; a larger body gets a parser
+// of its own, so that one 16 MB request does not pin 16 MB per thread.
+constexpr size_t kReusedParserBytes = 1 << 20;
+
+}  // namespace
+
+WireResponse Handle(Database* db, std::string_view target, std::string_view body,
+                    const Authenticator& authenticate) {
+  // VALIDATION.md 0: JSON, then the target, then authentication, then an
+  // empty body; the first failure wins.
+  auto make_parser = [](size_t max_bytes) {
+    simdjson::dom::parser p(max_bytes);
+    // Sets the depth bound once; parse() grows the buffers and keeps it.
+    (void)p.allocate(std::min<size_t>(max_bytes, 64 << 10), kMaxJsonDepth);
+    return p;
   };
-  if (target.substr(0, kPrefix.size()) != kPrefix) return unknown();
+  thread_local simdjson::dom::parser reused = make_parser(kReusedParserBytes);
+  std::optional<simdjson::dom::parser> own;
+  simdjson::dom::parser* parser = &reused;
+  if (body.size() > kReusedParserBytes) parser = &own.emplace(make_parser(body.size()));
+  protocol::Element root;
+  if (!body.empty() && parser->parse(body.data(), body.size()).get(root) != simdjson::SUCCESS) {
+    return BareError("SerializationException");
+  }
+  constexpr std::string_view kPrefix = "DynamoDB_20120810.";
+  if (target.substr(0, kPrefix.size()) != kPrefix) return BareError("UnknownOperationException");
   auto op = Operations().find(target.substr(kPrefix.size()));
-  if (op == Operations().end()) return unknown();
-  rapidjson::Document doc;
-  Status parsed = format::ParseJson(body.empty() ? std::string_view("{}") : body, &doc);
-  if (!parsed.ok()) return ErrorResponse(parsed);
-  if (!doc.IsObject())
-    return ErrorResponse(Status::Serialization("Request body must be a JSON object"));
+  if (op == Operations().end()) return BareError("UnknownOperationException");
+  if (authenticate) {
+    if (auto denied = authenticate()) return std::move(*denied);
+  }
+  if (body.empty()) return BareError("SerializationException");
   try {
     rapidjson::StringBuffer buf;
     Writer w(buf);
-    op->second(db, doc, w);
+    op->second(db, root, w);
     return {200, std::string(buf.GetString(), buf.GetSize())};
   } catch (const WireError& e) {
     return ErrorResponse(e.status);

@@ -1,11 +1,14 @@
-// DynamoDB's JSON protocol over the engine: one function per operation that
-// maps the request JSON onto the engine's typed request and the typed
-// response back to JSON. Semantics live in the engine; this layer only
-// translates (and checks the request's JSON shape, as DynamoDB's front end
-// does before any semantic check).
+// DynamoDB's JSON protocol over the engine. A request goes through
+// DynamoDB's phases (../shared/dynamodb/VALIDATION.md section 0): JSON parse,
+// target, authentication, type deserialization and model constraints (both
+// generated from DynamoDB's service model: protocol/model_gen.h), then the
+// engine's typed request. Semantics live in the engine; this layer only
+// translates requests and responses.
 #ifndef DYNAROCK_TOOLS_SERVER_WIRE_H_
 #define DYNAROCK_TOOLS_SERVER_WIRE_H_
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,9 +21,17 @@ struct WireResponse {
   std::string body;
 };
 
+// Authentication, run by Handle() at its place in DynamoDB's order (after the
+// JSON and the target are checked): nullopt admits the request, a response
+// refuses it.
+using Authenticator = std::function<std::optional<WireResponse>()>;
+
 // Handles one request: `target` is the X-Amz-Target header
-// ("DynamoDB_20120810.PutItem"), `body` the JSON. Never throws.
-WireResponse Handle(Database* db, std::string_view target, std::string_view body);
+// ("DynamoDB_20120810.PutItem"), `body` the JSON. Any bytes are safe: every
+// JSON value is type-checked by code generated from DynamoDB's model before
+// use. Never throws.
+WireResponse Handle(Database* db, std::string_view target, std::string_view body,
+                    const Authenticator& authenticate = {});
 
 // An error body as DynamoDB sends it: {"__type": "<namespace>#<Name>", "message": ...}.
 WireResponse ErrorResponse(const Status& status);

@@ -1,0 +1,820 @@
+#!/usr/bin/env python3
+"""Generates Dynarock's DynamoDB protocol layer from DynamoDB's service model.
+
+Reads botocore's service-2.json (Debian's python3-botocore) and writes, for
+every shape reachable from the input of a served operation:
+
+  - a C++ struct whose members are all optional (absent and JSON null alike),
+  - a deserializer from a simdjson DOM (phase 6 of VALIDATION.md: the first
+    member of the wrong JSON type is a SerializationException in coral's
+    words, members visited in DynamoDB's order),
+  - a constraint checker (phase 8: required, pattern, length, range, enum;
+    every violation collected, capped at 10, with DynamoDB's paths),
+  - a Java-style renderer for values printed in violation messages,
+
+plus a JSON file of test cases derived from the same model (tests/wire/).
+
+The model is the specification; what DynamoDB does differently from the
+model (visiting order, enum order in messages, a few texts) is listed below
+with its source in ../shared/dynamodb/VALIDATION.md.
+
+  tools/codegen/gen_protocol.py            regenerate the committed files
+  tools/codegen/gen_protocol.py --check    exit 1 if they are out of date
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_MODEL = "/usr/lib/python3/dist-packages/botocore/data/dynamodb/2012-08-10/service-2.json"
+OUT_H = os.path.join(TOP, "tools/server/protocol/model_gen.h")
+OUT_CC = os.path.join(TOP, "tools/server/protocol/model_gen.cc")
+OUT_CASES = os.path.join(TOP, "tests/wire/protocol_cases_gen.json")
+
+# The operations `dynarock serve` answers.
+OPERATIONS = [
+    "BatchGetItem", "BatchWriteItem", "CreateTable", "DeleteItem", "DeleteTable",
+    "DescribeEndpoints", "DescribeLimits", "DescribeTable", "DescribeTimeToLive", "GetItem",
+    "ListTables", "ListTagsOfResource", "PutItem", "Query", "Scan", "TagResource",
+    "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateItem", "UpdateTable",
+    "UpdateTimeToLive",
+]
+
+# VALIDATION.md 4.5: the order DynamoDB visits members in, for the type pass
+# and the constraint pass alike (dynalite fitted it to AWS). Members not
+# listed follow in model order.
+VISIT_ORDER = {
+    "CreateTableInput": ["AttributeDefinitions", "TableName", "BillingMode",
+                         "ProvisionedThroughput", "KeySchema", "LocalSecondaryIndexes",
+                         "GlobalSecondaryIndexes"],
+    "ProvisionedThroughput": ["WriteCapacityUnits", "ReadCapacityUnits"],
+    "LocalSecondaryIndex": ["IndexName", "KeySchema", "Projection"],
+    "GlobalSecondaryIndex": ["IndexName", "KeySchema", "Projection", "ProvisionedThroughput"],
+    "Projection": ["ProjectionType", "NonKeyAttributes"],
+    "UpdateTableInput": ["TableName", "ProvisionedThroughput", "BillingMode",
+                         "GlobalSecondaryIndexUpdates"],
+    "GlobalSecondaryIndexUpdate": ["Update", "Create", "Delete"],
+    "UpdateGlobalSecondaryIndexAction": ["IndexName", "ProvisionedThroughput"],
+    "CreateGlobalSecondaryIndexAction": ["Projection", "IndexName", "ProvisionedThroughput",
+                                         "KeySchema"],
+    "PutItemInput": ["ReturnConsumedCapacity", "TableName", "Item", "ConditionalOperator",
+                     "Expected", "ReturnValues", "ReturnItemCollectionMetrics",
+                     "ConditionExpression", "ExpressionAttributeValues",
+                     "ExpressionAttributeNames"],
+    "ExpectedAttributeValue": ["AttributeValueList", "ComparisonOperator", "Exists", "Value"],
+    "GetItemInput": ["ReturnConsumedCapacity", "AttributesToGet", "TableName", "Key",
+                     "ConsistentRead", "ProjectionExpression", "ExpressionAttributeNames"],
+    "DeleteItemInput": ["ReturnConsumedCapacity", "TableName", "ReturnValues",
+                        "ReturnItemCollectionMetrics", "Key", "ConditionalOperator", "Expected",
+                        "ConditionExpression", "ExpressionAttributeValues",
+                        "ExpressionAttributeNames"],
+    "UpdateItemInput": ["ReturnConsumedCapacity", "TableName", "ReturnItemCollectionMetrics",
+                        "ReturnValues", "Key", "ConditionalOperator", "Expected",
+                        "AttributeUpdates", "ConditionExpression", "UpdateExpression",
+                        "ExpressionAttributeValues", "ExpressionAttributeNames"],
+    "AttributeValueUpdate": ["Action", "Value"],
+    "QueryInput": ["Select", "IndexName", "ReturnConsumedCapacity", "QueryFilter", "TableName",
+                   "ConditionalOperator", "AttributesToGet", "Limit", "KeyConditions",
+                   "ExclusiveStartKey", "ConsistentRead", "ScanIndexForward",
+                   "KeyConditionExpression", "FilterExpression", "ProjectionExpression",
+                   "ExpressionAttributeValues", "ExpressionAttributeNames"],
+    "Condition": ["AttributeValueList", "ComparisonOperator"],
+    "ScanInput": ["Select", "IndexName", "TotalSegments", "ReturnConsumedCapacity", "TableName",
+                  "ConditionalOperator", "ScanFilter", "Segment", "Limit", "AttributesToGet",
+                  "ExclusiveStartKey", "FilterExpression", "ProjectionExpression",
+                  "ExpressionAttributeValues", "ExpressionAttributeNames"],
+    "BatchGetItemInput": ["ReturnConsumedCapacity", "RequestItems"],
+    "KeysAndAttributes": ["Keys", "AttributesToGet", "ConsistentRead", "ProjectionExpression",
+                          "ExpressionAttributeNames"],
+    "BatchWriteItemInput": ["ReturnConsumedCapacity", "ReturnItemCollectionMetrics",
+                            "RequestItems"],
+    "ListTablesInput": ["Limit", "ExclusiveStartTableName"],
+}
+
+# VALIDATION.md 4.4: the order DynamoDB lists enum values in its messages.
+# They are the iteration order of a 32-bucket Java hash set; the rule below
+# reproduces each recorded order, and the recorded one wins where two values
+# share a bucket.
+ENUM_ORDER = {
+    "ComparisonOperator": ["IN", "NULL", "BETWEEN", "LT", "NOT_CONTAINS", "EQ", "GT",
+                           "NOT_NULL", "NE", "LE", "BEGINS_WITH", "GE", "CONTAINS"],
+}
+
+# Texts DynamoDB uses instead of the model's generic ones (FACTS.md 2 and 12).
+# Key: (operation, path pattern with <k> for a map key, constraint kind).
+PATH_OVERRIDES = {
+    ("QueryInput", "limit", "min"): "Value at 'Limit'",
+    ("BatchGetItemInput", "requestItems.<k>.member.keys", "max"):
+        "Value at 'RequestItems.<k>.member.Keys'",
+}
+
+# Phase 7 (VALIDATION.md 3): table-level operations reject a missing or
+# mis-sized TableName on its own, before collecting constraint violations.
+TABLE_NAME_HARD_CHECKS = ["CreateTableInput", "UpdateTableInput", "DeleteTableInput",
+                          "DescribeTableInput", "DescribeTimeToLiveInput",
+                          "UpdateTimeToLiveInput"]
+# FACTS.md 12: BatchGetItem without RequestItems has its own text.
+HARD_REQUIRED = {("BatchGetItemInput", "RequestItems"):
+                 "The requestItems parameter is required for BatchGetItem"}
+
+# Members DynamoDB added after botocore 1.29.27's model (they are in the
+# newer model of npm's aws-sdk v2, apis/dynamodb-2012-08-10.min.json): the
+# single-item writes' ReturnValuesOnConditionCheckFailure (June 2023).
+MODEL_ADDITIONS = {
+    shape: {"ReturnValuesOnConditionCheckFailure": {"shape": "ReturnValuesOnConditionCheckFailure"}}
+    for shape in ("PutItemInput", "DeleteItemInput", "UpdateItemInput")
+}
+
+JAVA_PACKAGE = "com.amazonaws.dynamodb.v20120810."
+
+
+def java_hash(s):
+    h = 0
+    for ch in s:
+        h = (31 * h + ord(ch)) & 0xFFFFFFFF
+    return h
+
+
+def enum_message_order(shape_name, values):
+    if shape_name in ENUM_ORDER:
+        assert sorted(ENUM_ORDER[shape_name]) == sorted(values), shape_name
+        return ENUM_ORDER[shape_name]
+    # Stable within a bucket: ties keep the model's order.
+    return sorted(values, key=lambda v: java_hash(v) & 31)
+
+
+def lower_first(name):
+    return name[0].lower() + name[1:]
+
+
+def snake(name):
+    out = ""
+    for i, ch in enumerate(name):
+        if ch.isupper() and i and (not name[i - 1].isupper() or
+                                   (i + 1 < len(name) and name[i + 1].islower())):
+            out += "_"
+        out += ch.lower()
+    return out
+
+
+CPP_KEYWORDS = {"delete", "bool", "default", "new", "class", "union", "operator", "int",
+                "long", "null"}
+
+
+def field(name):
+    f = snake(name)
+    return f + "_" if f in CPP_KEYWORDS else f
+
+
+class Model:
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            raw = f.read()
+        self.digest = hashlib.sha256(raw).hexdigest()
+        self.m = json.loads(raw)
+        self.shapes = self.m["shapes"]
+        for shape, members in MODEL_ADDITIONS.items():
+            for name, member in members.items():
+                self.shapes[shape]["members"].setdefault(name, member)
+        self.reachable = []
+        seen = set()
+
+        def walk(n):
+            if n in seen:
+                return
+            seen.add(n)
+            s = self.shapes[n]
+            for k in ("member", "key", "value"):
+                if k in s:
+                    walk(s[k]["shape"])
+            for name in self.members(n):
+                walk(s["members"][name]["shape"])
+            self.reachable.append(n)
+
+        for op in OPERATIONS:
+            walk(self.m["operations"][op]["input"]["shape"])
+
+    def members(self, n):
+        s = self.shapes[n]
+        names = list(s.get("members", {}))
+        order = [x for x in VISIT_ORDER.get(n, []) if x in names]
+        return order + [x for x in names if x not in order]
+
+    def kind(self, n):
+        return self.shapes[n]["type"]
+
+    def structs(self):
+        return [n for n in self.reachable if self.kind(n) == "structure"]
+
+    def cpp_type(self, n):
+        t = self.kind(n)
+        s = self.shapes[n]
+        if t in ("string", "blob"):
+            return "std::string"
+        if t == "integer":
+            return "int32_t"
+        if t == "long":
+            return "int64_t"
+        if t == "boolean":
+            return "bool"
+        if t == "list":
+            return "std::vector<%s>" % self.cpp_type(s["member"]["shape"])
+        if t == "map":
+            return "Map<%s>" % self.cpp_type(s["value"]["shape"])
+        if t == "structure":
+            return n
+        raise ValueError(n)
+
+    def java_type(self, n):
+        t = self.kind(n)
+        s = self.shapes[n]
+        return {
+            "string": "java.lang.String", "blob": "java.nio.ByteBuffer",
+            "integer": "java.lang.Integer", "long": "java.lang.Long",
+            "boolean": "java.lang.Boolean",
+        }.get(t) or (JAVA_PACKAGE + n if t == "structure" else
+                     "java.util.List<%s>" % self.java_type(s["member"]["shape"]) if t == "list"
+                     else "java.util.Map<java.lang.String, %s>" %
+                     self.java_type(s["value"]["shape"]))
+
+    # Names of the generated functions for each shape.
+    def reader(self, n):
+        return "Read" + n
+
+    def checker(self, n):
+        return "Check" + n
+
+    def needs_check(self, n, memo=None):
+        """Whether a shape (or anything inside it) carries a constraint."""
+        memo = {} if memo is None else memo
+        if n in memo:
+            return memo[n]
+        memo[n] = False
+        s = self.shapes[n]
+        t = s["type"]
+        r = any(k in s for k in ("min", "max", "pattern", "enum"))
+        if t == "structure":
+            r = r or bool(s.get("required")) or any(
+                self.needs_check(s["members"][m]["shape"], memo) for m in s["members"])
+        elif t == "list":
+            r = r or self.needs_check(s["member"]["shape"], memo) and \
+                self.kind(s["member"]["shape"]) in ("structure", "list", "map")
+        elif t == "map":
+            key = self.shapes[s["key"]["shape"]]
+            r = r or any(k in key for k in ("min", "max", "pattern")) or \
+                (self.needs_check(s["value"]["shape"], memo) and
+                 self.kind(s["value"]["shape"]) in ("structure", "list", "map"))
+        memo[n] = r
+        return r
+
+
+def cstr(s):
+    return json.dumps(s)
+
+
+def topo_structs(model):
+    order, state = [], {}
+
+    def visit(n):
+        if state.get(n) == 2:
+            return
+        if state.get(n) == 1:
+            return  # a cycle (AttributeValue): broken by std::vector
+        state[n] = 1
+        s = model.shapes[n]
+        for m in s["members"].values():
+            dep = m["shape"]
+            while model.kind(dep) in ("list", "map"):
+                dep = model.shapes[dep]["member" if model.kind(dep) == "list" else "value"]["shape"]
+            if model.kind(dep) == "structure" and dep != n:
+                visit(dep)
+        state[n] = 2
+        order.append(n)
+
+    for n in model.structs():
+        visit(n)
+    return order
+
+
+def recursive_structs(model):
+    """Structures that contain themselves through lists or maps."""
+    out = []
+    for n in model.structs():
+        todo, seen = [n], set()
+        while todo:
+            x = todo.pop()
+            s = model.shapes[x]
+            kids = [m["shape"] for m in s.get("members", {}).values()]
+            kids += [s[k]["shape"] for k in ("member", "value") if k in s]
+            for k in kids:
+                if k == n:
+                    out.append(n)
+                    todo = []
+                    break
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+    return out
+
+
+def gen_header(model):
+    out = []
+    w = out.append
+    w("// GENERATED by tools/codegen/gen_protocol.py from DynamoDB's service model")
+    w("// (botocore %s, API %s, service-2.json sha256 %s)." %
+      (model.m["metadata"].get("botocoreVersion", "1.29.27"), model.m["metadata"]["apiVersion"],
+       model.digest[:16]))
+    w("// Do not edit: change the generator and run it (README, \"The protocol\").")
+    w("#ifndef DYNAROCK_TOOLS_SERVER_PROTOCOL_MODEL_GEN_H_")
+    w("#define DYNAROCK_TOOLS_SERVER_PROTOCOL_MODEL_GEN_H_")
+    w("")
+    w("#include <cstdint>")
+    w("#include <optional>")
+    w("#include <string>")
+    w("#include <utility>")
+    w("#include <vector>")
+    w("")
+    w("#include \"tools/server/protocol/runtime.h\"")
+    w("")
+    w("namespace dynarock::protocol {")
+    w("")
+    w("inline constexpr char kModelApiVersion[] = %s;" % cstr(model.m["metadata"]["apiVersion"]))
+    w("inline constexpr char kModelSha256[] = %s;" % cstr(model.digest))
+    w("")
+    for n in model.structs():
+        w("struct %s;" % n)
+    w("")
+    for n in topo_structs(model):
+        s = model.shapes[n]
+        w("struct %s {" % n)
+        if n in recursive_structs(model):
+            # Special members defined out of line, where the type is
+            # complete: it holds containers of itself.
+            w("  %s();" % n)
+            w("  %s(const %s&);" % (n, n))
+            w("  %s(%s&&) noexcept;" % (n, n))
+            w("  %s& operator=(const %s&);" % (n, n))
+            w("  %s& operator=(%s&&) noexcept;" % (n, n))
+            w("  ~%s();" % n)
+        for m in model.members(n):
+            shape = s["members"][m]["shape"]
+            w("  std::optional<%s> %s;  // %s" % (model.cpp_type(shape), field(m), m))
+        w("};")
+        w("")
+    for op in OPERATIONS:
+        inp = model.m["operations"][op]["input"]["shape"]
+        w("// %s: phase 6 (types), 7 (hard checks) and 8 (constraints)." % op)
+        w("Status Read(Element json, %s* out);" % inp)
+        w("Status Check(const %s& in);" % inp)
+    w("")
+    w("}  // namespace dynarock::protocol")
+    w("")
+    w("#endif  // DYNAROCK_TOOLS_SERVER_PROTOCOL_MODEL_GEN_H_")
+    return "\n".join(out) + "\n"
+
+
+def gen_reader(model, n, w):
+    s = model.shapes[n]
+    members = model.members(n)
+    w("Status %s(Element json, Position pos, %s* out) {" % (model.reader(n), n))
+    w("  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, %s));" % cstr(JAVA_PACKAGE + n))
+    if members:
+        w("  Element slot[%d];" % len(members))
+        w("  bool present[%d] = {};" % len(members))
+        w("  for (auto [key, value] : Object(json)) {")
+        w("    int i = -1;")
+        for i, m in enumerate(members):
+            w("    %sif (key == %s) i = %d;" % ("else " if i else "", cstr(m), i))
+        w("    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them")
+        w("    present[i] = !value.is_null();  // null is absent")
+        w("    slot[i] = value;")
+        w("  }")
+        for i, m in enumerate(members):
+            shape = s["members"][m]["shape"]
+            w("  if (present[%d]) {" % i)
+            w("    DYNAROCK_RETURN_IF_ERROR(%s(slot[%d], Position::kMember, &out->%s.emplace()));" %
+              (read_fn(model, shape), i, field(m)))
+            w("  }")
+    else:
+        w("  (void)out;")
+    w("  return Status::OK();")
+    w("}")
+    w("")
+
+
+def read_fn(model, shape):
+    t = model.kind(shape)
+    if t == "string":
+        return "ReadString"
+    if t == "blob":
+        return "ReadBlob"
+    if t == "integer":
+        return "ReadInteger"
+    if t == "long":
+        return "ReadLong"
+    if t == "boolean":
+        return "ReadBoolean"
+    return model.reader(shape)
+
+
+def gen_collection_reader(model, n, w):
+    s = model.shapes[n]
+    t = model.kind(n)
+    if t == "list":
+        el = s["member"]["shape"]
+        w("Status %s(Element json, Position pos, %s* out) {" % (model.reader(n),
+                                                               model.cpp_type(n)))
+        w("  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));")
+        w("  for (Element e : Array(json)) {")
+        w("    auto& v = out->emplace_back();")
+        w("    if (e.is_null()) continue;  // a null element stays the default value")
+        w("    DYNAROCK_RETURN_IF_ERROR(%s(e, Position::kElement, &v));" % read_fn(model, el))
+        w("  }")
+        w("  return Status::OK();")
+        w("}")
+    else:
+        val = s["value"]["shape"]
+        w("Status %s(Element json, Position pos, %s* out) {" % (model.reader(n),
+                                                               model.cpp_type(n)))
+        w("  DYNAROCK_RETURN_IF_ERROR(ExpectMap(json, pos, %s));" % cstr(model.java_type(val)))
+        w("  for (auto [key, value] : Object(json)) {")
+        w("    auto& v = out->emplace_back(std::string(key), %s{}).second;" %
+          model.cpp_type(val))
+        w("    if (value.is_null()) continue;")
+        w("    DYNAROCK_RETURN_IF_ERROR(%s(value, Position::kElement, &v));" % read_fn(model, val))
+        w("  }")
+        w("  return Status::OK();")
+        w("}")
+    w("")
+
+
+def constraint_list(shape):
+    """The model constraints of a scalar or collection, in DynamoDB's order
+    (VALIDATION.md 4.1: pattern, then min length, then max length)."""
+    out = []
+    if "pattern" in shape:
+        out.append(("pattern", shape["pattern"]))
+    if "min" in shape:
+        out.append(("min", shape["min"]))
+    if "max" in shape:
+        out.append(("max", shape["max"]))
+    return out
+
+
+def gen_checker(model, n, w, op_shapes):
+    s = model.shapes[n]
+    t = s["type"]
+    cpp = model.cpp_type(n)
+    w("void %s(const %s& v, const std::string& path, Violations* out) {" % (model.checker(n), cpp))
+    if t == "structure":
+        required = set(s.get("required", []))
+        for m in model.members(n):
+            shape = s["members"][m]["shape"]
+            f = field(m)
+            sub = "Join(path, %s)" % cstr(lower_first(m))
+            if m in required:
+                w("  if (!v.%s) out->NotNull(%s);" % (f, sub))
+            if model.needs_check(shape):
+                w("  if (v.%s) %s(*v.%s, %s, out);" % (f, check_fn(model, shape), f, sub))
+    elif t == "list":
+        el = s["member"]["shape"]
+        for kind, value in constraint_list(s):
+            w("  out->Length([&] { return Render(v); }, v.size(), %s, %d, path);" %
+              ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
+        if model.kind(el) in ("structure", "list", "map") and model.needs_check(el):
+            w("  for (size_t i = 0; i < v.size(); ++i) {")
+            w("    %s(v[i], path + \".\" + std::to_string(i + 1) + \".member\", out);" %
+              check_fn(model, el))
+            w("  }")
+    elif t == "map":
+        key = model.shapes[s["key"]["shape"]]
+        val = s["value"]["shape"]
+        for kind, value in constraint_list(s):
+            w("  out->Length([&] { return Render(v); }, v.size(), %s, %d, path);" %
+              ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
+        key_constraints = constraint_list(key)
+        if key_constraints:
+            # VALIDATION.md 4.1: all of the key shape's constraints, max first.
+            texts = []
+            for kind, value in sorted(key_constraints, key=lambda c: ["max", "min", "pattern"]
+                                      .index(c[0])):
+                texts.append(constraint_text(kind, value, "string"))
+            w("  for (const auto& [key, value] : v) {")
+            w("    if (!%s) {" % key_predicate(key))
+            w("      out->Add(Render(v), path, %s);" %
+              cstr("Map keys must satisfy constraint: [" + ", ".join(texts) + "]"))
+            w("    }")
+            w("  }")
+        vs = model.shapes[val]
+        if model.kind(val) == "list" and constraint_list(vs):
+            texts = [constraint_text(k, x, "list") for k, x in
+                     sorted(constraint_list(vs), key=lambda c: ["max", "min"].index(c[0]))]
+            w("  for (const auto& [key, value] : v) {")
+            conds = []
+            for kind, value in constraint_list(vs):
+                conds.append("value.size() %s %d" % ("<" if kind == "min" else ">", value))
+            w("    if (%s) {" % " || ".join(conds))
+            w("      out->Add(Render(v), path, %s);" %
+              cstr("Map value must satisfy constraint: [" + ", ".join(texts) + "]"))
+            w("    }")
+            w("  }")
+            el = vs["member"]["shape"]
+            if model.needs_check(el):
+                w("  for (const auto& [key, value] : v) {")
+                w("    for (size_t i = 0; i < value.size(); ++i) {")
+                w("      %s(value[i], path + \".\" + key + \".member.\" + std::to_string(i + 1) + "
+                  "\".member\", out);" % check_fn(model, el))
+                w("    }")
+                w("  }")
+        elif model.kind(val) in ("structure", "list", "map") and model.needs_check(val):
+            w("  for (const auto& [key, value] : v) {")
+            w("    %s(value, path + \".\" + key + \".member\", out);" % check_fn(model, val))
+            w("  }")
+    else:
+        gen_scalar_checks(model, n, w)
+    w("}")
+    w("")
+
+
+def key_predicate(key):
+    conds = []
+    if "min" in key:
+        conds.append("Utf16Length(key) >= %d" % key["min"])
+    if "max" in key:
+        conds.append("Utf16Length(key) <= %d" % key["max"])
+    if "pattern" in key:
+        conds.append("MatchesPattern(%s, key)" % cstr(key["pattern"]))
+    return "(" + " && ".join(conds) + ")"
+
+
+def constraint_text(kind, value, t):
+    if kind == "pattern":
+        return "Member must satisfy regular expression pattern: " + value
+    if t in ("integer", "long"):
+        return "Member must have value %s than or equal to %d" % (
+            "greater" if kind == "min" else "less", value)
+    return "Member must have length %s than or equal to %d" % (
+        "greater" if kind == "min" else "less", value)
+
+
+def gen_scalar_checks(model, n, w):
+    s = model.shapes[n]
+    t = s["type"]
+    if t == "string":
+        for kind, value in constraint_list(s):
+            if kind == "pattern":
+                w("  if (!MatchesPattern(%s, v)) out->Add(Render(v), path, %s);" %
+                  (cstr(value), cstr(constraint_text(kind, value, t))))
+            else:
+                w("  out->Length([&] { return Render(v); }, Utf16Length(v), %s, %d, path);" %
+                  ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
+        if "enum" in s:
+            order = enum_message_order(n, s["enum"])
+            w("  static constexpr std::string_view kValues[] = {%s};" %
+              ", ".join(cstr(x) for x in s["enum"]))
+            w("  if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {")
+            w("    out->Add(Render(v), path, %s);" %
+              cstr("Member must satisfy enum value set: [" + ", ".join(order) + "]"))
+            w("  }")
+    elif t in ("integer", "long"):
+        for kind, value in constraint_list(s):
+            w("  out->Range(v, %s, %d, path);" %
+              ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
+    elif t == "blob":
+        for kind, value in constraint_list(s):
+            w("  out->Length([&] { return Render(v); }, v.size(), %s, %d, path);" %
+              ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
+    else:
+        w("  (void)v; (void)path; (void)out;")
+
+
+def check_fn(model, shape):
+    return model.checker(shape)
+
+
+def gen_renderer(model, n, w):
+    s = model.shapes[n]
+    w("std::string Render([[maybe_unused]] const %s& v) {" % n)
+    w("  std::string out = %s;" % cstr(n + "("))
+    for i, m in enumerate(model.members(n)):
+        w("  out += %s;" % cstr((", " if i else "") + lower_first(m) + "="))
+        w("  out += v.%s ? Render(*v.%s) : \"null\";" % (field(m), field(m)))
+    w("  return out + \")\";")
+    w("}")
+    w("")
+
+
+def gen_source(model):
+    out = []
+    w = out.append
+    w("// GENERATED by tools/codegen/gen_protocol.py from DynamoDB's service model.")
+    w("// Do not edit: change the generator and run it (README, \"The protocol\").")
+    w("#include \"tools/server/protocol/model_gen.h\"")
+    w("")
+    w("#include <algorithm>")
+    w("#include <iterator>")
+    w("#include <string_view>")
+    w("")
+    w("namespace dynarock::protocol {")
+    w("")
+    for n in recursive_structs(model):
+        w("%s::%s() = default;" % (n, n))
+        w("%s::%s(const %s&) = default;" % (n, n, n))
+        w("%s::%s(%s&&) noexcept = default;" % (n, n, n))
+        w("%s& %s::operator=(const %s&) = default;" % (n, n, n))
+        w("%s& %s::operator=(%s&&) noexcept = default;" % (n, n, n))
+        w("%s::~%s() = default;" % (n, n))
+        w("")
+    structs = model.structs()
+    collections = [n for n in model.reachable if model.kind(n) in ("list", "map")]
+    # Outside the anonymous namespace: runtime.h's container renderers find
+    # them by argument-dependent lookup.
+    for n in structs:
+        w("std::string Render(const %s& v);" % n)
+    w("")
+    for n in structs:
+        gen_renderer(model, n, w)
+    w("namespace {")
+    w("")
+    for n in structs:
+        w("Status %s(Element json, Position pos, %s* out);" % (model.reader(n), n))
+    for n in collections:
+        w("Status %s(Element json, Position pos, %s* out);" % (model.reader(n),
+                                                              model.cpp_type(n)))
+    checked = [n for n in model.reachable if model.needs_check(n)]
+    for n in checked:
+        w("[[maybe_unused]] void %s(const %s& v, const std::string& path, Violations* out);" %
+          (model.checker(n), model.cpp_type(n)))
+    w("")
+    for n in structs:
+        gen_reader(model, n, w)
+    for n in collections:
+        gen_collection_reader(model, n, w)
+    op_shapes = {model.m["operations"][op]["input"]["shape"] for op in OPERATIONS}
+    for n in checked:
+        gen_checker(model, n, w, op_shapes)
+    w("}  // namespace")
+    w("")
+    for op in OPERATIONS:
+        inp = model.m["operations"][op]["input"]["shape"]
+        s = model.shapes[inp]
+        w("Status Read(Element json, %s* out) {" % inp)
+        w("  return %s(json, Position::kMember, out);" % model.reader(inp))
+        w("}")
+        w("")
+        w("Status Check(const %s& in) {" % inp)
+        if inp in TABLE_NAME_HARD_CHECKS:
+            w("  DYNAROCK_RETURN_IF_ERROR(CheckTableNameHard(in.table_name));")
+        for (shape, member), text in HARD_REQUIRED.items():
+            if shape == inp:
+                w("  if (!in.%s) return Status::Validation(%s);" % (field(member), cstr(text)))
+        w("  Violations out;")
+        overrides = [(path, kind, text) for (shape, path, kind), text in PATH_OVERRIDES.items()
+                     if shape == inp]
+        for path, kind, text in overrides:
+            w("  out.Override(%s, %s, %s);" % (cstr(path), "Bound::kMin" if kind == "min"
+                                               else "Bound::kMax", cstr(text)))
+        if model.needs_check(inp):
+            w("  %s(in, \"\", &out);" % model.checker(inp))
+        else:
+            w("  (void)in;")
+        w("  return out.ToStatus();")
+        w("}")
+        w("")
+    w("}  // namespace dynarock::protocol")
+    return "\n".join(out) + "\n"
+
+
+# ---- Test cases -----------------------------------------------------------------------------
+# For every member of every operation's input (and one level into nested
+# structures), the JSON value of the wrong type and coral's message for it.
+
+def wrong_type_cases(model, shape, position):
+    """(json value, message) pairs that mistype a value of `shape` at `position`
+    ("member" or "element")."""
+    t = model.kind(shape)
+    java = model.java_type(shape)
+    if t == "string":
+        return [(True, "TRUE_VALUE cannot be converted to String"),
+                (5, "NUMBER_VALUE cannot be converted to String"),
+                (1.5, "DECIMAL_VALUE cannot be converted to String"),
+                (["x"], "Unrecognized collection type class java.lang.String"),
+                ({"a": 1}, "Start of structure or map found where not expected")]
+    if t in ("integer", "long"):
+        name = "Integer" if t == "integer" else "Long"
+        return [(False, "FALSE_VALUE cannot be converted to " + name),
+                ("5", "STRING_VALUE cannot be converted to " + name),
+                ([1], "Unrecognized collection type class java.lang." + name)]
+    if t == "boolean":
+        return [(3, "NUMBER_VALUE cannot be converted to Boolean"),
+                ("maybe", "Unexpected token received from parser"),
+                ([True], "Unrecognized collection type class java.lang.Boolean")]
+    if t == "blob":
+        return [(1, "only base-64-encoded strings are convertible to bytes"),
+                ("abc", "Base64 encoded length is expected a multiple of 4 bytes but found: 3")]
+    if t == "list":
+        scalar = ("Unexpected field type" if position == "member" else
+                  "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be "
+                  "cast to class java.lang.Class (sun.reflect.generics.reflectiveObjects."
+                  "ParameterizedTypeImpl and java.lang.Class are in module java.base of loader "
+                  "'bootstrap')")
+        return [("x", scalar),
+                ({"a": 1}, "Start of structure or map found where not expected")]
+    if t == "map":
+        return [("x", "Unexpected field type"),
+                ([1], "Unrecognized collection type " + java)]
+    if t == "structure":
+        scalar = "Unexpected field type" if position == "member" else \
+            "Unexpected value type in payload"
+        return [(7, scalar), ([1], "Unrecognized collection type class " + java)]
+    return []
+
+
+def gen_cases(model):
+    cases = []
+    for op in OPERATIONS:
+        inp = model.m["operations"][op]["input"]["shape"]
+        for m in model.members(inp):
+            shape = model.shapes[inp]["members"][m]["shape"]
+            for value, msg in wrong_type_cases(model, shape, "member"):
+                cases.append({"operation": op, "body": {m: value}, "type": "SerializationException",
+                              "message": msg})
+            t = model.kind(shape)
+            # One level down: a structure member, a list element, a map value.
+            if t == "structure":
+                for sm in model.members(shape)[:4]:
+                    sshape = model.shapes[shape]["members"][sm]["shape"]
+                    for value, msg in wrong_type_cases(model, sshape, "member")[:2]:
+                        cases.append({"operation": op, "body": {m: {sm: value}},
+                                      "type": "SerializationException", "message": msg})
+            elif t in ("list", "map"):
+                inner = model.shapes[shape]["member" if t == "list" else "value"]["shape"]
+                for value, msg in wrong_type_cases(model, inner, "element")[:2]:
+                    body = {m: [value] if t == "list" else {"k": value}}
+                    cases.append({"operation": op, "body": body,
+                                  "type": "SerializationException", "message": msg})
+    # Required members and enum values, one violation each and all together.
+    for op in OPERATIONS:
+        inp = model.m["operations"][op]["input"]["shape"]
+        s = model.shapes[inp]
+        if inp in TABLE_NAME_HARD_CHECKS:
+            cases.append({"operation": op, "body": {}, "type": "ValidationException",
+                          "message": "The parameter 'TableName' is required but was not "
+                                     "present in the request"})
+            continue
+        violations = []
+        for m in model.members(inp):
+            shape = s["members"][m]["shape"]
+            if (inp, m) in HARD_REQUIRED:
+                continue
+            if m in s.get("required", []):
+                violations.append(("Value null at '%s' failed to satisfy constraint: "
+                                   "Member must not be null" % lower_first(m), None))
+            elif "enum" in model.shapes[shape]:
+                order = enum_message_order(shape, model.shapes[shape]["enum"])
+                violations.append(("Value 'BOGUS' at '%s' failed to satisfy constraint: Member "
+                                   "must satisfy enum value set: [%s]" %
+                                   (lower_first(m), ", ".join(order)), (m, "BOGUS")))
+        if not violations or any((inp, m) in HARD_REQUIRED for m in s["members"]):
+            continue
+        body = {m: v for _, mv in violations if mv for m, v in [mv]}
+        texts = [t for t, _ in violations][:10]
+        n = len(texts)
+        cases.append({"operation": op, "body": body, "type": "ValidationException",
+                      "message": "%d validation error%s detected: %s" %
+                                 (n, "" if n == 1 else "s", "; ".join(texts))})
+    return json.dumps(cases, indent=1, sort_keys=True) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default=DEFAULT_MODEL)
+    ap.add_argument("--check", action="store_true",
+                    help="compare with the committed files instead of writing them")
+    args = ap.parse_args()
+    model = Model(args.model)
+    outputs = {OUT_H: gen_header(model), OUT_CC: gen_source(model), OUT_CASES: gen_cases(model)}
+    stale = []
+    for path, text in outputs.items():
+        if args.check:
+            try:
+                with open(path) as f:
+                    if f.read() != text:
+                        stale.append(path)
+            except FileNotFoundError:
+                stale.append(path)
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+    if stale:
+        print("out of date (run tools/codegen/gen_protocol.py): " + ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
