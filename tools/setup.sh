@@ -22,6 +22,7 @@ packages=(
   libsqlite3-dev                   # bench/ baseline
   time                             # bench/run.sh: peak memory of the load
   python3 python3-boto3 python3-pytest awscli   # wire tests with real clients
+  python3-botocore                 # DynamoDB's service model: tools/codegen/gen_protocol.py
 )
 
 missing=()
