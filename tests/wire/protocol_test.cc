@@ -116,6 +116,23 @@ TEST_F(ProtocolTest, MissingComparisonOperatorIsAViolation) {
             "comparisonOperator' failed to satisfy constraint: Member must not be null");
 }
 
+// Found by fuzz_request_handler: a violation message that rendered a
+// request's binary value put its raw bytes (not UTF-8) into the JSON answer.
+TEST_F(ProtocolTest, BinaryValuesRenderAsJavaByteBuffers) {
+  auto r = Call("BatchWriteItem",
+                R"({"RequestItems":{"bad(name":[{"PutRequest":{"Item":{"b":{"B":"/w=="},"bs":{"BS":["/w=="]}}}}]}})");
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(r.body).get(root), simdjson::SUCCESS) << r.body;
+  EXPECT_NE(Error(r).second.find("b=AttributeValue(s=null, n=null, "
+                                 "b=java.nio.HeapByteBuffer[pos=0 lim=1 cap=1], sS=null"),
+            std::string::npos)
+      << r.body;
+  EXPECT_NE(Error(r).second.find("bS=[java.nio.HeapByteBuffer[pos=0 lim=1 cap=1]]"),
+            std::string::npos)
+      << r.body;
+}
+
 TEST_F(ProtocolTest, PhasesComeInDynamoDBsOrder) {
   // A type error anywhere wins over every constraint violation.
   EXPECT_EQ(Error(Call("PutItem", R"({"ReturnValues":"BOGUS","Item":{"a":{"N":5}}})")),

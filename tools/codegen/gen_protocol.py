@@ -595,13 +595,25 @@ def check_fn(model, shape):
     return model.checker(shape)
 
 
+def s_member(model, list_shape):
+    return model.shapes[list_shape]["member"]["shape"]
+
+
 def gen_renderer(model, n, w):
     s = model.shapes[n]
     w("std::string Render([[maybe_unused]] const %s& v) {" % n)
     w("  std::string out = %s;" % cstr(n + "("))
     for i, m in enumerate(model.members(n)):
+        shape = s["members"][m]["shape"]
+        # Blobs hold raw bytes: Java prints the ByteBuffer, never its content.
+        render = "Render"
+        if model.kind(shape) == "blob":
+            render = "RenderBlob"
+        elif model.kind(shape) == "list" and \
+                model.kind(s_member(model, shape)) == "blob":
+            render = "RenderBlobs"
         w("  out += %s;" % cstr((", " if i else "") + lower_first(m) + "="))
-        w("  out += v.%s ? Render(*v.%s) : \"null\";" % (field(m), field(m)))
+        w("  out += v.%s ? %s(*v.%s) : \"null\";" % (field(m), render, field(m)))
     w("  return out + \")\";")
     w("}")
     w("")

@@ -701,7 +701,11 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
   auto make_parser = [](size_t max_bytes) {
     simdjson::dom::parser p(max_bytes);
     // Sets the depth bound once; parse() grows the buffers and keeps it.
-    (void)p.allocate(std::min<size_t>(max_bytes, 64 << 10), kMaxJsonDepth);
+    // Deliberately ignored failure: parse() then allocates by itself, with
+    // simdjson's default bound (1024 levels), still far below the stack.
+    if (p.allocate(std::min<size_t>(max_bytes, 64 << 10), kMaxJsonDepth) != simdjson::SUCCESS) {
+      return p;
+    }
     return p;
   };
   thread_local simdjson::dom::parser reused = make_parser(kReusedParserBytes);

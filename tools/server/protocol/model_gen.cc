@@ -80,13 +80,13 @@ std::string Render([[maybe_unused]] const AttributeValue& v) {
   out += ", n=";
   out += v.n ? Render(*v.n) : "null";
   out += ", b=";
-  out += v.b ? Render(*v.b) : "null";
+  out += v.b ? RenderBlob(*v.b) : "null";
   out += ", sS=";
   out += v.ss ? Render(*v.ss) : "null";
   out += ", nS=";
   out += v.ns ? Render(*v.ns) : "null";
   out += ", bS=";
-  out += v.bs ? Render(*v.bs) : "null";
+  out += v.bs ? RenderBlobs(*v.bs) : "null";
   out += ", m=";
   out += v.m ? Render(*v.m) : "null";
   out += ", l=";

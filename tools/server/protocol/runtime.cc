@@ -235,6 +235,20 @@ std::string Render(int32_t v) { return std::to_string(v); }
 std::string Render(int64_t v) { return std::to_string(v); }
 std::string Render(bool v) { return v ? "true" : "false"; }
 
+std::string RenderBlob(const std::string& bytes) {
+  const std::string n = std::to_string(bytes.size());
+  return "java.nio.HeapByteBuffer[pos=0 lim=" + n + " cap=" + n + "]";
+}
+
+std::string RenderBlobs(const std::vector<std::string>& blobs) {
+  std::string out = "[";
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    if (i) out += ", ";
+    out += RenderBlob(blobs[i]);
+  }
+  return out + "]";
+}
+
 std::string Join(const std::string& path, std::string_view member) {
   if (path.empty()) return std::string(member);
   std::string out = path;

@@ -66,6 +66,10 @@ std::string Render(const std::string& v);
 std::string Render(int32_t v);
 std::string Render(int64_t v);
 std::string Render(bool v);
+// A blob as Java prints a ByteBuffer: its size, never its bytes (which need
+// not be UTF-8, and the message goes into a JSON string).
+std::string RenderBlob(const std::string& bytes);
+std::string RenderBlobs(const std::vector<std::string>& blobs);
 template <typename T>
 std::string Render(const std::vector<T>& v) {
   std::string out = "[";
