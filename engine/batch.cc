@@ -7,6 +7,7 @@
 #include "engine/db_impl.h"
 #include "engine/index.h"
 #include "engine/request_expr.h"
+#include "engine/model/checks.h"
 #include "engine/validation.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
@@ -17,7 +18,6 @@ namespace {
 constexpr size_t kMaxBatchGetKeys = 100;
 constexpr size_t kMaxBatchGetBytes = 16 << 20;
 constexpr size_t kMaxBatchWriteRequests = 25;
-constexpr size_t kMaxTransactItems = 100;
 constexpr size_t kMaxTransactBytes = 4 << 20;
 constexpr auto kTokenLifetime = std::chrono::minutes(10);
 
@@ -40,25 +40,9 @@ std::vector<std::unique_lock<std::mutex>> LockInAddressOrder(std::vector<std::mu
 // ---- BatchGetItem ------------------------------------------------------------------------
 
 Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequest& request) {
-  if (request.request_items.empty()) {
-    return Status::Validation("The requestItems parameter is required for BatchGetItem");
-  }
-  ConstraintErrors errors;
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   size_t total = 0;
-  for (const auto& [table, ka] : request.request_items) {
-    errors.CheckTableName(table, "requestItems." + table + ".member.tableName");
-    if (ka.keys.empty()) {
-      errors.Add("[]", "requestItems." + table + ".member.keys",
-                 "Member must have length greater than or equal to 1");
-    }
-    if (ka.keys.size() > kMaxBatchGetKeys) {
-      return Status::Validation("1 validation error detected: Value at 'RequestItems." + table +
-                                ".member.Keys' failed to satisfy constraint: Member must have "
-                                "length less than or equal to 100");
-    }
-    total += ka.keys.size();
-  }
-  DYNAROCK_RETURN_IF_ERROR(errors.ToStatus());
+  for (const auto& [table, ka] : request.request_items) total += ka.keys.size();
   if (total > kMaxBatchGetKeys) {
     return Status::Validation("Too many items requested for the BatchGetItem call");
   }
@@ -130,20 +114,9 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
 
 Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
     const BatchWriteItemRequest& request) {
-  if (request.request_items.empty()) {
-    return Status::Validation("The requestItems parameter is required for BatchWriteItem");
-  }
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   size_t total = 0;
-  for (const auto& [table, writes] : request.request_items) {
-    if (writes.empty() || writes.size() > kMaxBatchWriteRequests) {
-      return Status::Validation(
-          "1 validation error detected: Value '{" + table + "=[" + std::to_string(writes.size()) +
-          " write requests]}' at 'requestItems' failed to satisfy constraint: Map value must "
-          "satisfy constraint: [Member must have length less than or equal to 25, Member must "
-          "have length greater than or equal to 1]");
-    }
-    total += writes.size();
-  }
+  for (const auto& [table, writes] : request.request_items) total += writes.size();
   if (total > kMaxBatchWriteRequests) {
     return Status::Validation("Too many items requested for the BatchWriteItem call");
   }
@@ -159,9 +132,6 @@ Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
   std::map<std::string, std::unique_ptr<TableHandle>> handles;
   std::vector<Planned> plan;
   for (const auto& [table, writes] : request.request_items) {
-    ConstraintErrors name_errors;
-    name_errors.CheckTableName(table);
-    DYNAROCK_RETURN_IF_ERROR(name_errors.ToStatus());
     auto handle = AcquireTable(table);
     if (!handle.ok()) return handle.status();
     const TableInfo& info = (*handle)->info();
@@ -218,9 +188,6 @@ Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
 
 Status Database::Impl::AcquireTables(TableHandles* handles) {
   for (auto& [name, handle] : *handles) {
-    ConstraintErrors e;
-    e.CheckTableName(name);
-    DYNAROCK_RETURN_IF_ERROR(e.ToStatus());
     auto acquired = AcquireTable(name);
     if (!acquired.ok()) return acquired.status();
     handle = std::move(acquired).value();
@@ -296,14 +263,8 @@ std::string CancellationMessage(const std::vector<CancellationReason>& reasons) 
 
 Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
     const TransactWriteItemsRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   const size_t n = request.transact_items.size();
-  if (n == 0 || n > kMaxTransactItems) {
-    return Status::Validation(
-        "1 validation error detected: Value '[" + std::to_string(n) +
-        " items]' at 'transactItems' "
-        "failed to satisfy constraint: Member must have length " +
-        (n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
-  }
   std::string fingerprint;
   if (request.client_request_token) {
     fingerprint = Fingerprint(request);
@@ -554,14 +515,8 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
 
 Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
     const TransactGetItemsRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   const size_t n = request.transact_items.size();
-  if (n == 0 || n > kMaxTransactItems) {
-    return Status::Validation(
-        "1 validation error detected: Value '[" + std::to_string(n) +
-        " items]' at 'transactItems' "
-        "failed to satisfy constraint: Member must have length " +
-        (n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
-  }
   TableHandles handles;  // acquired in name order
   for (const auto& g : request.transact_items) handles.emplace(g.table_name, nullptr);
   DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));

@@ -13,19 +13,6 @@ namespace {
 
 constexpr uint8_t kDescriptorVersion = 1;
 
-std::string_view KeyTypeName(KeyType t) { return t == KeyType::kHash ? "HASH" : "RANGE"; }
-
-// Java's toString of the model objects, as DynamoDB renders them in messages.
-std::string RenderKeySchema(const std::vector<KeySchemaElement>& ks) {
-  std::string out = "[";
-  for (size_t i = 0; i < ks.size(); ++i) {
-    if (i) out += ", ";
-    out += "KeySchemaElement(attributeName=" + ks[i].attribute_name +
-           ", keyType=" + std::string(KeyTypeName(ks[i].key_type)) + ")";
-  }
-  return out + "]";
-}
-
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out = "[";
   for (size_t i = 0; i < names.size(); ++i) {
@@ -38,52 +25,8 @@ std::string JoinNames(const std::vector<std::string>& names) {
 }  // namespace
 
 Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
-  ConstraintErrors errors;
-  errors.CheckTableName(r.table_name);
-  if (r.key_schema.empty()) {
-    errors.Add("[]", "keySchema", "Member must have length greater than or equal to 1");
-  } else if (r.key_schema.size() > 2) {
-    errors.Add(RenderKeySchema(r.key_schema), "keySchema",
-               "Member must have length less than or equal to 2");
-  }
-  for (size_t i = 0; i < r.key_schema.size(); ++i) {
-    const std::string& name = r.key_schema[i].attribute_name;
-    std::string path = "keySchema." + std::to_string(i + 1) + ".member.attributeName";
-    if (name.empty()) errors.Add(name, path, "Member must have length greater than or equal to 1");
-    if (name.size() > 255) errors.Add(name, path, "Member must have length less than or equal to 255");
-  }
-  auto check_index_model = [&](const std::string& name, const std::vector<KeySchemaElement>& ks,
-                                const std::string& prefix) {
-    errors.CheckTableName(name, prefix + ".indexName");
-    if (ks.empty()) {
-      errors.Add("[]", prefix + ".keySchema", "Member must have length greater than or equal to 1");
-    } else if (ks.size() > 2) {
-      errors.Add(RenderKeySchema(ks), prefix + ".keySchema",
-                 "Member must have length less than or equal to 2");
-    }
-  };
-  if (r.local_secondary_indexes) {
-    for (size_t i = 0; i < r.local_secondary_indexes->size(); ++i) {
-      const auto& l = (*r.local_secondary_indexes)[i];
-      check_index_model(l.index_name, l.key_schema,
-                        "localSecondaryIndexes." + std::to_string(i + 1) + ".member");
-    }
-  }
-  if (r.global_secondary_indexes) {
-    for (size_t i = 0; i < r.global_secondary_indexes->size(); ++i) {
-      const auto& g = (*r.global_secondary_indexes)[i];
-      check_index_model(g.index_name, g.key_schema,
-                        "globalSecondaryIndexes." + std::to_string(i + 1) + ".member");
-    }
-  }
-  if (r.provisioned_throughput) {
-    errors.CheckAtLeast(r.provisioned_throughput->read_capacity_units, 1,
-                        "provisionedThroughput.readCapacityUnits");
-    errors.CheckAtLeast(r.provisioned_throughput->write_capacity_units, 1,
-                        "provisionedThroughput.writeCapacityUnits");
-  }
-  DYNAROCK_RETURN_IF_ERROR(errors.ToStatus());
-
+  // The model's constraints were checked by the operation
+  // (model::CheckModel): what follows are DynamoDB's semantic rules.
   BillingMode billing = r.billing_mode.value_or(BillingMode::kProvisioned);
   if (billing == BillingMode::kProvisioned && !r.provisioned_throughput) {
     return InvalidParameter(

@@ -22,6 +22,7 @@
 #include "engine/expr/expression.h"
 #include "engine/index.h"
 #include "engine/request_expr.h"
+#include "engine/model/checks.h"
 #include "engine/validation.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
@@ -57,12 +58,6 @@ std::string SpaceBound(uint32_t space_id) {
   std::string out;
   format::PutFixed32BE(&out, space_id);
   return out;
-}
-
-Status CheckTableNameOnly(const std::string& name) {
-  ConstraintErrors errors;
-  errors.CheckTableName(name);
-  return errors.ToStatus();
 }
 
 Status CheckPutDeleteReturnValues(ReturnValue rv) {
@@ -387,6 +382,7 @@ Status Database::Impl::Write(rocksdb::WriteBatch* batch) {
 // ---- Tables -----------------------------------------------------------------------------
 
 Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   auto validated = ValidateCreateTable(request);
   if (!validated.ok()) return validated.status();
   TableInfo info = std::move(validated).value();
@@ -444,7 +440,7 @@ void FillStatistics(const TableInfo& info, TableDescription* d, ReadFn read) {
 }  // namespace
 
 Result<DescribeTableResponse> Database::Impl::DescribeTable(const DescribeTableRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   auto table = FindTable(request.table_name, true);
   if (!table.ok()) return table.status();
   DescribeTableResponse response;
@@ -455,16 +451,7 @@ Result<DescribeTableResponse> Database::Impl::DescribeTable(const DescribeTableR
 }
 
 Result<ListTablesResponse> Database::Impl::ListTables(const ListTablesRequest& request) {
-  ConstraintErrors errors;
-  if (request.exclusive_start_table_name) {
-    errors.CheckTableName(*request.exclusive_start_table_name, "exclusiveStartTableName");
-  }
-  errors.CheckAtLeast(request.limit, 1, "limit");
-  if (request.limit && *request.limit > 100) {
-    errors.Add(std::to_string(*request.limit), "limit",
-               "Member must have value less than or equal to 100");
-  }
-  DYNAROCK_RETURN_IF_ERROR(errors.ToStatus());
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
 
   size_t limit = static_cast<size_t>(request.limit.value_or(100));
   ListTablesResponse response;
@@ -482,7 +469,7 @@ Result<ListTablesResponse> Database::Impl::ListTables(const ListTablesRequest& r
 }
 
 Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   // In-flight item operations finish first; later ones see `deleted`.
   auto locked = LockTableExclusive(request.table_name);
   if (!locked.ok()) return locked.status();
@@ -533,7 +520,7 @@ Status Database::Impl::ReplaceTable(const std::shared_ptr<TableState>& old, Tabl
 }
 
 Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   std::string backfill;
   {
     auto locked = LockTableExclusive(request.table_name);
@@ -752,15 +739,9 @@ Result<Counter> Database::Impl::CountIndexEntries(uint32_t index_space_id) {
 
 Result<UpdateTimeToLiveResponse> Database::Impl::UpdateTimeToLive(
     const UpdateTimeToLiveRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   const auto& spec = request.time_to_live_specification;
-  if (spec.attribute_name.empty() || spec.attribute_name.size() > 255) {
-    return Status::Validation(
-        "1 validation error detected: Value '" + spec.attribute_name +
-        "' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must "
-        "have length " +
-        (spec.attribute_name.empty() ? "greater than or equal to 1" : "less than or equal to 255"));
-  }
+
   auto locked = LockTableExclusive(request.table_name);
   if (!locked.ok()) return locked.status();
   TableInfo info = locked->state->info;
@@ -783,7 +764,7 @@ Result<UpdateTimeToLiveResponse> Database::Impl::UpdateTimeToLive(
 
 Result<DescribeTimeToLiveResponse> Database::Impl::DescribeTimeToLive(
     const DescribeTimeToLiveRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   auto table = FindTable(request.table_name, true);
   if (!table.ok()) return table.status();
   DescribeTimeToLiveResponse r;
@@ -804,15 +785,9 @@ Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn) {
 }
 
 Status Database::Impl::TagResource(const TagResourceRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   auto name = TableNameFromArn(request.resource_arn);
   if (!name.ok()) return name.status();
-  for (const auto& [k, v] : request.tags) {
-    if (k.empty() || k.size() > 128 || v.size() > 256) {
-      return Status::Validation(
-          "One or more parameter values were invalid: Tag key length must be "
-          "1 to 128 and tag value length 0 to 256");
-    }
-  }
   auto locked = LockTableExclusive(*name);
   if (!locked.ok()) return Status::ResourceNotFound();
   TableInfo info = locked->state->info;
@@ -824,6 +799,7 @@ Status Database::Impl::TagResource(const TagResourceRequest& request) {
 }
 
 Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   auto name = TableNameFromArn(request.resource_arn);
   if (!name.ok()) return name.status();
   auto locked = LockTableExclusive(*name);
@@ -836,6 +812,7 @@ Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
 
 Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
     const ListTagsOfResourceRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   auto name = TableNameFromArn(request.resource_arn);
   if (!name.ok()) return name.status();
   auto table = FindTable(*name, false);
@@ -846,7 +823,7 @@ Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
 // ---- Items -------------------------------------------------------------------------------
 
 Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
   RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
   rx.Expression("ConditionExpression", request.condition_expression.has_value());
@@ -884,7 +861,7 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
 }
 
 Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   RequestExpressions rx(request.expression_attribute_names, std::nullopt);
   rx.Expression("ProjectionExpression", request.projection_expression.has_value());
   rx.Legacy("AttributesToGet", request.attributes_to_get.has_value());
@@ -916,7 +893,7 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
 }
 
 Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
   RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
   rx.Expression("ConditionExpression", request.condition_expression.has_value());
@@ -959,7 +936,7 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
 }
 
 Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(request.table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
   rx.Expression("UpdateExpression", request.update_expression.has_value());
   rx.Expression("ConditionExpression", request.condition_expression.has_value());
@@ -1051,7 +1028,7 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
 
 Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
     const std::string& table_name, size_t limit) {
-  DYNAROCK_RETURN_IF_ERROR(CheckTableNameOnly(table_name));
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(DescribeTableRequest{table_name}));
   auto handle = AcquireTable(table_name);
   if (!handle.ok()) return handle.status();
   const TableInfo& info = (*handle)->info();

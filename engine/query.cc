@@ -7,6 +7,7 @@
 #include "engine/db_impl.h"
 #include "engine/index.h"
 #include "engine/request_expr.h"
+#include "engine/model/checks.h"
 #include "engine/validation.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
@@ -431,14 +432,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
 }
 
 Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
-  ConstraintErrors errors;
-  errors.CheckTableName(r.table_name);
-  DYNAROCK_RETURN_IF_ERROR(errors.ToStatus());
-  if (r.limit && *r.limit < 1) {
-    return Status::Validation(
-        "1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must "
-        "have value greater than or equal to 1");
-  }
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
   RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
   rx.Expression("KeyConditionExpression", r.key_condition_expression.has_value());
   rx.Expression("FilterExpression", r.filter_expression.has_value());
@@ -519,20 +513,7 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
 }
 
 Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
-  ConstraintErrors errors;
-  errors.CheckTableName(r.table_name);
-  errors.CheckAtLeast(r.limit, 1, "limit");
-  errors.CheckAtLeast(r.segment, 0, "segment");
-  errors.CheckAtLeast(r.total_segments, 1, "totalSegments");
-  if (r.segment && *r.segment > 999999) {
-    errors.Add(std::to_string(*r.segment), "segment",
-               "Member must have value less than or equal to 999999");
-  }
-  if (r.total_segments && *r.total_segments > 1000000) {
-    errors.Add(std::to_string(*r.total_segments), "totalSegments",
-               "Member must have value less than or equal to 1000000");
-  }
-  DYNAROCK_RETURN_IF_ERROR(errors.ToStatus());
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
   if (r.segment && !r.total_segments) {
     return Status::Validation(
         "The TotalSegments parameter is required but was not present in the request when "

@@ -16,5 +16,6 @@ done
 "$top/tools/setup.sh" --test "-DDYNAROCK_FUZZ_SECONDS=$fuzz_seconds"
 cd "$top/build-test"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$top/tests/ubsan.supp"
 ctest --output-on-failure -j2 --timeout "$((fuzz_seconds * 4 + 600))"

@@ -33,6 +33,7 @@ DEFAULT_MODEL = "/usr/lib/python3/dist-packages/botocore/data/dynamodb/2012-08-1
 OUT_H = os.path.join(TOP, "tools/server/protocol/model_gen.h")
 OUT_CC = os.path.join(TOP, "tools/server/protocol/model_gen.cc")
 OUT_CASES = os.path.join(TOP, "tests/wire/protocol_cases_gen.json")
+OUT_CONSTRAINTS = os.path.join(TOP, "engine/model/constraints_gen.h")
 
 # The operations `dynarock serve` answers.
 OPERATIONS = [
@@ -246,6 +247,9 @@ class Model:
 
     def checker(self, n):
         return "Check" + n
+
+    def renderer(self, n):
+        return "Render" + n
 
     def needs_check(self, n, memo=None):
         """Whether a shape (or anything inside it) carries a constraint."""
@@ -464,37 +468,74 @@ def constraint_list(shape):
     return out
 
 
-def gen_checker(model, n, w, op_shapes):
+# Engine field names that differ from the model's (snake_case) ones. "*"
+# means the engine flattens the member: the element itself is the member.
+ENGINE_FIELD_ALIASES = {
+    ("TransactWriteItem", "Delete"): "delete_item",
+    ("TransactGetItem", "Get"): "*",
+    # The engine keeps tags as a map: a Tag is one of its entries.
+    ("Tag", "Key"): "first",
+    ("Tag", "Value"): "second",
+}
+
+
+def member_access(n, m):
+    """(requires-expression, accessor) pairs under which a checker or renderer
+    of shape `n` reaches member `m` of its value `v`."""
+    out = [("requires { v.%s; }" % field(m), "v.%s" % field(m))]
+    alias = ENGINE_FIELD_ALIASES.get((n, m))
+    if alias == "*":
+        out.append(("true", "v"))
+    elif alias:
+        out.append(("requires { v.%s; }" % alias, "v.%s" % alias))
+    return out
+
+
+def gen_checker(model, n, w):
+    """A checker is a template: it runs on the wire's model structs and on the
+    engine's requests alike, reaching members by name (requires-expressions),
+    so one generated rule serves both."""
     s = model.shapes[n]
     t = s["type"]
-    cpp = model.cpp_type(n)
-    w("void %s(const %s& v, const std::string& path, Violations* out) {" % (model.checker(n), cpp))
+    w("template <typename V>")
+    w("void %s(const V& v, const std::string& path, Violations* out) {" % model.checker(n))
     if t == "structure":
         required = set(s.get("required", []))
         for m in model.members(n):
             shape = s["members"][m]["shape"]
-            f = field(m)
             sub = "Join(path, %s)" % cstr(lower_first(m))
+            body = []
             if m in required:
-                w("  if (!v.%s) out->NotNull(%s);" % (f, sub))
+                body.append("if (!IsPresent(%s)) out->NotNull(%s);")
             if model.needs_check(shape):
-                w("  if (v.%s) %s(*v.%s, %s, out);" % (f, check_fn(model, shape), f, sub))
+                body.append("if (IsPresent(%%s)) %s(Get(%%s), %%s, out);" % check_fn(model, shape))
+            if not body:
+                continue
+            for i, (cond, acc) in enumerate(member_access(n, m)):
+                w("  %sif constexpr (%s) {" % ("} else " if i else "", cond))
+                for line in body:
+                    if line.startswith("if (!IsPresent"):
+                        w("    " + line % (acc, sub))
+                    else:
+                        w("    " + line % (acc, acc, sub))
+            w("  }")
     elif t == "list":
         el = s["member"]["shape"]
         for kind, value in constraint_list(s):
-            w("  out->Length([&] { return Render(v); }, v.size(), %s, %d, path);" %
-              ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
+            w("  out->Length([&] { return %s(v); }, v.size(), %s, %d, path);" %
+              (model.renderer(n), "Bound::kMin" if kind == "min" else "Bound::kMax", value))
         if model.kind(el) in ("structure", "list", "map") and model.needs_check(el):
-            w("  for (size_t i = 0; i < v.size(); ++i) {")
-            w("    %s(v[i], path + \".\" + std::to_string(i + 1) + \".member\", out);" %
+            w("  size_t i = 0;")
+            w("  for (const auto& e : v) {")
+            w("    %s(e, path + \".\" + std::to_string(++i) + \".member\", out);" %
               check_fn(model, el))
             w("  }")
     elif t == "map":
         key = model.shapes[s["key"]["shape"]]
         val = s["value"]["shape"]
         for kind, value in constraint_list(s):
-            w("  out->Length([&] { return Render(v); }, v.size(), %s, %d, path);" %
-              ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
+            w("  out->Length([&] { return %s(v); }, v.size(), %s, %d, path);" %
+              (model.renderer(n), "Bound::kMin" if kind == "min" else "Bound::kMax", value))
         key_constraints = constraint_list(key)
         if key_constraints:
             # VALIDATION.md 4.1: all of the key shape's constraints, max first.
@@ -504,8 +545,8 @@ def gen_checker(model, n, w, op_shapes):
                 texts.append(constraint_text(kind, value, "string"))
             w("  for (const auto& [key, value] : v) {")
             w("    if (!%s) {" % key_predicate(key))
-            w("      out->Add(Render(v), path, %s);" %
-              cstr("Map keys must satisfy constraint: [" + ", ".join(texts) + "]"))
+            w("      out->Add(%s(v), path, %s);" %
+              (model.renderer(n), cstr("Map keys must satisfy constraint: [" + ", ".join(texts) + "]")))
             w("    }")
             w("  }")
         vs = model.shapes[val]
@@ -517,15 +558,16 @@ def gen_checker(model, n, w, op_shapes):
             for kind, value in constraint_list(vs):
                 conds.append("value.size() %s %d" % ("<" if kind == "min" else ">", value))
             w("    if (%s) {" % " || ".join(conds))
-            w("      out->Add(Render(v), path, %s);" %
-              cstr("Map value must satisfy constraint: [" + ", ".join(texts) + "]"))
+            w("      out->Add(%s(v), path, %s);" %
+              (model.renderer(n), cstr("Map value must satisfy constraint: [" + ", ".join(texts) + "]")))
             w("    }")
             w("  }")
             el = vs["member"]["shape"]
             if model.needs_check(el):
                 w("  for (const auto& [key, value] : v) {")
-                w("    for (size_t i = 0; i < value.size(); ++i) {")
-                w("      %s(value[i], path + \".\" + key + \".member.\" + std::to_string(i + 1) + "
+                w("    size_t i = 0;")
+                w("    for (const auto& e : value) {")
+                w("      %s(e, path + \".\" + key + \".member.\" + std::to_string(++i) + "
                   "\".member\", out);" % check_fn(model, el))
                 w("    }")
                 w("  }")
@@ -560,32 +602,43 @@ def constraint_text(kind, value, t):
         "greater" if kind == "min" else "less", value)
 
 
+def engine_enumerator(value):
+    """The engine's name for a model enum value: PAY_PER_REQUEST -> kPayPerRequest."""
+    return "k" + "".join(part.capitalize() for part in value.split("_"))
+
+
 def gen_scalar_checks(model, n, w):
     s = model.shapes[n]
     t = s["type"]
     if t == "string":
+        if "enum" in s:
+            # The engine's enums hold only valid values: nothing to check.
+            w("  if constexpr (!std::is_enum_v<V>) {")
+            order = enum_message_order(n, s["enum"])
+            w("    static constexpr std::string_view kValues[] = {%s};" %
+              ", ".join(cstr(x) for x in s["enum"]))
+            w("    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {")
+            w("      out->Add(v, path, %s);" %
+              cstr("Member must satisfy enum value set: [" + ", ".join(order) + "]"))
+            w("    }")
+            w("  } else {")
+            w("    (void)v; (void)path; (void)out;")
+            w("  }")
+            return
         for kind, value in constraint_list(s):
             if kind == "pattern":
-                w("  if (!MatchesPattern(%s, v)) out->Add(Render(v), path, %s);" %
+                w("  if (!MatchesPattern(%s, v)) out->Add(v, path, %s);" %
                   (cstr(value), cstr(constraint_text(kind, value, t))))
             else:
-                w("  out->Length([&] { return Render(v); }, Utf16Length(v), %s, %d, path);" %
+                w("  out->Length([&] { return std::string(v); }, Utf16Length(v), %s, %d, path);" %
                   ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
-        if "enum" in s:
-            order = enum_message_order(n, s["enum"])
-            w("  static constexpr std::string_view kValues[] = {%s};" %
-              ", ".join(cstr(x) for x in s["enum"]))
-            w("  if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {")
-            w("    out->Add(Render(v), path, %s);" %
-              cstr("Member must satisfy enum value set: [" + ", ".join(order) + "]"))
-            w("  }")
     elif t in ("integer", "long"):
         for kind, value in constraint_list(s):
-            w("  out->Range(v, %s, %d, path);" %
+            w("  out->Range(static_cast<int64_t>(v), %s, %d, path);" %
               ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
     elif t == "blob":
         for kind, value in constraint_list(s):
-            w("  out->Length([&] { return Render(v); }, v.size(), %s, %d, path);" %
+            w("  out->Length([&] { return RenderBlob(v); }, v.size(), %s, %d, path);" %
               ("Bound::kMin" if kind == "min" else "Bound::kMax", value))
     else:
         w("  (void)v; (void)path; (void)out;")
@@ -600,23 +653,137 @@ def s_member(model, list_shape):
 
 
 def gen_renderer(model, n, w):
+    """Java's toString of a value of shape `n` (a template, like the checkers)."""
     s = model.shapes[n]
-    w("std::string Render([[maybe_unused]] const %s& v) {" % n)
-    w("  std::string out = %s;" % cstr(n + "("))
-    for i, m in enumerate(model.members(n)):
-        shape = s["members"][m]["shape"]
-        # Blobs hold raw bytes: Java prints the ByteBuffer, never its content.
-        render = "Render"
-        if model.kind(shape) == "blob":
-            render = "RenderBlob"
-        elif model.kind(shape) == "list" and \
-                model.kind(s_member(model, shape)) == "blob":
-            render = "RenderBlobs"
-        w("  out += %s;" % cstr((", " if i else "") + lower_first(m) + "="))
-        w("  out += v.%s ? %s(*v.%s) : \"null\";" % (field(m), render, field(m)))
-    w("  return out + \")\";")
+    t = s["type"]
+    w("template <typename V>")
+    w("std::string %s([[maybe_unused]] const V& v) {" % model.renderer(n))
+    if t == "structure":
+        # The engine's AttributeValue is a class, not a model struct: it
+        # renders itself (format::DebugString, found by ADL).
+        w("  if constexpr (requires { DebugString(v); }) {")
+        w("    return DebugString(v);")
+        w("  } else {")
+        w("  std::string out = %s;" % cstr(n + "("))
+        for i, m in enumerate(model.members(n)):
+            shape = s["members"][m]["shape"]
+            w("  out += %s;" % cstr((", " if i else "") + lower_first(m) + "="))
+            for j, (cond, acc) in enumerate(member_access(n, m)):
+                w("  %sif constexpr (%s) {" % ("} else " if j else "", cond))
+                w("    out += IsPresent(%s) ? %s(Get(%s)) : \"null\";" %
+                  (acc, model.renderer(shape), acc))
+            w("  } else {")
+            w("    out += \"null\";")
+            w("  }")
+        w("  return out + \")\";")
+        w("  }")
+    elif t == "list":
+        el = s["member"]["shape"]
+        w("  std::string out = \"[\";")
+        w("  bool first = true;")
+        w("  for (const auto& e : v) {")
+        w("    if (!first) out += \", \";")
+        w("    first = false;")
+        w("    out += %s(e);" % model.renderer(el))
+        w("  }")
+        w("  return out + \"]\";")
+    elif t == "map":
+        val = s["value"]["shape"]
+        w("  std::string out = \"{\";")
+        w("  bool first = true;")
+        w("  for (const auto& [key, value] : v) {")
+        w("    if (!first) out += \", \";")
+        w("    first = false;")
+        w("    out += std::string(key) + \"=\" + %s(value);" % model.renderer(val))
+        w("  }")
+        w("  return out + \"}\";")
+    elif t == "string":
+        if "enum" in s:
+            w("  if constexpr (std::is_enum_v<V>) {")
+            for value in s["enum"]:
+                w("    if (v == V::%s) return %s;" % (engine_enumerator(value), cstr(value)))
+            w("    return \"?\";")
+            w("  } else {")
+            w("    return std::string(v);")
+            w("  }")
+        else:
+            w("  return std::string(v);")
+    elif t in ("integer", "long"):
+        w("  return std::to_string(v);")
+    elif t == "boolean":
+        w("  return v ? \"true\" : \"false\";")
+    elif t == "blob":
+        # Raw bytes: Java prints the ByteBuffer, never its content.
+        w("  return RenderBlob(v);")
     w("}")
     w("")
+
+
+def gen_constraints(model):
+    """engine/model/constraints_gen.h: every model constraint, as templates."""
+    out = []
+    w = out.append
+    w("// GENERATED by tools/codegen/gen_protocol.py from DynamoDB's service model")
+    w("// (botocore 1.29.27, API %s, service-2.json sha256 %s)." %
+      (model.m["metadata"]["apiVersion"], model.digest[:16]))
+    w("// Do not edit: change the generator and run it (README, \"The protocol\").")
+    w("//")
+    w("// The model's constraints (phase 8 of ../shared/dynamodb/VALIDATION.md) as")
+    w("// templates over any request type whose members carry the model's names in")
+    w("// snake_case: the wire's model structs (tools/server/protocol) and the")
+    w("// engine's requests (engine/model/checks.h) are checked by the same code.")
+    w("#ifndef DYNAROCK_ENGINE_MODEL_CONSTRAINTS_GEN_H_")
+    w("#define DYNAROCK_ENGINE_MODEL_CONSTRAINTS_GEN_H_")
+    w("")
+    w("#include <algorithm>")
+    w("#include <iterator>")
+    w("#include <string>")
+    w("#include <string_view>")
+    w("#include <type_traits>")
+    w("")
+    w("#include \"engine/model/violations.h\"")
+    w("")
+    w("namespace dynarock::model {")
+    w("")
+    checked = [n for n in model.reachable if model.needs_check(n)]
+    for n in model.reachable:
+        w("template <typename V>")
+        w("std::string %s(const V& v);" % model.renderer(n))
+    for n in checked:
+        w("template <typename V>")
+        w("void %s(const V& v, const std::string& path, Violations* out);" % model.checker(n))
+    w("")
+    for n in model.reachable:
+        gen_renderer(model, n, w)
+    for n in checked:
+        gen_checker(model, n, w)
+    for op in OPERATIONS:
+        inp = model.m["operations"][op]["input"]["shape"]
+        w("// %s: phase 7 (hard checks) and phase 8 (every violation, capped)." % op)
+        w("template <typename V>")
+        w("Status Check%s(const V& in) {" % op)
+        if inp in TABLE_NAME_HARD_CHECKS:
+            w("  DYNAROCK_RETURN_IF_ERROR(CheckTableNameHard(in.table_name));")
+        for (shape, member), text in HARD_REQUIRED.items():
+            if shape == inp:
+                w("  if (!IsPresent(in.%s)) return Status::Validation(%s);" %
+                  (field(member), cstr(text)))
+        w("  Violations out;")
+        for (shape, path, kind), text in PATH_OVERRIDES.items():
+            if shape == inp:
+                w("  out.Override(%s, %s, %s);" % (cstr(path), "Bound::kMin" if kind == "min"
+                                                   else "Bound::kMax", cstr(text)))
+        if model.needs_check(inp):
+            w("  %s(in, \"\", &out);" % model.checker(inp))
+        else:
+            w("  (void)in;")
+        w("  return out.ToStatus();")
+        w("}")
+        w("")
+    w("}  // namespace dynarock::model")
+    w("")
+    w("#endif  // DYNAROCK_ENGINE_MODEL_CONSTRAINTS_GEN_H_")
+    return "\n".join(out) + "\n"
 
 
 def gen_source(model):
@@ -626,9 +793,7 @@ def gen_source(model):
     w("// Do not edit: change the generator and run it (README, \"The protocol\").")
     w("#include \"tools/server/protocol/model_gen.h\"")
     w("")
-    w("#include <algorithm>")
-    w("#include <iterator>")
-    w("#include <string_view>")
+    w("#include \"engine/model/constraints_gen.h\"")
     w("")
     w("namespace dynarock::protocol {")
     w("")
@@ -642,13 +807,6 @@ def gen_source(model):
         w("")
     structs = model.structs()
     collections = [n for n in model.reachable if model.kind(n) in ("list", "map")]
-    # Outside the anonymous namespace: runtime.h's container renderers find
-    # them by argument-dependent lookup.
-    for n in structs:
-        w("std::string Render(const %s& v);" % n)
-    w("")
-    for n in structs:
-        gen_renderer(model, n, w)
     w("namespace {")
     w("")
     for n in structs:
@@ -656,45 +814,20 @@ def gen_source(model):
     for n in collections:
         w("Status %s(Element json, Position pos, %s* out);" % (model.reader(n),
                                                               model.cpp_type(n)))
-    checked = [n for n in model.reachable if model.needs_check(n)]
-    for n in checked:
-        w("[[maybe_unused]] void %s(const %s& v, const std::string& path, Violations* out);" %
-          (model.checker(n), model.cpp_type(n)))
     w("")
     for n in structs:
         gen_reader(model, n, w)
     for n in collections:
         gen_collection_reader(model, n, w)
-    op_shapes = {model.m["operations"][op]["input"]["shape"] for op in OPERATIONS}
-    for n in checked:
-        gen_checker(model, n, w, op_shapes)
     w("}  // namespace")
     w("")
     for op in OPERATIONS:
         inp = model.m["operations"][op]["input"]["shape"]
-        s = model.shapes[inp]
         w("Status Read(Element json, %s* out) {" % inp)
         w("  return %s(json, Position::kMember, out);" % model.reader(inp))
         w("}")
         w("")
-        w("Status Check(const %s& in) {" % inp)
-        if inp in TABLE_NAME_HARD_CHECKS:
-            w("  DYNAROCK_RETURN_IF_ERROR(CheckTableNameHard(in.table_name));")
-        for (shape, member), text in HARD_REQUIRED.items():
-            if shape == inp:
-                w("  if (!in.%s) return Status::Validation(%s);" % (field(member), cstr(text)))
-        w("  Violations out;")
-        overrides = [(path, kind, text) for (shape, path, kind), text in PATH_OVERRIDES.items()
-                     if shape == inp]
-        for path, kind, text in overrides:
-            w("  out.Override(%s, %s, %s);" % (cstr(path), "Bound::kMin" if kind == "min"
-                                               else "Bound::kMax", cstr(text)))
-        if model.needs_check(inp):
-            w("  %s(in, \"\", &out);" % model.checker(inp))
-        else:
-            w("  (void)in;")
-        w("  return out.ToStatus();")
-        w("}")
+        w("Status Check(const %s& in) { return model::Check%s(in); }" % (inp, op))
         w("")
     w("}  // namespace dynarock::protocol")
     return "\n".join(out) + "\n"
@@ -808,7 +941,8 @@ def main():
                     help="compare with the committed files instead of writing them")
     args = ap.parse_args()
     model = Model(args.model)
-    outputs = {OUT_H: gen_header(model), OUT_CC: gen_source(model), OUT_CASES: gen_cases(model)}
+    outputs = {OUT_H: gen_header(model), OUT_CC: gen_source(model), OUT_CASES: gen_cases(model),
+               OUT_CONSTRAINTS: gen_constraints(model)}
     stale = []
     for path, text in outputs.items():
         if args.check:

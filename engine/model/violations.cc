@@ -1,0 +1,142 @@
+#include "engine/model/violations.h"
+
+#include <map>
+#include <regex>
+
+namespace dynarock::model {
+
+Status CheckTableNameHard(const std::optional<std::string>& name) {
+  if (!name) {
+    return Status::Validation(
+        "The parameter 'TableName' is required but was not present in the request");
+  }
+  return CheckTableNameHard(*name);
+}
+
+Status CheckTableNameHard(const std::string& name) {
+  size_t n = Utf16Length(name);
+  if (n < 3 || n > 255) {
+    return Status::Validation(
+        "TableName must be at least 3 characters long and at most 255 characters long");
+  }
+  return Status::OK();
+}
+
+size_t Utf16Length(std::string_view s) {
+  // simdjson has validated the UTF-8: count lead bytes, and 4-byte
+  // sequences twice (a surrogate pair in Java).
+  size_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) ++n;
+    if (c >= 0xF0) ++n;
+  }
+  return n;
+}
+
+bool MatchesPattern(std::string_view pattern, std::string_view s) {
+  if (pattern == "[a-zA-Z0-9_.-]+") {  // the pattern of every name: no regex needed
+    if (s.empty()) return false;
+    for (char c : s) {
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '.' || c == '-';
+      if (!ok) return false;
+    }
+    return true;
+  }
+  // Other patterns of the served operations' shapes: none today (the
+  // generator emits a call only for patterns it finds in the model).
+  static thread_local std::map<std::string, std::regex, std::less<>> cache;
+  auto it = cache.find(pattern);
+  if (it == cache.end()) {
+    it = cache.emplace(std::string(pattern), std::regex(std::string(pattern))).first;
+  }
+  return std::regex_match(s.begin(), s.end(), it->second);
+}
+
+
+std::string RenderBlob(std::string_view bytes) {
+  const std::string n = std::to_string(bytes.size());
+  return "java.nio.HeapByteBuffer[pos=0 lim=" + n + " cap=" + n + "]";
+}
+
+std::string Join(const std::string& path, std::string_view member) {
+  if (path.empty()) return std::string(member);
+  std::string out = path;
+  out += '.';
+  out += member;
+  return out;
+}
+
+void Violations::NotNull(const std::string& path) {
+  Push(std::nullopt, path, Bound::kMin, "Member must not be null", false);
+}
+
+void Violations::Range(int64_t value, Bound bound, int64_t limit, const std::string& path) {
+  if (bound == Bound::kMin ? value >= limit : value <= limit) return;
+  Push(std::to_string(value), path, bound,
+       std::string("Member must have value ") + (bound == Bound::kMin ? "greater" : "less") +
+           " than or equal to " + std::to_string(limit),
+       true);
+}
+
+void Violations::Add(const std::string& rendered, const std::string& path,
+                     std::string_view constraint) {
+  Push(rendered, path, Bound::kMin, constraint, false);
+}
+
+void Violations::Override(std::string pattern, Bound bound, std::string text) {
+  overrides_.push_back({std::move(pattern), bound, std::move(text)});
+}
+
+namespace {
+
+// Matches `path` against a pattern where <k> stands for one map key;
+// returns the key (or "" when the pattern has none).
+std::optional<std::string> MatchPath(std::string_view pattern, std::string_view path) {
+  size_t k = pattern.find("<k>");
+  if (k == std::string_view::npos) {
+    return pattern == path ? std::optional<std::string>("") : std::nullopt;
+  }
+  std::string_view head = pattern.substr(0, k), tail = pattern.substr(k + 3);
+  if (path.size() < head.size() + tail.size() || path.substr(0, head.size()) != head ||
+      path.substr(path.size() - tail.size()) != tail) {
+    return std::nullopt;
+  }
+  return std::string(path.substr(head.size(), path.size() - head.size() - tail.size()));
+}
+
+}  // namespace
+
+void Violations::Push(std::optional<std::string> rendered, const std::string& path, Bound bound,
+                      std::string_view constraint, bool bounded) {
+  if (errors_.size() >= kMax) return;
+  std::string e;
+  for (const auto& o : overrides_) {
+    if (!bounded || o.bound != bound) continue;
+    if (auto key = MatchPath(o.pattern, path)) {
+      e = o.text;
+      if (size_t at = e.find("<k>"); at != std::string::npos) e.replace(at, 3, *key);
+      break;
+    }
+  }
+  if (e.empty()) {
+    e = rendered ? "Value '" + *rendered + "' at '" + path + "'" : "Value null at '" + path + "'";
+  }
+  e += " failed to satisfy constraint: ";
+  e += constraint;
+  errors_.push_back(std::move(e));
+}
+
+Status Violations::ToStatus() const {
+  if (errors_.empty()) return Status::OK();
+  std::string msg = std::to_string(errors_.size()) +
+                    (errors_.size() == 1 ? " validation error detected: "
+                                         : " validation errors detected: ");
+  for (size_t i = 0; i < errors_.size(); ++i) {
+    if (i) msg += "; ";
+    msg += errors_[i];
+  }
+  return Status::Validation(std::move(msg));
+}
+
+}  // namespace dynarock::model
