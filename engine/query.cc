@@ -168,10 +168,8 @@ Status KeyConditionRange(const TableInfo& table, const KeyCondition& kc, std::st
   if (!kc.sort) return Status::OK();
 
   const SortKeyCondition& c = *kc.sort;
-  if (c.attribute_name == table.partition_key.name) {
-    return Status::Validation("KeyConditionExpressions must only contain one condition per key");
-  }
-  if (!table.sort_key) return Status::Validation("Query key condition not supported");
+  if (c.attribute_name == table.partition_key.name) return OneConditionPerKey();
+  if (!table.sort_key) return KeyConditionNotSupported();
   if (c.attribute_name != table.sort_key->name) {
     return Status::Validation("Query condition missed key schema element: " + table.sort_key->name);
   }
@@ -449,17 +447,16 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   if (!target.ok()) return target.status();
   const TableInfo& keys = target->keys;
 
+  // The wire's two forms become terms (each checks its own shape), then
+  // one typed KeyCondition, which embedded callers may give directly.
   KeyCondition key_condition = r.key_condition;
+  std::optional<std::vector<KeyTerm>> terms;
   if (r.key_condition_expression) {
     auto parsed = rx.Condition(r.key_condition_expression, expr::ExprKind::kKeyCondition);
     if (!parsed.ok()) return parsed.status();
-    auto compiled = CompileKeyCondition(**parsed, keys);
-    if (!compiled.ok()) return compiled.status();
-    key_condition = std::move(compiled).value();
+    DYNAROCK_ASSIGN_OR_RETURN(terms, KeyTermsFromExpression(**parsed));
   } else if (r.key_conditions) {
-    auto compiled = KeyConditionFromLegacy(*r.key_conditions, keys);
-    if (!compiled.ok()) return compiled.status();
-    key_condition = std::move(compiled).value();
+    DYNAROCK_ASSIGN_OR_RETURN(terms, KeyTermsFromLegacy(*r.key_conditions));
   }
   auto read = CompileRead(&rx, r.filter_expression, r.query_filter, r.conditional_operator,
                           r.projection_expression, r.attributes_to_get);
@@ -471,6 +468,9 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   }
   DYNAROCK_RETURN_IF_ERROR(
       CheckSelect(r.select, "Querying", read->projection_param, target->index));
+  if (terms) {
+    DYNAROCK_ASSIGN_OR_RETURN(key_condition, BindKeyTerms(std::move(*terms), keys));
+  }
   std::string lower, upper;
   DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(keys, key_condition, &lower, &upper));
 

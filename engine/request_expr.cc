@@ -245,49 +245,61 @@ Result<std::optional<expr::Condition>> ConditionFromFilter(
   return std::optional<Condition>(Combine(std::move(parts), op));
 }
 
-Result<KeyCondition> KeyConditionFromLegacy(const std::map<std::string, LegacyCondition>& conditions,
-                                            const TableInfo& table) {
+Result<std::vector<KeyTerm>> KeyTermsFromLegacy(
+    const std::map<std::string, LegacyCondition>& conditions) {
   if (conditions.empty() || conditions.size() > 2) {
     return Status::Validation("Conditions can be of length 1 or 2 only");
   }
-  KeyCondition kc;
-  bool have_partition = false;
+  std::vector<KeyTerm> terms;
   for (const auto& [name, c] : conditions) {
     const size_t want = c.comparison_operator == ComparisonOperator::kBetween ? 2 : 1;
     if (c.attribute_value_list.size() != want) {
       return InvalidParameter(std::string("Invalid number of argument(s) for the ") +
                               OperatorName(c.comparison_operator) + " ComparisonOperator");
     }
-    if (name == table.partition_key.name) {
-      if (c.comparison_operator != ComparisonOperator::kEq) {
-        return Status::Validation("Query key condition not supported");
-      }
-      kc.partition_key_name = name;
-      kc.partition_key_value = c.attribute_value_list[0];
+    KeyTerm t{name, std::nullopt, c.attribute_value_list};
+    switch (c.comparison_operator) {
+      case ComparisonOperator::kEq: t.op = SortKeyOperator::kEq; break;
+      case ComparisonOperator::kLt: t.op = SortKeyOperator::kLt; break;
+      case ComparisonOperator::kLe: t.op = SortKeyOperator::kLe; break;
+      case ComparisonOperator::kGt: t.op = SortKeyOperator::kGt; break;
+      case ComparisonOperator::kGe: t.op = SortKeyOperator::kGe; break;
+      case ComparisonOperator::kBeginsWith: t.op = SortKeyOperator::kBeginsWith; break;
+      case ComparisonOperator::kBetween: t.op = SortKeyOperator::kBetween; break;
+      default: break;  // not indexable: BindKeyTerms says so
+    }
+    terms.push_back(std::move(t));
+  }
+  return terms;
+}
+
+Status OneConditionPerKey() {
+  return Status::Validation("KeyConditionExpressions must only contain one condition per key");
+}
+
+Status KeyConditionNotSupported() { return Status::Validation("Query key condition not supported"); }
+
+Result<KeyCondition> BindKeyTerms(std::vector<KeyTerm> terms, const TableInfo& table) {
+  KeyCondition kc;
+  bool have_partition = false;
+  for (KeyTerm& t : terms) {
+    if (t.name == table.partition_key.name && !have_partition) {
+      if (t.op != SortKeyOperator::kEq) return KeyConditionNotSupported();
+      kc.partition_key_name = std::move(t.name);
+      kc.partition_key_value = std::move(t.values[0]);
       have_partition = true;
       continue;
     }
-    SortKeyCondition s;
-    s.attribute_name = name;
-    s.value = c.attribute_value_list[0];
-    switch (c.comparison_operator) {
-      case ComparisonOperator::kEq: s.op = SortKeyOperator::kEq; break;
-      case ComparisonOperator::kLt: s.op = SortKeyOperator::kLt; break;
-      case ComparisonOperator::kLe: s.op = SortKeyOperator::kLe; break;
-      case ComparisonOperator::kGt: s.op = SortKeyOperator::kGt; break;
-      case ComparisonOperator::kGe: s.op = SortKeyOperator::kGe; break;
-      case ComparisonOperator::kBeginsWith: s.op = SortKeyOperator::kBeginsWith; break;
-      case ComparisonOperator::kBetween:
-        s.op = SortKeyOperator::kBetween;
-        s.upper = c.attribute_value_list[1];
-        break;
-      default:
-        return Status::Validation("Attempted conditional constraint is not an indexable operation");
+    if (kc.sort) return OneConditionPerKey();
+    if (!t.op) {
+      return Status::Validation("Attempted conditional constraint is not an indexable operation");
     }
+    SortKeyCondition s;
+    s.attribute_name = std::move(t.name);
+    s.op = *t.op;
+    s.value = std::move(t.values[0]);
+    if (t.values.size() > 1) s.upper = std::move(t.values[1]);
     kc.sort = std::move(s);
-  }
-  if (!have_partition) {
-    return Status::Validation("Query condition missed key schema element: " + table.partition_key.name);
   }
   return kc;
 }
@@ -360,12 +372,10 @@ std::vector<expr::Path> ProjectionFromAttributesToGet(const std::vector<std::str
   return out;
 }
 
-Result<KeyCondition> CompileKeyCondition(const expr::Condition& root, const TableInfo& table) {
+Result<std::vector<KeyTerm>> KeyTermsFromExpression(const expr::Condition& root) {
   std::vector<const Condition*> parts;
   CollectAnd(root, &parts);
-  KeyCondition kc;
-  bool have_partition = false;
-  std::vector<std::string> seen;
+  std::vector<KeyTerm> terms;
   for (const Condition* c : parts) {
     // The operator must be one a key condition allows.
     switch (c->kind) {
@@ -410,46 +420,26 @@ Result<KeyCondition> CompileKeyCondition(const expr::Condition& root, const Tabl
       return Status::Validation("Invalid KeyConditionExpression: Key attributes cannot be nested "
                                 "document paths: " + ops[0]->path.ToString());
     }
-    const std::string& name = ops[0]->path.root();
-    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
-      return Status::Validation("KeyConditionExpressions must only contain one condition per key");
-    }
-    seen.push_back(name);
-
-    if (name == table.partition_key.name) {
-      if (c->kind != Condition::Kind::kCompare || cmp != expr::Comparator::kEq) {
-        return Status::Validation("Query key condition not supported");
-      }
-      kc.partition_key_name = name;
-      kc.partition_key_value = ops[1]->value;
-      have_partition = true;
-      continue;
-    }
-    if (kc.sort) return Status::Validation("KeyConditionExpressions must only contain one condition per key");
-    SortKeyCondition s;
-    s.attribute_name = name;
-    s.value = ops[1]->value;
+    KeyTerm t;
+    t.name = ops[0]->path.root();
+    for (size_t i = 1; i < ops.size(); ++i) t.values.push_back(ops[i]->value);
     if (c->kind == Condition::Kind::kBetween) {
-      s.op = SortKeyOperator::kBetween;
-      s.upper = ops[2]->value;
+      t.op = SortKeyOperator::kBetween;
     } else if (c->kind == Condition::Kind::kBeginsWith) {
-      s.op = SortKeyOperator::kBeginsWith;
+      t.op = SortKeyOperator::kBeginsWith;
     } else {
       switch (cmp) {
-        case expr::Comparator::kEq: s.op = SortKeyOperator::kEq; break;
-        case expr::Comparator::kLt: s.op = SortKeyOperator::kLt; break;
-        case expr::Comparator::kLe: s.op = SortKeyOperator::kLe; break;
-        case expr::Comparator::kGt: s.op = SortKeyOperator::kGt; break;
-        case expr::Comparator::kGe: s.op = SortKeyOperator::kGe; break;
+        case expr::Comparator::kEq: t.op = SortKeyOperator::kEq; break;
+        case expr::Comparator::kLt: t.op = SortKeyOperator::kLt; break;
+        case expr::Comparator::kLe: t.op = SortKeyOperator::kLe; break;
+        case expr::Comparator::kGt: t.op = SortKeyOperator::kGt; break;
+        case expr::Comparator::kGe: t.op = SortKeyOperator::kGe; break;
         case expr::Comparator::kNe: return InvalidKeyOperator("<>");
       }
     }
-    kc.sort = std::move(s);
+    terms.push_back(std::move(t));
   }
-  if (!have_partition) {
-    return Status::Validation("Query condition missed key schema element: " + table.partition_key.name);
-  }
-  return kc;
+  return terms;
 }
 
 Status CheckFilterAvoidsKeys(const expr::Condition& filter, const TableInfo& table,

@@ -54,15 +54,38 @@ Result<std::optional<expr::Condition>> ConditionFromExpected(
 // QueryFilter / ScanFilter.
 Result<std::optional<expr::Condition>> ConditionFromFilter(
     const std::map<std::string, LegacyCondition>& filter, std::optional<ConditionalOperator> op);
-Result<KeyCondition> KeyConditionFromLegacy(const std::map<std::string, LegacyCondition>& conditions,
-                                            const TableInfo& table);
+// One condition of a Query's key condition, before it is bound to the key
+// schema: the attribute it names, its operator (nullopt: one no key
+// condition can use, such as NE or CONTAINS), and its operands.
+struct KeyTerm {
+  std::string name;
+  std::optional<SortKeyOperator> op;
+  std::vector<AttributeValue> values;  // 1, or 2 for BETWEEN
+};
+
+// KeyConditions (legacy): checks its own shape (1 or 2 conditions, each
+// operator's arity) and lists its terms.
+Result<std::vector<KeyTerm>> KeyTermsFromLegacy(
+    const std::map<std::string, LegacyCondition>& conditions);
 Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
     const std::map<std::string, AttributeValueUpdate>& updates);
 std::vector<expr::Path> ProjectionFromAttributesToGet(const std::vector<std::string>& names);
 
-// Compiles a parsed, resolved KeyConditionExpression against the table's key
-// schema into the typed form the engine queries with.
-Result<KeyCondition> CompileKeyCondition(const expr::Condition& c, const TableInfo& table);
+// KeyConditionExpression, parsed and resolved: checks what the expression
+// language allows in a key condition (operators, operands, no nested paths)
+// and lists its terms.
+Result<std::vector<KeyTerm>> KeyTermsFromExpression(const expr::Condition& c);
+
+// Binds terms to the key schema `table` (a table's or an index's): the term
+// on the partition key must be an equality, the other is the sort key's.
+// The rest of the key-condition rules (which names, types, bounds) are
+// checked once, on the typed KeyCondition, by the Query itself, so the
+// embedded API's typed conditions meet the same rules.
+Result<KeyCondition> BindKeyTerms(std::vector<KeyTerm> terms, const TableInfo& table);
+
+// The key-condition errors that more than one check can raise.
+Status OneConditionPerKey();
+Status KeyConditionNotSupported();
 
 // Query filters may not touch key attributes.
 Status CheckFilterAvoidsKeys(const expr::Condition& filter, const TableInfo& table,

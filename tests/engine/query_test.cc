@@ -238,6 +238,62 @@ TEST_F(QueryTest, Errors) {
   EXPECT_EQ(db_->Query(Q("Nope", "k", S("x"))).status().code(), Status::Code::kResourceNotFound);
 }
 
+// The typed KeyCondition, KeyConditionExpression and legacy KeyConditions
+// meet one set of key-condition rules (engine/request_expr.h BindKeyTerms,
+// then the Query's own checks), so each rule answers alike in all three.
+TEST_F(QueryTest, KeyConditionFormsShareTheirRules) {
+  auto expression = [](std::string text, ExpressionAttributeValues values) {
+    QueryRequest q;
+    q.table_name = "Telemetry";
+    q.key_condition_expression = std::move(text);
+    q.expression_attribute_values = std::move(values);
+    return q;
+  };
+  auto legacy = [](std::map<std::string, LegacyCondition> conditions) {
+    QueryRequest q;
+    q.table_name = "Telemetry";
+    q.key_conditions = std::move(conditions);
+    return q;
+  };
+  using CO = ComparisonOperator;
+  struct Case {
+    std::string name;
+    std::vector<QueryRequest> forms;
+    std::string message;
+  } cases[] = {
+      {"no partition key",
+       {Q("Telemetry", "model", S("x")), expression("model = :v", {{":v", S("x")}}),
+        legacy({{"model", {CO::kEq, {S("x")}}}})},
+       "Query condition missed key schema element: vehicleId"},
+      {"sort condition on a non-key",
+       {Q("Telemetry", "vehicleId", S("V"), SortKeyCondition{"model", Op::kEq, S("x")}),
+        expression("vehicleId = :v AND model = :x", {{":v", S("V")}, {":x", S("x")}}),
+        legacy({{"vehicleId", {CO::kEq, {S("V")}}}, {"model", {CO::kEq, {S("x")}}}})},
+       "Query condition missed key schema element: recordedAt"},
+      {"two conditions on the partition key",
+       {Q("Telemetry", "vehicleId", S("V"), SortKeyCondition{"vehicleId", Op::kEq, S("x")}),
+        expression("vehicleId = :v AND vehicleId = :x", {{":v", S("V")}, {":x", S("x")}})},
+       "KeyConditionExpressions must only contain one condition per key"},
+      {"partition key not compared for equality",
+       {expression("vehicleId > :v", {{":v", S("V")}}), legacy({{"vehicleId", {CO::kGt, {S("V")}}}})},
+       "Query key condition not supported"},
+      {"sort operator that is not indexable",
+       {legacy({{"vehicleId", {CO::kEq, {S("V")}}}, {"recordedAt", {CO::kNe, {S("x")}}}})},
+       "Attempted conditional constraint is not an indexable operation"},
+  };
+  for (const auto& c : cases) {
+    for (size_t i = 0; i < c.forms.size(); ++i) {
+      EXPECT_EQ(db_->Query(c.forms[i]).status(), Status::Validation(c.message))
+          << c.name << ", form " << i;
+    }
+  }
+  // Unused placeholders are a check before the table lookup, the key schema
+  // rules one after it (VALIDATION.md 5.5): the first wins.
+  EXPECT_EQ(db_->Query(expression("model = :v", {{":v", S("x")}, {":u", S("y")}})).status(),
+            Status::Validation(
+                "Value provided in ExpressionAttributeValues unused in expressions: keys: {:u}"));
+}
+
 TEST_F(QueryTest, ScanPaginationAndSegments) {
   // Every item exactly once through pages of any size.
   for (int limit : {1, 3, 7, 100}) {
