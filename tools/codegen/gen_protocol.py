@@ -931,7 +931,83 @@ def gen_cases(model):
         cases.append({"operation": op, "body": body, "type": "ValidationException",
                       "message": "%d validation error%s detected: %s" %
                                  (n, "" if n == 1 else "s", "; ".join(texts))})
+    cases += constraint_cases(model)
     return json.dumps(cases, indent=1, sort_keys=True) + "\n"
+
+
+def violating_values(model, shape):
+    """(json value, rendered value, constraint text) that break one constraint
+    of a top-level member's shape each."""
+    s = model.shapes[shape]
+    t = s["type"]
+    out = []
+    if t == "string" and "enum" not in s:
+        if "pattern" in s:
+            out.append(("a b c", "a b c", constraint_text("pattern", s["pattern"], t)))
+        if "min" in s and s["min"] > 0:
+            v = "ab"[:s["min"] - 1] if "pattern" in s else ""
+            if "pattern" in s or s["min"] == 1:
+                out.append((v, v, constraint_text("min", s["min"], t)))
+        if "max" in s and s["max"] <= 2048:
+            v = "x" * (s["max"] + 1)
+            out.append((v, v, constraint_text("max", s["max"], t)))
+    elif t in ("integer", "long"):
+        if "min" in s:
+            out.append((s["min"] - 1, str(s["min"] - 1), constraint_text("min", s["min"], t)))
+        if "max" in s:
+            out.append((s["max"] + 1, str(s["max"] + 1), constraint_text("max", s["max"], t)))
+    elif t == "list":
+        el = model.kind(s["member"]["shape"])
+        if "min" in s and s["min"] == 1:
+            out.append(([], "[]", constraint_text("min", 1, t)))
+        if "max" in s and el == "string" and not model.needs_check(s["member"]["shape"]):
+            v = ["a"] * (s["max"] + 1)
+            out.append((v, "[" + ", ".join(v) + "]", constraint_text("max", s["max"], t)))
+    elif t == "map" and "min" in s and s["min"] == 1:
+        out.append(({}, "{}", constraint_text("min", 1, t)))
+    return out
+
+
+def constraint_cases(model):
+    """Each top-level member given a value that breaks one of its constraints;
+    the message also lists the request's other missing required members, in
+    DynamoDB's visiting order, as they are all collected together."""
+    cases = []
+    for op in OPERATIONS:
+        inp = model.m["operations"][op]["input"]["shape"]
+        s = model.shapes[inp]
+        if any(shape == inp for shape, _ in HARD_REQUIRED):
+            continue
+        for m in model.members(inp):
+            shape = s["members"][m]["shape"]
+            for value, rendered, constraint in violating_values(model, shape):
+                path = lower_first(m)
+                if inp in TABLE_NAME_HARD_CHECKS and m == "TableName" and \
+                        not 3 <= len(value) <= 255:
+                    cases.append({"operation": op, "body": {m: value},
+                                  "type": "ValidationException",
+                                  "message": "TableName must be at least 3 characters long and "
+                                             "at most 255 characters long"})
+                    continue
+                if inp in TABLE_NAME_HARD_CHECKS and m != "TableName":
+                    continue  # the absent TableName would be thrown alone
+                kind = "min" if "greater" in constraint else "max"
+                texts = []
+                for other in model.members(inp):
+                    if other == m:
+                        head = PATH_OVERRIDES.get((inp, path, kind),
+                                                  "Value '%s' at '%s'" % (rendered, path))
+                        texts.append(head + " failed to satisfy constraint: " + constraint)
+                    elif other in s.get("required", []):
+                        texts.append("Value null at '%s' failed to satisfy constraint: Member "
+                                     "must not be null" % lower_first(other))
+                texts = texts[:10]
+                cases.append({"operation": op, "body": {m: value},
+                              "type": "ValidationException",
+                              "message": "%d validation error%s detected: %s" %
+                                         (len(texts), "" if len(texts) == 1 else "s",
+                                          "; ".join(texts))})
+    return cases
 
 
 def main():
