@@ -824,22 +824,22 @@ Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
 
 Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
   RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
   rx.Expression("ConditionExpression", request.condition_expression.has_value());
   rx.Legacy("Expected", request.expected.has_value());
   rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto handle = AcquireTable(request.table_name);
-  if (!handle.ok()) return handle.status();
-  const TableInfo& info = (*handle)->info();
-
-  auto key = CheckItemForPut(info, request.item);
-  if (!key.ok()) return key.status();
+  DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
   auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
                                   request.conditional_operator);
   if (!condition.ok()) return condition.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  // Only now the table (VALIDATION.md 0: checks without it come first).
+  auto handle = AcquireTable(request.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
+  auto key = CheckItemForPut(info, request.item);
+  if (!key.ok()) return key.status();
   format::EncodedKey encoded_key = key->Encode(info.space_id);
 
   std::lock_guard item_lock(WriteLock(info, encoded_key, *key->partition));
@@ -866,17 +866,17 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   rx.Expression("ProjectionExpression", request.projection_expression.has_value());
   rx.Legacy("AttributesToGet", request.attributes_to_get.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto handle = AcquireTable(request.table_name);
-  if (!handle.ok()) return handle.status();
-  const TableInfo& info = (*handle)->info();
-
-  auto key = KeyMapPrimaryKey(info, request.key);
-  if (!key.ok()) return key.status();
   auto projection = rx.Projection(request.projection_expression);
   if (!projection.ok()) return projection.status();
   if (request.attributes_to_get)
     *projection = ProjectionFromAttributesToGet(*request.attributes_to_get);
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  // Only now the table (VALIDATION.md 0: checks without it come first).
+  auto handle = AcquireTable(request.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
+  auto key = KeyMapPrimaryKey(info, request.key);
+  if (!key.ok()) return key.status();
 
   auto item = ReadItem(key->Encode(info.space_id));
   if (!item.ok()) return item.status();
@@ -894,22 +894,22 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
 
 Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
   RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
   rx.Expression("ConditionExpression", request.condition_expression.has_value());
   rx.Legacy("Expected", request.expected.has_value());
   rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto handle = AcquireTable(request.table_name);
-  if (!handle.ok()) return handle.status();
-  const TableInfo& info = (*handle)->info();
-
-  auto key = KeyMapPrimaryKey(info, request.key);
-  if (!key.ok()) return key.status();
+  DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
   auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
                                   request.conditional_operator);
   if (!condition.ok()) return condition.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  // Only now the table (VALIDATION.md 0: checks without it come first).
+  auto handle = AcquireTable(request.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
+  auto key = KeyMapPrimaryKey(info, request.key);
+  if (!key.ok()) return key.status();
   format::EncodedKey encoded_key = key->Encode(info.space_id);
 
   std::lock_guard item_lock(WriteLock(info, encoded_key, *key->partition));
@@ -944,12 +944,6 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
   rx.Legacy("Expected", request.expected.has_value());
   rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto handle = AcquireTable(request.table_name);
-  if (!handle.ok()) return handle.status();
-  const TableInfo& info = (*handle)->info();
-
-  auto key = KeyMapPrimaryKey(info, request.key);
-  if (!key.ok()) return key.status();
   auto update = rx.Update(request.update_expression);
   if (!update.ok()) return update.status();
   if (request.attribute_updates) {
@@ -961,6 +955,12 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
                                   request.conditional_operator);
   if (!condition.ok()) return condition.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  // Only now the table (VALIDATION.md 0: checks without it come first).
+  auto handle = AcquireTable(request.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& info = (*handle)->info();
+  auto key = KeyMapPrimaryKey(info, request.key);
+  if (!key.ok()) return key.status();
   const expr::UpdateExpression no_update;
   const expr::UpdateExpression& u = *update ? **update : no_update;
   // Key attributes cannot be updated, nor addressed as documents.

@@ -440,12 +440,6 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
   rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-  auto handle = AcquireTable(r.table_name);
-  if (!handle.ok()) return handle.status();
-  const TableInfo& table = (*handle)->info();
-  auto target = ResolveTarget(table, r.index_name, r.consistent_read);
-  if (!target.ok()) return target.status();
-  const TableInfo& keys = target->keys;
 
   // The wire's two forms become terms (each checks its own shape), then
   // one typed KeyCondition, which embedded callers may give directly.
@@ -462,6 +456,13 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
                           r.projection_expression, r.attributes_to_get);
   if (!read.ok()) return read.status();
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  // Only now the table (VALIDATION.md 0: checks without it come first).
+  auto handle = AcquireTable(r.table_name);
+  if (!handle.ok()) return handle.status();
+  const TableInfo& table = (*handle)->info();
+  auto target = ResolveTarget(table, r.index_name, r.consistent_read);
+  if (!target.ok()) return target.status();
+  const TableInfo& keys = target->keys;
   if (read->filter) {
     DYNAROCK_RETURN_IF_ERROR(CheckFilterAvoidsKeys(
         *read->filter, keys, r.query_filter ? "QueryFilter" : "Filter Expression"));
@@ -514,6 +515,13 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
 
 Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
+  RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
+  rx.Expression("FilterExpression", r.filter_expression.has_value());
+  rx.Expression("ProjectionExpression", r.projection_expression.has_value());
+  rx.Legacy("ScanFilter", r.scan_filter.has_value());
+  rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
+  rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   if (r.segment && !r.total_segments) {
     return Status::Validation(
         "The TotalSegments parameter is required but was not present in the request when "
@@ -531,23 +539,17 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
         std::to_string(*r.segment) +
         " is not less than TotalSegments: " + std::to_string(*r.total_segments));
   }
-  RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
-  rx.Expression("FilterExpression", r.filter_expression.has_value());
-  rx.Expression("ProjectionExpression", r.projection_expression.has_value());
-  rx.Legacy("ScanFilter", r.scan_filter.has_value());
-  rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
-  rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
-  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  auto read = CompileRead(&rx, r.filter_expression, r.scan_filter, r.conditional_operator,
+                          r.projection_expression, r.attributes_to_get);
+  if (!read.ok()) return read.status();
+  DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+  // Only now the table (VALIDATION.md 0: checks without it come first).
   auto handle = AcquireTable(r.table_name);
   if (!handle.ok()) return handle.status();
   const TableInfo& table = (*handle)->info();
   auto target = ResolveTarget(table, r.index_name, r.consistent_read);
   if (!target.ok()) return target.status();
   const uint32_t space_id = target->keys.space_id;
-  auto read = CompileRead(&rx, r.filter_expression, r.scan_filter, r.conditional_operator,
-                          r.projection_expression, r.attributes_to_get);
-  if (!read.ok()) return read.status();
-  DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   DYNAROCK_RETURN_IF_ERROR(
       CheckSelect(r.select, "Scanning", read->projection_param, target->index));
 
