@@ -56,8 +56,7 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
   std::map<std::string, TableRead> reads;
   for (const auto& [table, ka] : request.request_items) {
     RequestExpressions rx(ka.expression_attribute_names, std::nullopt);
-    rx.Expression("ProjectionExpression", ka.projection_expression.has_value());
-    rx.Legacy("AttributesToGet", ka.attributes_to_get.has_value());
+    DeclareParameters(ka, &rx);
     DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
     auto handle = AcquireTable(table);
     if (!handle.ok()) return handle.status();

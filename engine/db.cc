@@ -825,9 +825,7 @@ Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
 Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
-  rx.Expression("ConditionExpression", request.condition_expression.has_value());
-  rx.Legacy("Expected", request.expected.has_value());
-  rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
+  DeclareParameters(request, &rx);
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
   auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
@@ -863,8 +861,7 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
 Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   RequestExpressions rx(request.expression_attribute_names, std::nullopt);
-  rx.Expression("ProjectionExpression", request.projection_expression.has_value());
-  rx.Legacy("AttributesToGet", request.attributes_to_get.has_value());
+  DeclareParameters(request, &rx);
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   auto projection = rx.Projection(request.projection_expression);
   if (!projection.ok()) return projection.status();
@@ -895,9 +892,7 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
 Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
-  rx.Expression("ConditionExpression", request.condition_expression.has_value());
-  rx.Legacy("Expected", request.expected.has_value());
-  rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
+  DeclareParameters(request, &rx);
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   DYNAROCK_RETURN_IF_ERROR(CheckPutDeleteReturnValues(request.return_values));
   auto condition = WriteCondition(&rx, request.condition_expression, request.expected,
@@ -938,11 +933,7 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
 Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
-  rx.Expression("UpdateExpression", request.update_expression.has_value());
-  rx.Expression("ConditionExpression", request.condition_expression.has_value());
-  rx.Legacy("AttributeUpdates", request.attribute_updates.has_value());
-  rx.Legacy("Expected", request.expected.has_value());
-  rx.Legacy("ConditionalOperator", request.conditional_operator.has_value());
+  DeclareParameters(request, &rx);
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   auto update = rx.Update(request.update_expression);
   if (!update.ok()) return update.status();

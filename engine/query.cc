@@ -432,13 +432,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
 Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
   RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
-  rx.Expression("KeyConditionExpression", r.key_condition_expression.has_value());
-  rx.Expression("FilterExpression", r.filter_expression.has_value());
-  rx.Expression("ProjectionExpression", r.projection_expression.has_value());
-  rx.Legacy("KeyConditions", r.key_conditions.has_value());
-  rx.Legacy("QueryFilter", r.query_filter.has_value());
-  rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
-  rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
+  DeclareParameters(r, &rx);
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
 
   // The wire's two forms become terms (each checks its own shape), then
@@ -516,11 +510,7 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
 Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
   RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
-  rx.Expression("FilterExpression", r.filter_expression.has_value());
-  rx.Expression("ProjectionExpression", r.projection_expression.has_value());
-  rx.Legacy("ScanFilter", r.scan_filter.has_value());
-  rx.Legacy("AttributesToGet", r.attributes_to_get.has_value());
-  rx.Legacy("ConditionalOperator", r.conditional_operator.has_value());
+  DeclareParameters(r, &rx);
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   if (r.segment && !r.total_segments) {
     return Status::Validation(

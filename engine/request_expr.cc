@@ -174,6 +174,88 @@ Status RequestExpressions::CheckParameters() const {
   return expr::CheckPlaceholderMaps(names_, values_, !expression_params_.empty());
 }
 
+void DeclareParameters(const PutItemRequest& r, RequestExpressions* rx) {
+  rx->Expression("ConditionExpression", r.condition_expression.has_value());
+  rx->Legacy("Expected", r.expected.has_value());
+  rx->Legacy("ConditionalOperator", r.conditional_operator.has_value());
+}
+
+void DeclareParameters(const GetItemRequest& r, RequestExpressions* rx) {
+  rx->Expression("ProjectionExpression", r.projection_expression.has_value());
+  rx->Legacy("AttributesToGet", r.attributes_to_get.has_value());
+}
+
+void DeclareParameters(const DeleteItemRequest& r, RequestExpressions* rx) {
+  rx->Expression("ConditionExpression", r.condition_expression.has_value());
+  rx->Legacy("Expected", r.expected.has_value());
+  rx->Legacy("ConditionalOperator", r.conditional_operator.has_value());
+}
+
+void DeclareParameters(const UpdateItemRequest& r, RequestExpressions* rx) {
+  rx->Expression("UpdateExpression", r.update_expression.has_value());
+  rx->Expression("ConditionExpression", r.condition_expression.has_value());
+  rx->Legacy("AttributeUpdates", r.attribute_updates.has_value());
+  rx->Legacy("Expected", r.expected.has_value());
+  rx->Legacy("ConditionalOperator", r.conditional_operator.has_value());
+}
+
+void DeclareParameters(const QueryRequest& r, RequestExpressions* rx) {
+  rx->Expression("KeyConditionExpression", r.key_condition_expression.has_value());
+  rx->Expression("FilterExpression", r.filter_expression.has_value());
+  rx->Expression("ProjectionExpression", r.projection_expression.has_value());
+  rx->Legacy("KeyConditions", r.key_conditions.has_value());
+  rx->Legacy("QueryFilter", r.query_filter.has_value());
+  rx->Legacy("AttributesToGet", r.attributes_to_get.has_value());
+  rx->Legacy("ConditionalOperator", r.conditional_operator.has_value());
+}
+
+void DeclareParameters(const ScanRequest& r, RequestExpressions* rx) {
+  rx->Expression("FilterExpression", r.filter_expression.has_value());
+  rx->Expression("ProjectionExpression", r.projection_expression.has_value());
+  rx->Legacy("ScanFilter", r.scan_filter.has_value());
+  rx->Legacy("AttributesToGet", r.attributes_to_get.has_value());
+  rx->Legacy("ConditionalOperator", r.conditional_operator.has_value());
+}
+
+void DeclareParameters(const KeysAndAttributes& r, RequestExpressions* rx) {
+  rx->Expression("ProjectionExpression", r.projection_expression.has_value());
+  rx->Legacy("AttributesToGet", r.attributes_to_get.has_value());
+}
+
+namespace {
+
+template <typename R>
+Status CheckDeclared(const R& r, const std::optional<ExpressionAttributeValues>& values) {
+  RequestExpressions rx(r.expression_attribute_names, values);
+  DeclareParameters(r, &rx);
+  return rx.CheckParameters();
+}
+
+}  // namespace
+
+Status CheckParameters(const PutItemRequest& r) {
+  return CheckDeclared(r, r.expression_attribute_values);
+}
+Status CheckParameters(const GetItemRequest& r) { return CheckDeclared(r, std::nullopt); }
+Status CheckParameters(const DeleteItemRequest& r) {
+  return CheckDeclared(r, r.expression_attribute_values);
+}
+Status CheckParameters(const UpdateItemRequest& r) {
+  return CheckDeclared(r, r.expression_attribute_values);
+}
+Status CheckParameters(const QueryRequest& r) {
+  return CheckDeclared(r, r.expression_attribute_values);
+}
+Status CheckParameters(const ScanRequest& r) {
+  return CheckDeclared(r, r.expression_attribute_values);
+}
+Status CheckParameters(const BatchGetItemRequest& r) {
+  for (const auto& [table, ka] : r.request_items) {
+    DYNAROCK_RETURN_IF_ERROR(CheckDeclared(ka, std::nullopt));
+  }
+  return Status::OK();
+}
+
 Result<std::optional<expr::Condition>> RequestExpressions::Condition(
     const std::optional<std::string>& text, expr::ExprKind kind) {
   if (!text) return std::optional<expr::Condition>();

@@ -45,6 +45,28 @@ class RequestExpressions {
   std::vector<std::string> expression_params_, legacy_params_;
 };
 
+// Declares which expression and legacy parameters a request carries: the
+// one list per operation of VALIDATION.md 5.1's mixing table, in its order.
+void DeclareParameters(const PutItemRequest& r, RequestExpressions* rx);
+void DeclareParameters(const GetItemRequest& r, RequestExpressions* rx);
+void DeclareParameters(const DeleteItemRequest& r, RequestExpressions* rx);
+void DeclareParameters(const UpdateItemRequest& r, RequestExpressions* rx);
+void DeclareParameters(const QueryRequest& r, RequestExpressions* rx);
+void DeclareParameters(const ScanRequest& r, RequestExpressions* rx);
+void DeclareParameters(const KeysAndAttributes& r, RequestExpressions* rx);
+
+// The first semantic check of a request, alone: the mixing rule and the
+// placeholder maps' own checks (VALIDATION.md 5.1). The operations run it
+// first; the wire layer asks for it when a request also carries an invalid
+// AttributeValue, which DynamoDB reports only after it.
+Status CheckParameters(const PutItemRequest& r);
+Status CheckParameters(const GetItemRequest& r);
+Status CheckParameters(const DeleteItemRequest& r);
+Status CheckParameters(const UpdateItemRequest& r);
+Status CheckParameters(const QueryRequest& r);
+Status CheckParameters(const ScanRequest& r);
+Status CheckParameters(const BatchGetItemRequest& r);
+
 // ---- Legacy parameters ----------------------------------------------------------------------
 
 // nullopt for an empty map: it imposes nothing.

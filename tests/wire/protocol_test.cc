@@ -174,6 +174,26 @@ TEST_F(ProtocolTest, PhasesComeInDynamoDBsOrder) {
             "constraint: Member must have length greater than or equal to 1");
 }
 
+// VALIDATION.md 5.1: the legacy/expression mixing check is the first
+// semantic check; an invalid AttributeValue is reported after it, and
+// without a table lookup.
+TEST_F(ProtocolTest, MixingBeatsAnInvalidAttributeValue) {
+  const std::string item = R"("Item":{"pk":{"S":"a"},"x":{}})";
+  EXPECT_EQ(Error(Call("PutItem", R"({"TableName":"nope",)" + item +
+                                      R"j(,"ConditionExpression":"attribute_exists(pk)",
+                                       "Expected":{"pk":{"Exists":false}}})j"))
+                .second,
+            "Can not use both expression and non-expression parameters in the same request: "
+            "Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}");
+  EXPECT_EQ(Error(Call("PutItem", R"({"TableName":"nope",)" + item + "}")).second,
+            "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+  EXPECT_EQ(Error(Call("Query", R"({"TableName":"nope","KeyConditionExpression":"pk = :v",
+                                    "ExpressionAttributeValues":{":v":{"S":"a","N":"1"}},
+                                    "AttributesToGet":["a"]})"))
+                .second.rfind("Can not use both expression and non-expression parameters", 0),
+            0u);
+}
+
 TEST_F(ProtocolTest, JsonTargetAndEmptyBody) {
   EXPECT_EQ(Error(Call("ListTables", "{not json")).first, "SerializationException");
   EXPECT_EQ(Handle(db_.get(), "DynamoDB_20120810.Nope", "{}").body,

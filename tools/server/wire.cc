@@ -11,6 +11,7 @@
 #include <map>
 
 #include "format/json.h"
+#include "engine/request_expr.h"
 #include "tools/server/protocol/model_gen.h"
 #include "tools/server/wire_requests.h"
 
@@ -575,7 +576,14 @@ Op Serve(void (*run)(Database*, const Request&, Writer&)) {
     if constexpr (std::is_same_v<Input, Request>) {
       run(db, in, w);
     } else {
-      run(db, Check(ToRequest(std::move(in))), w);
+      ValueErrors value_errors;
+      Request request = Check(ToRequest(std::move(in)));
+      if (!value_errors.first().ok()) {
+        // An invalid AttributeValue loses to the mixing check (5.1).
+        if constexpr (requires { CheckParameters(request); }) Check(CheckParameters(request));
+        Check(value_errors.first());
+      }
+      run(db, request, w);
     }
   };
 }

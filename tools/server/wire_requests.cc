@@ -107,10 +107,23 @@ bool HasDuplicates(std::vector<T> members) {
   return std::adjacent_find(members.begin(), members.end()) != members.end();
 }
 
+// Where Lenient() keeps the first AttributeValue error (see ValueErrors).
+thread_local Status* value_errors = nullptr;
+
+// An AttributeValue as the translation needs it: a failure is recorded for
+// the caller and NULL stands in, so that the request's parameter checks,
+// which DynamoDB runs first, can still be asked for.
+Result<AttributeValue> Lenient(p::AttributeValue&& in) {
+  auto v = ToValue(std::move(in));
+  if (v.ok() || value_errors == nullptr) return v;
+  if (value_errors->ok()) *value_errors = v.status();
+  return AttributeValue::Null();
+}
+
 Result<Item> ToItem(p::Map<p::AttributeValue>&& in) {
   Item item;
   for (auto& [name, value] : in) {
-    auto v = ToValue(std::move(value));
+    auto v = Lenient(std::move(value));
     if (!v.ok()) return v.status();
     item.insert_or_assign(std::move(name), std::move(v).value());
   }
@@ -141,7 +154,7 @@ Result<std::optional<ExpressionAttributeValues>> Values(
   if (!in) return std::optional<ExpressionAttributeValues>();
   ExpressionAttributeValues out;
   for (auto& [k, v] : *in) {
-    auto value = ToValue(std::move(v));
+    auto value = Lenient(std::move(v));
     if (!value.ok()) return value.status();
     out.insert_or_assign(std::move(k), std::move(value).value());
   }
@@ -153,7 +166,7 @@ Result<std::vector<AttributeValue>> ValueList(std::optional<std::vector<p::Attri
   if (!in) return out;
   out.reserve(in->size());
   for (auto& v : *in) {
-    auto value = ToValue(std::move(v));
+    auto value = Lenient(std::move(v));
     if (!value.ok()) return value.status();
     out.push_back(std::move(value).value());
   }
@@ -182,8 +195,7 @@ Result<std::optional<std::map<std::string, ExpectedAttributeValue>>> Expected(
   for (auto& [name, e] : *in) {
     ExpectedAttributeValue x;
     if (e.value) {
-      DYNAROCK_ASSIGN_OR_RETURN(auto v, ToValue(std::move(*e.value)));
-      x.value = std::move(v);
+      DYNAROCK_ASSIGN_OR_RETURN(x.value, Lenient(std::move(*e.value)));
     }
     x.exists = e.exists;
     x.comparison_operator = EnumOf(e.comparison_operator, kComparison);
@@ -433,8 +445,7 @@ Result<UpdateItemRequest> ToRequest(p::UpdateItemInput&& in) {
     for (auto& [name, u] : *in.attribute_updates) {
       AttributeValueUpdate x;
       if (u.value) {
-        DYNAROCK_ASSIGN_OR_RETURN(auto v, ToValue(std::move(*u.value)));
-        x.value = std::move(v);
+        DYNAROCK_ASSIGN_OR_RETURN(x.value, Lenient(std::move(*u.value)));
       }
       x.action = EnumOf(u.action, kActions).value_or(AttributeAction::kPut);
       r.attribute_updates->insert_or_assign(std::move(name), std::move(x));
@@ -649,5 +660,8 @@ Result<UntagResourceRequest> ToRequest(p::UntagResourceInput&& in) {
 Result<ListTagsOfResourceRequest> ToRequest(p::ListTagsOfResourceInput&& in) {
   return ListTagsOfResourceRequest{Take(in.resource_arn)};
 }
+
+ValueErrors::ValueErrors() : outer_(value_errors) { value_errors = &first_; }
+ValueErrors::~ValueErrors() { value_errors = outer_; }
 
 }  // namespace dynarock::wire
