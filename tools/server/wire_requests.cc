@@ -383,20 +383,32 @@ Result<ListTablesRequest> ToRequest(p::ListTablesInput&& in) {
   return ListTablesRequest{std::move(in.exclusive_start_table_name), in.limit};
 }
 
+namespace {
+
+// The members PutItem, DeleteItem and UpdateItem share.
+template <typename In, typename Out>
+Status SingleWriteFields(In& in, Out* r) {
+  r->table_name = Take(in.table_name);
+  r->return_values = Returns(in.return_values);
+  r->condition_expression = std::move(in.condition_expression);
+  r->expression_attribute_names = Names(in.expression_attribute_names);
+  DYNAROCK_ASSIGN_OR_RETURN(r->expression_attribute_values,
+                            Values(in.expression_attribute_values));
+  r->return_values_on_condition_check_failure =
+      OnFailure(in.return_values_on_condition_check_failure);
+  DYNAROCK_ASSIGN_OR_RETURN(r->expected, Expected(in.expected));
+  r->conditional_operator = EnumOf(in.conditional_operator, kConditional);
+  r->return_item_collection_metrics = Metrics(in.return_item_collection_metrics);
+  r->return_consumed_capacity = Consumed(in.return_consumed_capacity);
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<PutItemRequest> ToRequest(p::PutItemInput&& in) {
   PutItemRequest r;
-  r.table_name = Take(in.table_name);
   DYNAROCK_ASSIGN_OR_RETURN(r.item, ToRequiredItem(in.item));
-  r.return_values = Returns(in.return_values);
-  r.condition_expression = std::move(in.condition_expression);
-  r.expression_attribute_names = Names(in.expression_attribute_names);
-  DYNAROCK_ASSIGN_OR_RETURN(r.expression_attribute_values, Values(in.expression_attribute_values));
-  r.return_values_on_condition_check_failure =
-      OnFailure(in.return_values_on_condition_check_failure);
-  DYNAROCK_ASSIGN_OR_RETURN(r.expected, Expected(in.expected));
-  r.conditional_operator = EnumOf(in.conditional_operator, kConditional);
-  r.return_item_collection_metrics = Metrics(in.return_item_collection_metrics);
-  r.return_consumed_capacity = Consumed(in.return_consumed_capacity);
+  DYNAROCK_RETURN_IF_ERROR(SingleWriteFields(in, &r));
   return r;
 }
 
@@ -414,32 +426,15 @@ Result<GetItemRequest> ToRequest(p::GetItemInput&& in) {
 
 Result<DeleteItemRequest> ToRequest(p::DeleteItemInput&& in) {
   DeleteItemRequest r;
-  r.table_name = Take(in.table_name);
   DYNAROCK_ASSIGN_OR_RETURN(r.key, ToRequiredItem(in.key));
-  r.return_values = Returns(in.return_values);
-  r.condition_expression = std::move(in.condition_expression);
-  r.expression_attribute_names = Names(in.expression_attribute_names);
-  DYNAROCK_ASSIGN_OR_RETURN(r.expression_attribute_values, Values(in.expression_attribute_values));
-  r.return_values_on_condition_check_failure =
-      OnFailure(in.return_values_on_condition_check_failure);
-  DYNAROCK_ASSIGN_OR_RETURN(r.expected, Expected(in.expected));
-  r.conditional_operator = EnumOf(in.conditional_operator, kConditional);
-  r.return_item_collection_metrics = Metrics(in.return_item_collection_metrics);
-  r.return_consumed_capacity = Consumed(in.return_consumed_capacity);
+  DYNAROCK_RETURN_IF_ERROR(SingleWriteFields(in, &r));
   return r;
 }
 
 Result<UpdateItemRequest> ToRequest(p::UpdateItemInput&& in) {
   UpdateItemRequest r;
-  r.table_name = Take(in.table_name);
   DYNAROCK_ASSIGN_OR_RETURN(r.key, ToRequiredItem(in.key));
   r.update_expression = std::move(in.update_expression);
-  r.condition_expression = std::move(in.condition_expression);
-  r.expression_attribute_names = Names(in.expression_attribute_names);
-  DYNAROCK_ASSIGN_OR_RETURN(r.expression_attribute_values, Values(in.expression_attribute_values));
-  r.return_values = Returns(in.return_values);
-  r.return_values_on_condition_check_failure =
-      OnFailure(in.return_values_on_condition_check_failure);
   if (in.attribute_updates) {
     r.attribute_updates.emplace();
     for (auto& [name, u] : *in.attribute_updates) {
@@ -451,10 +446,7 @@ Result<UpdateItemRequest> ToRequest(p::UpdateItemInput&& in) {
       r.attribute_updates->insert_or_assign(std::move(name), std::move(x));
     }
   }
-  DYNAROCK_ASSIGN_OR_RETURN(r.expected, Expected(in.expected));
-  r.conditional_operator = EnumOf(in.conditional_operator, kConditional);
-  r.return_item_collection_metrics = Metrics(in.return_item_collection_metrics);
-  r.return_consumed_capacity = Consumed(in.return_consumed_capacity);
+  DYNAROCK_RETURN_IF_ERROR(SingleWriteFields(in, &r));
   return r;
 }
 
