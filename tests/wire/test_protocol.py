@@ -83,7 +83,7 @@ def test_malformed_http_and_oversized_body_then_still_serving(endpoint):
                   b"Content-Type: application/x-amz-json-1.0\r\nContent-Length: 16777300\r\n\r\n{")
         reply = s.recv(65536)
     assert reply.startswith(b"HTTP/1.1 413")
-    assert b"SerializationException" in reply
+    assert reply.endswith(b"\r\n\r\n")  # VALIDATION.md 1a: an empty body
     status, _, body = post(endpoint, "DynamoDB_20120810.ListTables", b"{}")
     assert status == 200 and "TableNames" in json.loads(body)
 
@@ -130,3 +130,51 @@ def test_threads_option(tmp_path):
     assert client().describe_table(TableName="Tpool")["Table"]["ItemCount"] == 100
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
+
+
+def raw(endpoint, request):
+    """Sends raw HTTP bytes; returns (status, headers dict lower-cased, body)."""
+    url = urlparse(endpoint)
+    with socket.create_connection((url.hostname, url.port), timeout=30) as s:
+        s.sendall(request)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += s.recv(65536)
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.decode().split("\r\n")
+        headers = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+        while len(body) < int(headers.get("content-length", 0)):
+            body += s.recv(65536)
+        return int(lines[0].split()[1]), headers, body
+
+
+def test_http_framing_as_dynamodb_answers_it(endpoint):
+    # VALIDATION.md 1: GET health, CORS preflight, other methods and media
+    # types are unknown operations (404), and every answer carries CORS.
+    status, headers, body = raw(endpoint, b"GET /any/path HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 200 and body == b"healthy: dynamodb.us-east-1.amazonaws.com "
+    assert int(headers["x-amz-crc32"]) == zlib.crc32(body)
+    status, headers, body = raw(
+        endpoint, b"OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: http://page.example\r\n"
+                  b"Access-Control-Request-Method: POST\r\n"
+                  b"Access-Control-Request-Headers: content-type,x-amz-target\r\n\r\n")
+    assert (status, body) == (200, b"")
+    assert headers["access-control-allow-origin"] == "*"
+    assert headers["access-control-max-age"] == "172800"
+    assert headers["access-control-allow-methods"] == "POST"
+    assert headers["access-control-allow-headers"] == "content-type,x-amz-target"
+    for request in [b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+                    b"OPTIONS / HTTP/1.1\r\nHost: x\r\n\r\n",
+                    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+                    b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 2\r\n\r\n{}"]:
+        status, headers, body = raw(endpoint, request)
+        assert (status, body) == (404, b"<UnknownOperationException/>\n"), request
+        assert int(headers["x-amz-crc32"]) == 3552371480
+    # A page's POST is served and readable by it; the answer is typed as asked.
+    status, headers, body = raw(
+        endpoint, b"POST / HTTP/1.1\r\nHost: x\r\nOrigin: http://page.example\r\n"
+                  b"Content-Type: application/json; charset=utf-8\r\n"
+                  b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 2\r\n\r\n{}")
+    assert status == 200 and "TableNames" in json.loads(body)
+    assert headers["access-control-allow-origin"] == "*"
+    assert headers["content-type"] == "application/json"

@@ -48,6 +48,22 @@ struct Server::Impl {
   wire::WireResponse Respond(const http::request<http::string_body>& req);
 };
 
+namespace {
+
+// The request's media type: Content-Type before any ';', trimmed
+// (compared case-sensitively, as DynamoDB does).
+std::string_view MediaType(const http::request<http::string_body>& req) {
+  auto it = req.find(http::field::content_type);
+  if (it == req.end()) return {};
+  std::string_view v(it->value().data(), it->value().size());
+  v = v.substr(0, v.find(';'));
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  return v;
+}
+
+}  // namespace
+
 // One connection: read a request, answer it, repeat while keep-alive lasts.
 // Handlers run on the server's fixed pool of threads.
 class Session : public std::enable_shared_from_this<Session> {
@@ -76,9 +92,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnRead(beast::error_code ec, size_t) {
     if (ec == http::error::body_limit) {
-      Write(wire::ErrorResponse(
-                Status::Serialization("Request body exceeds the maximum size of 16 MB")),
-            413, 11, /*keep_alive=*/false);
+      // VALIDATION.md 1a: 413 with an empty body.
+      Write({413, ""}, 413, 11, /*keep_alive=*/false, "application/json");
       return;
     }
     if (ec) return Close();  // closed, timed out, or not HTTP: nothing more to answer
@@ -86,12 +101,23 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_
         .expires_never();  // the engine may take its time; idle time only counts between requests
     wire::WireResponse r = server_->Respond(req);
-    Write(std::move(r), r.http_status, req.version(), req.keep_alive());
+    // VALIDATION.md 1b and 7: any request with an Origin may be read by the
+    // page that sent it; the answer is typed as the request was.
+    if (req.find(http::field::origin) != req.end()) {
+      r.headers.emplace_back("Access-Control-Allow-Origin", "*");
+    }
+    const std::string_view media = MediaType(req);
+    const char* type = media == "application/x-amz-json-1.0"   ? "application/x-amz-json-1.0"
+                       : media == "application/x-amz-json-1.1" ? "application/x-amz-json-1.1"
+                                                               : "application/json";
+    Write(std::move(r), r.http_status, req.version(), req.keep_alive(), type);
   }
 
-  void Write(wire::WireResponse r, int status, unsigned version, bool keep_alive) {
+  void Write(wire::WireResponse r, int status, unsigned version, bool keep_alive,
+             const char* content_type) {
     res_ = {static_cast<http::status>(status), version};
-    res_.set(http::field::content_type, "application/x-amz-json-1.0");
+    res_.set(http::field::content_type, content_type);
+    for (auto& [name, value] : r.headers) res_.set(name, value);
     res_.set("x-amzn-RequestId", RequestId());
     // The SDKs verify this CRC32 of the body.
     res_.set("x-amz-crc32", std::to_string(crc32(0L, reinterpret_cast<const Bytef*>(r.body.data()),
@@ -121,7 +147,29 @@ class Session : public std::enable_shared_from_this<Session> {
 };
 
 wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>& req) {
-  if (req.method() != http::verb::post) return {200, "healthy: dynarock"};
+  // VALIDATION.md 1b-1d, in order: CORS preflight, GET health, then any
+  // other method or an unknown media type is an unknown operation (404).
+  const bool cors = req.find(http::field::origin) != req.end();
+  if (req.method() == http::verb::options && cors) {
+    wire::WireResponse r{200, ""};
+    r.headers.emplace_back("Access-Control-Max-Age", "172800");
+    if (auto h = req.find("Access-Control-Request-Headers"); h != req.end()) {
+      r.headers.emplace_back("Access-Control-Allow-Headers", std::string(h->value()));
+    }
+    if (auto m = req.find("Access-Control-Request-Method"); m != req.end()) {
+      r.headers.emplace_back("Access-Control-Allow-Methods", std::string(m->value()));
+    }
+    return r;
+  }
+  if (req.method() == http::verb::get) {
+    return {200, "healthy: dynamodb." + options.region + ".amazonaws.com "};
+  }
+  const std::string_view media = MediaType(req);
+  if (req.method() != http::verb::post ||
+      (!req.body().empty() && media != "application/json" &&
+       media != "application/x-amz-json-1.0" && media != "application/x-amz-json-1.1")) {
+    return {404, "<UnknownOperationException/>\n"};
+  }
   wire::Authenticator authenticate;
   if (!options.credentials.empty()) {
     authenticate = [&]() -> std::optional<wire::WireResponse> {

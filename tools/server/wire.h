@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "dynarock/db.h"
 
@@ -19,6 +21,8 @@ namespace dynarock::wire {
 struct WireResponse {
   int http_status = 200;
   std::string body;
+  // Headers beyond the ones every answer carries (CORS preflight).
+  std::vector<std::pair<std::string, std::string>> headers = {};
 };
 
 // Authentication, run by Handle() at its place in DynamoDB's order (after the
