@@ -49,7 +49,9 @@ const auto& Get(const T& v) {
 // A string's length as Java counts it (UTF-16 code units), which is what the
 // model's min/max mean. REQUIRES: valid UTF-8.
 size_t Utf16Length(std::string_view s);
-// Whole-string match of one of the model's patterns.
+// The one pattern the served operations' shapes use (table and index names).
+inline constexpr std::string_view kNamePattern = "[a-zA-Z0-9_.-]+";
+// Whole-string match of `pattern`. REQUIRES: pattern == kNamePattern.
 bool MatchesPattern(std::string_view pattern, std::string_view s);
 // A blob as Java prints a ByteBuffer: its size, never its bytes (which need
 // not be UTF-8, and the message goes into a JSON string).

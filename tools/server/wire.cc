@@ -1,17 +1,16 @@
 #include "tools/server/wire.h"
 
-#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <functional>
 #include <optional>
-#include <type_traits>
 #include <map>
+#include <type_traits>
 
-#include "format/json.h"
 #include "engine/request_expr.h"
+#include "format/json.h"
 #include "tools/server/protocol/model_gen.h"
 #include "tools/server/wire_requests.h"
 

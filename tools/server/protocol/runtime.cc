@@ -34,18 +34,15 @@ Status NotCollection(Element json, std::string_view java_class) {
   return Status::OK();
 }
 
-bool IsNumber(Element json) { return json.is_number(); }
-
 template <typename T>
 Status ReadIntegral(Element json, std::string_view name, T* out) {
   DYNAROCK_RETURN_IF_ERROR(NotCollection(json, "java.lang." + std::string(name)));
-  if (!IsNumber(json)) {
+  if (!json.is_number()) {
     return Serialization(std::string(TokenName(json)) + " cannot be converted to " +
                          std::string(name));
   }
   // A fractional number is truncated towards minus infinity (dynalite
   // floors); out-of-range values saturate.
-  double d;
   if (json.is_int64()) {
     int64_t v = int64_t(json);
     if (v < std::numeric_limits<T>::min()) v = std::numeric_limits<T>::min();
@@ -57,7 +54,7 @@ Status ReadIntegral(Element json, std::string_view name, T* out) {
     *out = std::numeric_limits<T>::max();
     return Status::OK();
   }
-  d = std::floor(double(json));
+  const double d = std::floor(double(json));
   if (!(d > static_cast<double>(std::numeric_limits<T>::min()))) {
     *out = std::numeric_limits<T>::min();
   } else if (!(d < static_cast<double>(std::numeric_limits<T>::max()))) {
