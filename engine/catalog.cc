@@ -189,6 +189,73 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
   return t;
 }
 
+Result<NewGlobalIndex> ValidateNewGlobalIndex(
+    const TableInfo& table, const CreateGlobalSecondaryIndexAction& create,
+    const std::optional<std::vector<AttributeDefinition>>& new_definitions) {
+  // Validate the new index as CreateTable would, against the table's
+  // keys and the merged attribute definitions.
+  CreateTableRequest check;
+  check.table_name = table.name;
+  check.key_schema.push_back({table.partition_key.name, KeyType::kHash});
+  if (table.sort_key) check.key_schema.push_back({table.sort_key->name, KeyType::kRange});
+  check.attribute_definitions = table.attribute_definitions;
+  if (new_definitions) {
+    for (const auto& d : *new_definitions) {
+      auto known = table.DefinedType(d.attribute_name);
+      if (known && *known != d.attribute_type) {
+        return InvalidParameter("Cannot change the type of existing attribute " +
+                                d.attribute_name);
+      }
+      if (!known) check.attribute_definitions.push_back(d);
+    }
+  }
+  check.billing_mode = table.billing_mode;
+  if (table.billing_mode == BillingMode::kProvisioned)
+    check.provisioned_throughput = table.throughput;
+  check.global_secondary_indexes.emplace();
+  for (const auto& existing : table.indexes) {
+    if (existing.name == create.index_name) {
+      return InvalidParameter("Duplicate index name: " + existing.name);
+    }
+  }
+  check.global_secondary_indexes->push_back({create.index_name, create.key_schema,
+                                             create.projection,
+                                             create.provisioned_throughput});
+  // Only the key attributes of the table and its indexes may be defined.
+  std::vector<AttributeDefinition> used;
+  for (const auto& d : check.attribute_definitions) {
+    bool is_key = d.attribute_name == table.partition_key.name ||
+                  (table.sort_key && d.attribute_name == table.sort_key->name);
+    for (const auto& k : create.key_schema) is_key |= k.attribute_name == d.attribute_name;
+    for (const auto& i : table.indexes) {
+      is_key |= i.partition_key.name == d.attribute_name ||
+                (i.sort_key && i.sort_key->name == d.attribute_name);
+    }
+    if (is_key) used.push_back(d);
+  }
+  check.attribute_definitions = used;
+  // Existing LSIs/GSIs take part in the definitions count check.
+  for (const auto& i : table.indexes) {
+    std::vector<KeySchemaElement> ks = {{i.partition_key.name, KeyType::kHash}};
+    if (i.sort_key) ks.push_back({i.sort_key->name, KeyType::kRange});
+    if (i.global) {
+      check.global_secondary_indexes->push_back(
+          {i.name,
+           ks,
+           {i.projection, i.non_key_attributes},
+           table.billing_mode == BillingMode::kProvisioned ? std::optional(i.throughput)
+                                                          : std::nullopt});
+    } else {
+      if (!check.local_secondary_indexes) check.local_secondary_indexes.emplace();
+      check.local_secondary_indexes->push_back(
+          {i.name, ks, {i.projection, i.non_key_attributes}});
+    }
+  }
+  DYNAROCK_ASSIGN_OR_RETURN(TableInfo validated, ValidateCreateTable(check));
+  return NewGlobalIndex{*validated.FindIndex(create.index_name),
+                        std::move(validated.attribute_definitions)};
+}
+
 TableDescription Describe(const TableInfo& t, std::string_view region,
                           std::string_view account_id) {
   TableDescription d;

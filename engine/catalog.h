@@ -85,6 +85,18 @@ struct TableInfo {
 // describes, with space ids, uuid and creation time left for the caller.
 Result<TableInfo> ValidateCreateTable(const CreateTableRequest& request);
 
+// A GSI UpdateTable may add to `table`, checked as CreateTable would check
+// it (against the table's keys, its other indexes and the attribute
+// definitions merged with `new_definitions`), with the table's definitions
+// afterwards. The index's space id is left for the caller.
+struct NewGlobalIndex {
+  IndexInfo index;
+  std::vector<AttributeDefinition> attribute_definitions;
+};
+Result<NewGlobalIndex> ValidateNewGlobalIndex(
+    const TableInfo& table, const CreateGlobalSecondaryIndexAction& create,
+    const std::optional<std::vector<AttributeDefinition>>& new_definitions);
+
 // The description DynamoDB returns, without the statistics (the caller fills
 // item_count and table_size_bytes).
 TableDescription Describe(const TableInfo& table, std::string_view region,

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include "engine/keys.h"
 #include "engine/recount.h"
 #include "engine/stats.h"
+#include "engine/write/action.h"
 
 namespace dynarock {
 
@@ -49,6 +51,32 @@ class TableHandle {
  private:
   std::shared_ptr<TableState> state_;
   std::shared_lock<std::shared_mutex> alive_;
+};
+
+// An iterator over the keys [lower, upper) of one column family, in total
+// order (no prefix bloom). It owns its bounds: RocksDB keeps pointers to
+// them for the iterator's whole life.
+class RangeIterator {
+ public:
+  RangeIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string lower,
+                std::string upper)
+      : lower_(std::move(lower)), upper_(std::move(upper)), lo_(lower_), hi_(upper_) {
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lo_;
+    ro.iterate_upper_bound = &hi_;
+    ro.total_order_seek = true;
+    it_.reset(db->NewIterator(ro, cf));
+    it_->Seek(lo_);
+  }
+  RangeIterator(const RangeIterator&) = delete;
+  RangeIterator& operator=(const RangeIterator&) = delete;
+  // Positioned at the first key at construction.
+  rocksdb::Iterator* operator->() const { return it_.get(); }
+
+ private:
+  const std::string lower_, upper_;
+  const rocksdb::Slice lo_, hi_;
+  std::unique_ptr<rocksdb::Iterator> it_;
 };
 
 class Database::Impl {
@@ -87,6 +115,9 @@ class Database::Impl {
   Result<StatisticsReport> RecountStatistics();
   Status WaitForCompactions();
 
+  // Tables held by a multi-table operation, by name.
+  using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;
+
  private:
   // Fills a new GSI from the table's items, then marks it ACTIVE with exact
   // totals. Idempotent, so Open re-runs an interrupted one.
@@ -97,10 +128,9 @@ class Database::Impl {
   // REQUIRES: catalog_mu_ and old->mu held exclusively.
   Status ReplaceTable(const std::shared_ptr<TableState>& old, TableInfo info,
                       rocksdb::WriteBatch* extra);
+  // Tag/UntagResource: applies `change` to the tags of the table `arn` names.
+  Status ChangeTags(std::string_view arn, const std::function<Status(TableInfo*)>& change);
 
- public:
-
- private:
   // Item writes to the same key serialize on one of these stripes, chosen by
   // the key's hash. Why stripes and not RocksDB's TransactionDB: every write
   // here is a short read-modify-write of keys known up front (the old item is
@@ -115,9 +145,8 @@ class Database::Impl {
   Result<std::shared_ptr<TableState>> FindTable(std::string_view name, bool describe_style);
   // The same, held against DeleteTable for the caller's operation.
   Result<std::unique_ptr<TableHandle>> AcquireTable(std::string_view name);
-  // Validates each name and acquires each table of `*handles` (its keys), in
-  // name order, so that multi-table operations take table locks in one order.
-  using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;
+  // Acquires each table of `*handles` (its keys), in name order, so that
+  // multi-table operations take table locks in one order.
   Status AcquireTables(TableHandles* handles);
 
   // A table held exclusively for a catalog change, with the catalog lock.
@@ -136,20 +165,29 @@ class Database::Impl {
   // `snapshot` (optional) pins the read to the state an iterator sees.
   Result<std::optional<Item>> ReadItem(const format::EncodedKey& key,
                                        const rocksdb::Snapshot* snapshot = nullptr);
-  Counter ReadCounter(const std::string& stats_key);
+  // A statistics counter (stats column family); zero if absent or malformed.
+  Counter ReadStatsCounter(const std::string& stats_key);
   // The lock a write of `item_key` takes: the item's stripe, or for a table
   // with an LSI the collection's, so that the collection size limit is
   // checked and enforced atomically.
   std::mutex& WriteLock(const TableInfo& table, const format::EncodedKey& item_key,
                         const AttributeValue& pk);
-  // One atomic batch of item writes being assembled (a single write, or a
-  // transaction's), with the collection growth it already contains so the
-  // size limit sees every write of the batch.
+  // The write pipeline (engine/write/pipeline.cc): runs `actions`
+  // atomically through the steps of engine/write/action.h. The outcomes say
+  // what each action found; if any failed, nothing was written. An error
+  // Result only for I/O and corruption.
+  Result<std::vector<write::Outcome>> RunWrites(const std::vector<write::Action>& actions,
+                                                const write::RunOptions& options);
+  // RunWrites for one action, its failure returned as the error.
+  Result<write::Outcome> RunWrite(write::Action action, ReturnItemCollectionMetrics metrics,
+                                  CapacityMeter* meter);
+  // One atomic batch of item writes being assembled, with the collection
+  // growth it already contains so the size limit sees every write of it.
   struct PendingWrite {
     rocksdb::WriteBatch batch;
     // LSI tables: collection stats key -> its counter with this batch's writes.
     std::map<std::string, Counter> collections;
-    std::vector<IndexWriteUnits> index_writes;        // for consumed capacity
+    std::vector<IndexWriteUnits> index_writes;  // for consumed capacity
   };
   // Adds the write of `after` (or the deletion of the item when null) to
   // `pending`: the item, its index entries and statistics; enforces the
@@ -157,11 +195,6 @@ class Database::Impl {
   Result<std::optional<ItemCollectionMetrics>> PrepareItemWrite(
       PendingWrite* pending, const TableInfo& table, const format::EncodedKey& key,
       const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics);
-  // PrepareItemWrite for one item, then the write.
-  // `meter` (if not null) is charged the item's and its indexes' write units.
-  Result<std::optional<ItemCollectionMetrics>> CommitItemWrite(
-      const TableInfo& table, const format::EncodedKey& key, const std::optional<Item>& before,
-      const Item* after, ReturnItemCollectionMetrics metrics, CapacityMeter* meter = nullptr);
   Status Write(rocksdb::WriteBatch* batch);
   Status FromRocks(const rocksdb::Status& s);
 

@@ -69,29 +69,6 @@ std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const Inde
   return format::EncodeIndexKey(index.space_id, ipk->second, isk, pk, sk);
 }
 
-std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk) {
-  std::string prefix = format::CollectionPrefix(space_id, pk).bytes();
-  std::string key = prefix.substr(0, 4);
-  key.push_back(kCollectionStatsTag);
-  key.append(prefix, 4, std::string::npos);  // hash | enc(pk)
-  return key;
-}
-
-Result<PrimaryKey> CheckItemForPut(const TableInfo& table, const Item& item) {
-  DYNAROCK_RETURN_IF_ERROR(format::ValidateItem(item));
-  auto key = ItemPrimaryKey(table, item);
-  if (!key.ok()) return key.status();
-  if (format::ItemSize(item) > format::kMaxItemBytes) {
-    return Status::Validation("Item size has exceeded the maximum allowed size");
-  }
-  DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(table, item));
-  if (table.has_lsi() &&
-      ItemWithLocalIndexesBytes(table, item) > static_cast<int64_t>(format::kMaxItemBytes)) {
-    return Status::Validation("Item size has exceeded the maximum allowed size");
-  }
-  return key;
-}
-
 int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item) {
   int64_t bytes = static_cast<int64_t>(format::ItemSize(item));
   for (const auto& index : table.indexes) {

@@ -1,10 +1,10 @@
 // Secondary index entries and collection statistics for one item write.
 //
-// Every write path (PutItem, UpdateItem, DeleteItem, and later batches and
-// transactions) computes the item before and after, and IndexChanges turns
-// the pair into the index puts/deletes and statistics deltas that go into the
-// same WriteBatch as the item itself, so indexes and statistics never
-// disagree with the table, even after a crash.
+// The write pipeline (engine/write/) computes each item before and after a
+// write, and AddIndexAndStatsChanges turns the pair into the index
+// puts/deletes and statistics deltas that go into the same WriteBatch as the
+// item itself, so indexes and statistics never disagree with the table, even
+// after a crash.
 #ifndef DYNAROCK_ENGINE_INDEX_H_
 #define DYNAROCK_ENGINE_INDEX_H_
 
@@ -37,17 +37,6 @@ Item ProjectForIndex(const TableInfo& table, const IndexInfo& index, const Item&
 // attribute (sparse index).
 std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const IndexInfo& index,
                                               const Item& item);
-
-// Statistics keys (stats column family), all under the owner's space id so
-// DeleteTable drops them with one range deletion:
-//   space_id | 'C' | hash | enc(pk)   one collection of a table
-std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk);
-inline constexpr char kCollectionStatsTag = 'C';
-
-// Everything PutItem checks about an item before writing it (attribute
-// values, the key, the 400 KB limit with LSI entries, index key types), in
-// DynamoDB's order; the item's primary key on success.
-Result<PrimaryKey> CheckItemForPut(const TableInfo& table, const Item& item);
 
 // An item plus its LSI entries: what must fit in DynamoDB's 400 KB.
 int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item);

@@ -80,4 +80,10 @@ Item KeyOf(const TableInfo& table, const Item& item) {
   return key;
 }
 
+std::string SpaceBound(uint32_t space_id) {
+  std::string out;
+  format::PutFixed32BE(&out, space_id);
+  return out;
+}
+
 }  // namespace dynarock

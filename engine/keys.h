@@ -35,6 +35,10 @@ Status CheckKeyValue(const AttributeValue& v, const std::string& name, bool is_p
 // The key attributes of `item` as a key map (for LastEvaluatedKey).
 Item KeyOf(const TableInfo& table, const Item& item);
 
+// The first key of a space id's key range: [SpaceBound(id), SpaceBound(id + 1))
+// holds every key of a table or index in its column family.
+std::string SpaceBound(uint32_t space_id);
+
 }  // namespace dynarock
 
 #endif  // DYNAROCK_ENGINE_KEYS_H_

@@ -56,4 +56,19 @@ bool CounterMergeOperator::Merge(const rocksdb::Slice& /*key*/,
   return true;
 }
 
+std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk) {
+  std::string prefix = format::CollectionPrefix(space_id, pk).bytes();
+  std::string key = prefix.substr(0, 4);
+  key.push_back(kCollectionStatsTag);
+  key.append(prefix, 4, std::string::npos);  // hash | enc(pk)
+  return key;
+}
+
+std::string CollectionStatsPrefix(uint32_t space_id) {
+  std::string key;
+  format::PutFixed32BE(&key, space_id);
+  key.push_back(kCollectionStatsTag);
+  return key;
+}
+
 }  // namespace dynarock

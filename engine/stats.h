@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "dynarock/types.h"
+
 namespace dynarock {
 
 struct Counter {
@@ -30,6 +32,13 @@ bool DecodeCounter(std::string_view bytes, Counter* out);
 // statistics share its space_id prefix, so DeleteTable drops them with one
 // range deletion.
 std::string TableStatsKey(uint32_t space_id);
+
+// Key of one collection's counter: space_id | 'C' | hash | enc(pk), the
+// collection's items key prefix with the tag after the space id.
+std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk);
+inline constexpr char kCollectionStatsTag = 'C';
+// space_id | 'C': the prefix every collection counter of a table shares.
+std::string CollectionStatsPrefix(uint32_t space_id);
 
 // Adds counters. Never throws (RocksDB is not exception-safe); a malformed
 // operand makes Merge return false, which RocksDB reports as corruption.

@@ -247,6 +247,10 @@ TEST_F(TransactionTest, ValidationErrors) {
   TransactUpdate key_update{
       .table_name = "Accounts", .key = {{"id", S(Id(2))}}, .update_expression = "SET id = :v"};
   key_update.expression_attribute_values = ExpressionAttributeValues{{":v", S("x")}};
+  // The transactional Update shares UpdateItem's rule (one write pipeline):
+  // a key attribute cannot be addressed as a document either.
+  TransactUpdate key_path_update = key_update;
+  key_path_update.update_expression = "SET id.x = :v";
   std::vector<TransactWriteItem> huge;
   for (int i = 0; i < 11; ++i) {
     huge.push_back({.put = TransactPut{.table_name = "Accounts",
@@ -267,6 +271,10 @@ TEST_F(TransactionTest, ValidationErrors) {
        {{.update = key_update}},
        "One or more parameter values were invalid: Cannot update attribute id. This attribute is "
        "part of the key"},
+      {"key path update",
+       {{.update = key_path_update}},
+       "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+       "allowed: Key: id"},
       {"over 4 MB", huge, "Transaction request size has exceeded the maximum allowed size of 4 MB"},
   };
   for (const auto& c : cases) {

@@ -1,0 +1,65 @@
+// Database's public methods: each forwards to Database::Impl.
+#include "dynarock/db.h"
+
+#include "engine/db_impl.h"
+
+namespace dynarock {
+
+Result<CreateTableResponse> Database::CreateTable(const CreateTableRequest& r) {
+  return impl_->CreateTable(r);
+}
+Result<DescribeTableResponse> Database::DescribeTable(const DescribeTableRequest& r) {
+  return impl_->DescribeTable(r);
+}
+Result<ListTablesResponse> Database::ListTables(const ListTablesRequest& r) {
+  return impl_->ListTables(r);
+}
+Result<DeleteTableResponse> Database::DeleteTable(const DeleteTableRequest& r) {
+  return impl_->DeleteTable(r);
+}
+Result<UpdateTableResponse> Database::UpdateTable(const UpdateTableRequest& r) {
+  return impl_->UpdateTable(r);
+}
+Result<UpdateTimeToLiveResponse> Database::UpdateTimeToLive(const UpdateTimeToLiveRequest& r) {
+  return impl_->UpdateTimeToLive(r);
+}
+Result<DescribeTimeToLiveResponse> Database::DescribeTimeToLive(
+    const DescribeTimeToLiveRequest& r) {
+  return impl_->DescribeTimeToLive(r);
+}
+Status Database::TagResource(const TagResourceRequest& r) { return impl_->TagResource(r); }
+Status Database::UntagResource(const UntagResourceRequest& r) { return impl_->UntagResource(r); }
+Result<ListTagsOfResourceResponse> Database::ListTagsOfResource(
+    const ListTagsOfResourceRequest& r) {
+  return impl_->ListTagsOfResource(r);
+}
+Result<PutItemResponse> Database::PutItem(const PutItemRequest& r) { return impl_->PutItem(r); }
+Result<GetItemResponse> Database::GetItem(const GetItemRequest& r) { return impl_->GetItem(r); }
+Result<DeleteItemResponse> Database::DeleteItem(const DeleteItemRequest& r) {
+  return impl_->DeleteItem(r);
+}
+Result<UpdateItemResponse> Database::UpdateItem(const UpdateItemRequest& r) {
+  return impl_->UpdateItem(r);
+}
+Result<BatchGetItemResponse> Database::BatchGetItem(const BatchGetItemRequest& r) {
+  return impl_->BatchGetItem(r);
+}
+Result<BatchWriteItemResponse> Database::BatchWriteItem(const BatchWriteItemRequest& r) {
+  return impl_->BatchWriteItem(r);
+}
+Result<TransactWriteItemsResponse> Database::TransactWriteItems(
+    const TransactWriteItemsRequest& r) {
+  return impl_->TransactWriteItems(r);
+}
+Result<TransactGetItemsResponse> Database::TransactGetItems(const TransactGetItemsRequest& r) {
+  return impl_->TransactGetItems(r);
+}
+Result<QueryResponse> Database::Query(const QueryRequest& r) { return impl_->Query(r); }
+Result<ScanResponse> Database::Scan(const ScanRequest& r) { return impl_->Scan(r); }
+Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std::string& table,
+                                                                       size_t limit) {
+  return impl_->LargestCollections(table, limit);
+}
+Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
+Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
+}  // namespace dynarock

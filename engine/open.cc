@@ -1,0 +1,204 @@
+// Opening and closing a database: RocksDB's options for each column
+// family, loading the catalog, finishing interrupted index backfills; and
+// the storage access every operation shares (ReadItem, Write, counters).
+#include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/slice_transform.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <chrono>
+#include <thread>
+
+#include "engine/db_impl.h"
+#include "format/item_codec.h"
+
+namespace dynarock {
+namespace {
+
+constexpr char kCatalogCf[] = "catalog";
+constexpr char kItemsCf[] = "items";
+constexpr char kStatsCf[] = "stats";
+constexpr char kIndexesCf[] = "indexes";
+
+}  // namespace
+
+Status Database::Impl::FromRocks(const rocksdb::Status& s) {
+  if (s.ok()) return Status::OK();
+  if (s.IsCorruption()) return Status::Corruption(s.ToString());
+  if (s.IsIOError()) return Status::IOError(s.ToString());
+  return Status::Internal(s.ToString());
+}
+
+Status Database::Impl::Open(const std::string& path) {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = options_.create_if_missing;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = 2;
+  db_options.bytes_per_sync = 1 << 20;
+
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.block_cache = rocksdb::NewLRUCache(options_.block_cache_bytes);
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table_options.whole_key_filtering = true;  // GetItem by full key
+  table_options.format_version = 5;
+  auto table_factory =
+      std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
+  auto compression = rocksdb::kNoCompression;
+  for (auto c : rocksdb::GetSupportedCompressions()) {
+    if (c == rocksdb::kLZ4Compression) compression = c;
+  }
+
+  rocksdb::ColumnFamilyOptions items;
+  items.table_factory = table_factory;
+  items.write_buffer_size = options_.write_buffer_bytes;
+  items.compression = compression;
+  // table id | hash: Query and GetItem stay inside one prefix, so its bloom
+  // filter lets them skip files that hold no key of the collection.
+  items.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(format::kKeyPrefixBytes));
+  items.memtable_prefix_bloom_size_ratio = 0.02;
+  // Whole keys in the memtable's bloom too: every write first reads the old
+  // item, and for a new key the filter answers without a skip-list search.
+  items.memtable_whole_key_filtering = true;
+  items.compaction_filter_factory = recount_factory_;  // idle unless a recount is armed
+
+  // Index keys have the same shape as item keys: space id | hash | ...
+  rocksdb::ColumnFamilyOptions indexes = items;
+  indexes.compaction_filter_factory = nullptr;
+
+  rocksdb::ColumnFamilyOptions stats;
+  stats.table_factory = table_factory;
+  stats.merge_operator = std::make_shared<CounterMergeOperator>();
+  // Every write merges into its table's counter (space id | 'T'): with a hint
+  // per 5-byte prefix, the memtable inserts the next operand where it put the
+  // last one instead of searching the skip list (about 250 bytes per prefix;
+  // RocksDB ignores hints for writes it applies concurrently).
+  stats.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(5));
+
+  rocksdb::ColumnFamilyOptions catalog;
+  catalog.table_factory = table_factory;
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
+      {kCatalogCf, catalog},
+      {kItemsCf, items},
+      {kStatsCf, stats},
+      {kIndexesCf, indexes},
+  };
+  rocksdb::DB* raw = nullptr;
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
+  db_.reset(raw);
+  catalog_cf_ = handles_[1];
+  items_cf_ = handles_[2];
+  stats_cf_ = handles_[3];
+  indexes_cf_ = handles_[4];
+  write_options_.sync = options_.sync_writes;
+
+  // Load the catalog.
+  std::string next;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), catalog_cf_, std::string(kCatalogNextSpaceIdKey), &next);
+  if (s.ok()) {
+    std::string_view in = next;
+    if (!format::GetFixed32BE(&in, &next_space_id_)) {
+      return Status::Corruption("catalog: bad next_space_id");
+    }
+  } else if (!s.IsNotFound()) {
+    return FromRocks(s);
+  }
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
+  for (it->Seek(std::string(kCatalogTablePrefix));
+       it->Valid() && it->key().starts_with(std::string(kCatalogTablePrefix)); it->Next()) {
+    auto table = DecodeTableDescriptor(std::string_view(it->value().data(), it->value().size()));
+    if (!table.ok()) return table.status();
+    std::string name = table->name;
+    tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(table).value()));
+  }
+  return FromRocks(it->status());
+}
+
+Status Database::Impl::ResumeBackfills() {
+  std::vector<std::pair<std::string, std::string>> pending;
+  {
+    std::shared_lock lock(catalog_mu_);
+    for (const auto& [name, state] : tables_) {
+      for (const auto& i : state->info.indexes) {
+        if (i.backfilling) pending.emplace_back(name, i.name);
+      }
+    }
+  }
+  for (const auto& [table, index] : pending) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(table, index));
+  return Status::OK();
+}
+
+Database::Impl::~Impl() {
+  if (!db_) return;
+  for (auto* h : handles_) {
+    // Ignoring: a failure to free a handle at shutdown leaves nothing to do.
+    db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  }
+  db_->Close().PermitUncheckedError();  // Ignoring: the WAL already holds every write.
+}
+
+Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const Options& options) {
+  auto impl = std::make_unique<Impl>(options);
+  DYNAROCK_RETURN_IF_ERROR(impl->Open(path));
+  DYNAROCK_RETURN_IF_ERROR(impl->ResumeBackfills());
+  return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Database::~Database() = default;
+
+Status Database::Impl::WaitForCompactions() {
+  // RocksDB 7 has no call that waits for background work: poll its counters.
+  auto busy = [this] {
+    uint64_t n = 0;
+    for (const char* p : {"rocksdb.num-running-compactions", "rocksdb.num-running-flushes"}) {
+      if (db_->GetIntProperty(p, &n) && n > 0) return true;
+    }
+    for (auto* cf : handles_) {
+      for (const char* p : {"rocksdb.compaction-pending", "rocksdb.mem-table-flush-pending"}) {
+        if (db_->GetIntProperty(cf, p, &n) && n > 0) return true;
+      }
+    }
+    return false;
+  };
+  while (busy()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return Status::OK();
+}
+
+// ---- Storage access ----------------------------------------------------------------------
+
+Counter Database::Impl::ReadTableStats(uint32_t space_id) {
+  return ReadStatsCounter(TableStatsKey(space_id));
+}
+
+Counter Database::Impl::ReadStatsCounter(const std::string& stats_key) {
+  std::string value;
+  Counter c;
+  if (db_->Get(rocksdb::ReadOptions(), stats_cf_, stats_key, &value).ok()) {
+    DecodeCounter(value, &c);  // a missing or malformed counter reads as zero
+  }
+  return c;
+}
+
+Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& key,
+                                                     const rocksdb::Snapshot* snapshot) {
+  rocksdb::PinnableSlice value;
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  rocksdb::Status s = db_->Get(ro, items_cf_, key.bytes(), &value);
+  if (s.IsNotFound()) return std::optional<Item>();
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
+  auto item = format::DecodeItem(std::string_view(value.data(), value.size()));
+  if (!item.ok()) return item.status();
+  return std::optional<Item>(std::move(item).value());
+}
+
+Status Database::Impl::Write(rocksdb::WriteBatch* batch) {
+  return FromRocks(db_->Write(write_options_, batch));
+}
+
+}  // namespace dynarock

@@ -1,0 +1,381 @@
+// Tables: CreateTable, DescribeTable, ListTables, DeleteTable, UpdateTable,
+// time to live and tags; and how operations find and hold a table against
+// a concurrent DeleteTable or UpdateTable.
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <random>
+
+#include "engine/db_impl.h"
+#include "engine/model/checks.h"
+#include "engine/validation.h"
+
+namespace dynarock {
+namespace {
+
+std::string NewUuid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & ~0xF000ull) | 0x4000ull;        // version 4
+  lo = (lo & ~(3ull << 62)) | (2ull << 62);  // variant 10
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
+                static_cast<unsigned>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
+  return buf;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+
+}  // namespace
+
+// ---- Finding and holding tables ------------------------------------------------------------
+
+Result<std::shared_ptr<TableState>> Database::Impl::FindTable(std::string_view name,
+                                                              bool describe_style) {
+  std::shared_lock lock(catalog_mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    if (describe_style) {
+      return Status::ResourceNotFound("Requested resource not found: Table: " + std::string(name) +
+                                      " not found");
+    }
+    return Status::ResourceNotFound();
+  }
+  return it->second;
+}
+
+Result<std::unique_ptr<TableHandle>> Database::Impl::AcquireTable(std::string_view name) {
+  while (true) {
+    auto found = FindTable(name, false);
+    if (!found.ok()) return found.status();
+    auto handle = std::make_unique<TableHandle>(std::move(found).value());
+    if (handle->deleted()) return Status::ResourceNotFound();
+    if (!handle->replaced()) return handle;
+    // UpdateTable swapped the table while we waited: take the new one.
+  }
+}
+
+Result<Database::Impl::ExclusiveTable> Database::Impl::LockTableExclusive(std::string_view name) {
+  while (true) {
+    auto found = FindTable(name, true);
+    if (!found.ok()) return found.status();
+    ExclusiveTable t;
+    t.state = std::move(found).value();
+    t.table_lock = std::unique_lock(t.state->mu);
+    t.catalog_lock = std::unique_lock(catalog_mu_);
+    auto it = tables_.find(name);
+    if (it != tables_.end() && it->second == t.state) return t;
+    // Replaced or deleted while we waited: look again.
+  }
+}
+
+Status Database::Impl::ReplaceTable(const std::shared_ptr<TableState>& old, TableInfo info,
+                                    rocksdb::WriteBatch* batch) {
+  // The caller holds old->mu exclusively: no item operation is in flight on
+  // the old descriptor, and later ones find the replacement (AcquireTable
+  // retries on `replaced`).
+  batch->Put(catalog_cf_, CatalogTableKey(info.name), EncodeTableDescriptor(info));
+  std::string next;
+  format::PutFixed32BE(&next, next_space_id_);
+  batch->Put(catalog_cf_, std::string(kCatalogNextSpaceIdKey), next);
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, batch)));
+  old->replaced = true;
+  std::string name = info.name;
+  tables_[name] = std::make_shared<TableState>(std::move(info));
+  return Status::OK();
+}
+
+Status Database::Impl::AcquireTables(TableHandles* handles) {
+  for (auto& [name, handle] : *handles) {
+    DYNAROCK_ASSIGN_OR_RETURN(handle, AcquireTable(name));
+  }
+  return Status::OK();
+}
+
+// ---- Table operations ----------------------------------------------------------------------
+
+Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  auto validated = ValidateCreateTable(request);
+  if (!validated.ok()) return validated.status();
+  TableInfo info = std::move(validated).value();
+
+  std::unique_lock lock(catalog_mu_);
+  if (tables_.count(info.name)) {
+    return Status::ResourceInUse("Table already exists: " + info.name);
+  }
+  uint32_t next_id = next_space_id_;
+  info.space_id = next_id++;
+  for (auto& index : info.indexes) index.space_id = next_id++;
+  info.uuid = NewUuid();
+  info.creation_time_ms = NowMs();
+
+  rocksdb::WriteBatch batch;
+  std::string next;
+  format::PutFixed32BE(&next, next_id);
+  batch.Put(catalog_cf_, std::string(kCatalogNextSpaceIdKey), next);
+  batch.Put(catalog_cf_, CatalogTableKey(info.name), EncodeTableDescriptor(info));
+  rocksdb::WriteOptions sync;
+  sync.sync = true;  // catalog changes are rare: always make them durable
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+  next_space_id_ = next_id;
+
+  CreateTableResponse response;
+  response.table_description = Describe(info, options_.region, options_.account_id);
+  std::string name = info.name;
+  tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(info)));
+  return response;
+}
+
+namespace {
+
+// Fills the statistics of a description from the counters.
+template <typename ReadFn>
+void FillStatistics(const TableInfo& info, TableDescription* d, ReadFn read) {
+  Counter c = read(info.space_id);
+  d->item_count = c.items;
+  d->table_size_bytes = c.bytes;
+  size_t l = 0, g = 0;
+  for (const auto& index : info.indexes) {
+    Counter ic = read(index.space_id);
+    if (index.global) {
+      auto& desc = (*d->global_secondary_indexes)[g++];
+      desc.item_count = ic.items;
+      desc.index_size_bytes = ic.bytes;
+    } else {
+      auto& desc = (*d->local_secondary_indexes)[l++];
+      desc.item_count = ic.items;
+      desc.index_size_bytes = ic.bytes;
+    }
+  }
+}
+
+}  // namespace
+
+Result<DescribeTableResponse> Database::Impl::DescribeTable(const DescribeTableRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  auto table = FindTable(request.table_name, true);
+  if (!table.ok()) return table.status();
+  DescribeTableResponse response;
+  response.table = Describe((*table)->info, options_.region, options_.account_id);
+  FillStatistics((*table)->info, &response.table,
+                 [this](uint32_t id) { return ReadTableStats(id); });
+  return response;
+}
+
+Result<ListTablesResponse> Database::Impl::ListTables(const ListTablesRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+
+  size_t limit = static_cast<size_t>(request.limit.value_or(100));
+  ListTablesResponse response;
+  std::shared_lock lock(catalog_mu_);
+  auto it = request.exclusive_start_table_name
+                ? tables_.upper_bound(*request.exclusive_start_table_name)
+                : tables_.begin();
+  for (; it != tables_.end() && response.table_names.size() < limit; ++it) {
+    response.table_names.push_back(it->first);
+  }
+  if (it != tables_.end() && !response.table_names.empty()) {
+    response.last_evaluated_table_name = response.table_names.back();
+  }
+  return response;
+}
+
+Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  // In-flight item operations finish first; later ones see `deleted`.
+  auto locked = LockTableExclusive(request.table_name);
+  if (!locked.ok()) return locked.status();
+  std::shared_ptr<TableState> table = locked->state;
+  const uint32_t id = table->info.space_id;
+
+  DeleteTableResponse response;
+  response.table_description = Describe(table->info, options_.region, options_.account_id);
+  FillStatistics(table->info, &response.table_description,
+                 [this](uint32_t space) { return ReadTableStats(space); });
+  response.table_description.table_status = TableStatus::kDeleting;
+
+  // One batch: the descriptor goes, and a range tombstone covers every item
+  // key and statistic of the table, whatever its size. Space ids are never
+  // reused, so the tombstones cannot hide a later table's data.
+  rocksdb::WriteBatch batch;
+  batch.Delete(catalog_cf_, CatalogTableKey(table->info.name));
+  batch.DeleteRange(items_cf_, SpaceBound(id), SpaceBound(id + 1));
+  batch.DeleteRange(stats_cf_, SpaceBound(id), SpaceBound(id + 1));
+  for (const auto& index : table->info.indexes) {
+    batch.DeleteRange(indexes_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
+    batch.DeleteRange(stats_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
+  }
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+  table->deleted = true;
+  tables_.erase(request.table_name);
+  return response;
+}
+
+Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  std::string backfill;
+  {
+    auto locked = LockTableExclusive(request.table_name);
+    if (!locked.ok()) return locked.status();
+    std::shared_ptr<TableState> state = locked->state;
+    TableInfo info = state->info;
+    rocksdb::WriteBatch batch;
+    if (request.billing_mode) info.billing_mode = *request.billing_mode;
+    if (request.provisioned_throughput) info.throughput = *request.provisioned_throughput;
+    if (info.billing_mode == BillingMode::kPayPerRequest) info.throughput = {};
+    const auto& updates = request.global_secondary_index_updates;
+    if (updates && updates->size() > 1) {
+      return Status::LimitExceeded(
+          "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+          "simultaneously per table");
+    }
+    if (updates && updates->size() == 1) {
+      const GlobalSecondaryIndexUpdate& u = (*updates)[0];
+      if (u.create.has_value() == u.delete_index_name.has_value()) {
+        return InvalidParameter(
+            "One of Create or Delete must be specified in a GlobalSecondaryIndexUpdate");
+      }
+      for (const auto& existing : info.indexes) {
+        if (existing.backfilling) {
+          return Status::LimitExceeded(
+              "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+              "simultaneously per table");
+        }
+      }
+      if (u.create) {
+        DYNAROCK_ASSIGN_OR_RETURN(
+            NewGlobalIndex added,
+            ValidateNewGlobalIndex(info, *u.create, request.attribute_definitions));
+        added.index.space_id = next_space_id_++;
+        added.index.backfilling = true;
+        info.attribute_definitions = std::move(added.attribute_definitions);
+        info.indexes.push_back(std::move(added.index));
+        backfill = u.create->index_name;
+      } else {
+        auto pos = std::find_if(info.indexes.begin(), info.indexes.end(), [&](const IndexInfo& i) {
+          return i.global && i.name == *u.delete_index_name;
+        });
+        if (pos == info.indexes.end()) {
+          return Status::ResourceNotFound(
+              "Requested resource not found: Index: " + *u.delete_index_name + " not found");
+        }
+        // Cheap: the index's key space and statistics go with range deletions.
+        batch.DeleteRange(indexes_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+        batch.DeleteRange(stats_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+        info.indexes.erase(pos);
+      }
+    }
+    DYNAROCK_RETURN_IF_ERROR(ReplaceTable(state, std::move(info), &batch));
+  }
+  if (!backfill.empty()) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(request.table_name, backfill));
+  auto described = DescribeTable({request.table_name});
+  if (!described.ok()) return described.status();
+  UpdateTableResponse response;
+  response.table_description = std::move(described->table);
+  return response;
+}
+
+// ---- TTL and tags ----------------------------------------------------------------------------
+
+Result<UpdateTimeToLiveResponse> Database::Impl::UpdateTimeToLive(
+    const UpdateTimeToLiveRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  const auto& spec = request.time_to_live_specification;
+
+  auto locked = LockTableExclusive(request.table_name);
+  if (!locked.ok()) return locked.status();
+  TableInfo info = locked->state->info;
+  if (spec.enabled && info.ttl_enabled) {
+    return Status::Validation("TimeToLive is already enabled");
+  }
+  if (!spec.enabled && !info.ttl_enabled) {
+    return Status::Validation("TimeToLive is already disabled");
+  }
+  if (!spec.enabled && info.ttl_attribute && *info.ttl_attribute != spec.attribute_name) {
+    return Status::Validation("TimeToLive attribute name " + spec.attribute_name +
+                              " does not match the enabled attribute " + *info.ttl_attribute);
+  }
+  info.ttl_enabled = spec.enabled;
+  info.ttl_attribute = spec.attribute_name;
+  rocksdb::WriteBatch batch;
+  DYNAROCK_RETURN_IF_ERROR(ReplaceTable(locked->state, std::move(info), &batch));
+  return UpdateTimeToLiveResponse{spec};
+}
+
+Result<DescribeTimeToLiveResponse> Database::Impl::DescribeTimeToLive(
+    const DescribeTimeToLiveRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  auto table = FindTable(request.table_name, true);
+  if (!table.ok()) return table.status();
+  DescribeTimeToLiveResponse r;
+  r.enabled = (*table)->info.ttl_enabled;
+  if (r.enabled) r.attribute_name = (*table)->info.ttl_attribute;
+  return r;
+}
+
+Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn) {
+  const std::string prefix =
+      "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/";
+  if (arn.substr(0, prefix.size()) != prefix ||
+      arn.find('/', prefix.size()) != std::string_view::npos) {
+    return Status::ResourceNotFound(
+        "Requested resource not found: ResourceArn: " + std::string(arn) + " not found");
+  }
+  return std::string(arn.substr(prefix.size()));
+}
+
+Status Database::Impl::ChangeTags(std::string_view arn,
+                                  const std::function<Status(TableInfo*)>& change) {
+  DYNAROCK_ASSIGN_OR_RETURN(std::string name, TableNameFromArn(arn));
+  auto locked = LockTableExclusive(name);
+  if (!locked.ok()) return Status::ResourceNotFound();
+  TableInfo info = locked->state->info;
+  DYNAROCK_RETURN_IF_ERROR(change(&info));
+  rocksdb::WriteBatch batch;
+  return ReplaceTable(locked->state, std::move(info), &batch);
+}
+
+Status Database::Impl::TagResource(const TagResourceRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  return ChangeTags(request.resource_arn, [&](TableInfo* info) {
+    for (const auto& [k, v] : request.tags) info->tags[k] = v;
+    if (info->tags.size() > 50) {
+      return Status::LimitExceeded("The number of tags exceeds the limit of 50");
+    }
+    return Status::OK();
+  });
+}
+
+Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  return ChangeTags(request.resource_arn, [&](TableInfo* info) {
+    for (const auto& k : request.tag_keys) info->tags.erase(k);
+    return Status::OK();
+  });
+}
+
+Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
+    const ListTagsOfResourceRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  auto name = TableNameFromArn(request.resource_arn);
+  if (!name.ok()) return name.status();
+  auto table = FindTable(*name, false);
+  if (!table.ok()) return table.status();
+  return ListTagsOfResourceResponse{(*table)->info.tags};
+}
+
+}  // namespace dynarock

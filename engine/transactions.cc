@@ -1,0 +1,296 @@
+// TransactWriteItems (all-or-nothing writes through the write pipeline,
+// with ClientRequestToken idempotency) and TransactGetItems (reads from one
+// snapshot).
+#include <rocksdb/snapshot.h>
+
+#include <chrono>
+#include <set>
+
+#include "engine/db_impl.h"
+#include "engine/model/checks.h"
+#include "engine/request_expr.h"
+#include "engine/validation.h"
+#include "format/item_size.h"
+
+namespace dynarock {
+namespace {
+
+constexpr size_t kMaxTransactBytes = 4 << 20;
+constexpr auto kTokenLifetime = std::chrono::minutes(10);
+
+// A request's identity for ClientRequestToken: every field, rendered.
+std::string Fingerprint(const TransactWriteItemsRequest& r) {
+  std::string out;
+  auto add = [&out](std::string_view s) {
+    out += std::to_string(s.size());
+    out += ':';
+    out += s;
+  };
+  auto add_item = [&](const Item& i) { add(format::DebugString(i)); };
+  auto add_opt = [&](const std::optional<std::string>& s) { add(s ? "1" + *s : "0"); };
+  auto add_maps = [&](const auto& names, const auto& values) {
+    if (names) {
+      for (const auto& [k, v] : *names) add(k + "=" + v);
+    }
+    if (values) {
+      for (const auto& [k, v] : *values) add(k + "=" + format::DebugString(v));
+    }
+  };
+  for (const auto& a : r.transact_items) {
+    if (a.condition_check) {
+      add("C" + a.condition_check->table_name);
+      add_item(a.condition_check->key);
+      add(a.condition_check->condition_expression);
+      add_maps(a.condition_check->expression_attribute_names,
+               a.condition_check->expression_attribute_values);
+    }
+    if (a.put) {
+      add("P" + a.put->table_name);
+      add_item(a.put->item);
+      add_opt(a.put->condition_expression);
+      add_maps(a.put->expression_attribute_names, a.put->expression_attribute_values);
+    }
+    if (a.delete_item) {
+      add("D" + a.delete_item->table_name);
+      add_item(a.delete_item->key);
+      add_opt(a.delete_item->condition_expression);
+      add_maps(a.delete_item->expression_attribute_names,
+               a.delete_item->expression_attribute_values);
+    }
+    if (a.update) {
+      add("U" + a.update->table_name);
+      add_item(a.update->key);
+      add(a.update->update_expression);
+      add_opt(a.update->condition_expression);
+      add_maps(a.update->expression_attribute_names, a.update->expression_attribute_values);
+    }
+  }
+  return out;
+}
+
+std::string CancellationMessage(const std::vector<CancellationReason>& reasons) {
+  std::string list = "[";
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    if (i) list += ", ";
+    list += reasons[i].code;
+  }
+  return "Transaction cancelled, please refer cancellation reasons for specific reasons " + list +
+         "]";
+}
+
+
+// The reason a transaction gives for one action, from its outcome.
+CancellationReason CancellationReasonOf(const Status& failure) {
+  switch (failure.code()) {
+    case Status::Code::kOk:
+      return {"None", std::nullopt, std::nullopt};
+    case Status::Code::kConditionalCheckFailed: {
+      const auto* detail = failure.payload<ConditionalCheckFailedDetail>();
+      return {"ConditionalCheckFailed", failure.message(),
+              detail ? detail->item : std::nullopt};
+    }
+    case Status::Code::kItemCollectionSizeLimitExceeded:
+      return {"ItemCollectionSizeLimitExceeded", failure.message(), std::nullopt};
+    default:
+      return {"ValidationError", failure.message(), std::nullopt};
+  }
+}
+
+// One TransactWriteItem as a write::Action (exactly one of its four members).
+Result<write::Action> PlanTransactAction(const TransactWriteItem& t,
+                                         const Database::Impl::TableHandles& handles) {
+  int kinds = t.condition_check.has_value() + t.put.has_value() + t.delete_item.has_value() +
+              t.update.has_value();
+  if (kinds != 1) {
+    return InvalidParameter("TransactItems can only contain one of Check, Put, Update or Delete");
+  }
+  Result<write::Action> action = Status::Internal("unreachable");
+  ReturnValuesOnConditionCheckFailure rv;
+  if (t.condition_check) {
+    const auto& c = *t.condition_check;
+    action = write::PlanKeyed(write::Kind::kConditionCheck, handles.at(c.table_name)->info(), c.key);
+    rv = c.return_values_on_condition_check_failure;
+  } else if (t.put) {
+    action = write::PlanPut(handles.at(t.put->table_name)->info(), t.put->item);
+    rv = t.put->return_values_on_condition_check_failure;
+  } else if (t.delete_item) {
+    const auto& d = *t.delete_item;
+    action = write::PlanKeyed(write::Kind::kDelete, handles.at(d.table_name)->info(), d.key);
+    rv = d.return_values_on_condition_check_failure;
+  } else {
+    const auto& u = *t.update;
+    action = write::PlanKeyed(write::Kind::kUpdate, handles.at(u.table_name)->info(), u.key);
+    rv = u.return_values_on_condition_check_failure;
+  }
+  if (action.ok()) action->on_condition_failure = rv;
+  return action;
+}
+
+// Compiles the action's ConditionExpression (and UpdateExpression) with its
+// own placeholders.
+template <typename Member>
+Status CompileExpressions(const Member& m, const std::optional<std::string>& condition,
+                          const std::string* update, write::Action* action) {
+  RequestExpressions rx(m.expression_attribute_names, m.expression_attribute_values);
+  rx.Expression("ConditionExpression", condition.has_value());
+  rx.Expression("UpdateExpression", update != nullptr);
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  DYNAROCK_ASSIGN_OR_RETURN(action->condition, rx.Condition(condition, expr::ExprKind::kCondition));
+  if (update != nullptr) {
+    DYNAROCK_ASSIGN_OR_RETURN(auto compiled, rx.Update(*update));
+    DYNAROCK_RETURN_IF_ERROR(write::SetUpdate(action, std::move(compiled).value()));
+  }
+  return rx.Finish();
+}
+
+Status CompileTransactExpressions(const TransactWriteItem& t, write::Action* action) {
+  if (t.condition_check) {
+    return CompileExpressions(*t.condition_check,
+                              std::optional<std::string>(t.condition_check->condition_expression),
+                              nullptr, action);
+  }
+  if (t.put) return CompileExpressions(*t.put, t.put->condition_expression, nullptr, action);
+  if (t.delete_item) {
+    return CompileExpressions(*t.delete_item, t.delete_item->condition_expression, nullptr,
+                              action);
+  }
+  return CompileExpressions(*t.update, t.update->condition_expression,
+                            &t.update->update_expression, action);
+}
+
+}  // namespace
+
+Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
+    const TransactWriteItemsRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  std::string fingerprint;
+  if (request.client_request_token) {
+    fingerprint = Fingerprint(request);
+    std::lock_guard lock(tokens_mu_);
+    auto now = std::chrono::steady_clock::now();
+    std::erase_if(tokens_, [&](const auto& e) { return now - e.second.at > kTokenLifetime; });
+    auto it = tokens_.find(*request.client_request_token);
+    if (it != tokens_.end()) {
+      if (it->second.fingerprint != fingerprint) {
+        return Status::IdempotentParameterMismatch(
+            "The request uses the same client token as a previous, but non-identical request.");
+      }
+      if (it->second.in_progress) {
+        return Status::TransactionInProgress(
+            "The transaction with the given request token is already in progress.");
+      }
+      return it->second.response;  // the first result, not a second application
+    }
+    // Claim the token now, so a concurrent duplicate cannot run too.
+    tokens_[*request.client_request_token] = {fingerprint, true, {}, now};
+  }
+  // On any failure the claim is released, so the client may retry.
+  struct TokenClaim {
+    Database::Impl* impl;
+    const std::optional<std::string>& token;
+    bool committed = false;
+    ~TokenClaim() {
+      if (!token || committed) return;
+      std::lock_guard lock(impl->tokens_mu_);
+      impl->tokens_.erase(*token);
+    }
+  } claim{this, request.client_request_token};
+
+  // Plan every action: tables, keys, compiled expressions. Static errors are
+  // a ValidationException for the whole request, before anything is read.
+  // Tables are acquired in name order, as every multi-table operation does,
+  // before any is used (see LockTableExclusive on lock order).
+  TableHandles handles;
+  for (const auto& t : request.transact_items) {
+    for (const std::string* name : {t.condition_check ? &t.condition_check->table_name : nullptr,
+                                    t.put ? &t.put->table_name : nullptr,
+                                    t.delete_item ? &t.delete_item->table_name : nullptr,
+                                    t.update ? &t.update->table_name : nullptr}) {
+      if (name) handles.emplace(*name, nullptr);
+    }
+  }
+  DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));
+  std::vector<write::Action> actions;
+  std::set<std::string> seen;
+  size_t bytes = 0;
+  for (const TransactWriteItem& t : request.transact_items) {
+    DYNAROCK_ASSIGN_OR_RETURN(write::Action action, PlanTransactAction(t, handles));
+    if (!seen.insert(action.key.bytes()).second) {
+      return Status::Validation(
+          "Transaction request cannot include multiple operations on one item");
+    }
+    bytes += action.item ? format::ItemSize(*action.item) : format::ItemSize(action.key_map);
+    DYNAROCK_RETURN_IF_ERROR(CompileTransactExpressions(t, &action));
+    actions.push_back(std::move(action));
+  }
+  if (bytes > kMaxTransactBytes) {
+    return Status::Validation(
+        "Transaction request size has exceeded the maximum allowed size of 4 MB");
+  }
+
+  CapacityMeter meter(request.return_consumed_capacity);
+  DYNAROCK_ASSIGN_OR_RETURN(
+      auto outcomes, RunWrites(actions, {true, request.return_item_collection_metrics, &meter}));
+  bool cancelled = false;
+  for (const auto& o : outcomes) cancelled |= !o.failure.ok();
+  if (cancelled) {
+    auto detail = std::make_shared<TransactionCanceledDetail>();
+    for (const auto& o : outcomes) detail->reasons.push_back(CancellationReasonOf(o.failure));
+    std::string message = CancellationMessage(detail->reasons);
+    return Status::TransactionCanceled(std::move(message)).WithPayload(std::move(detail));
+  }
+  TransactWriteItemsResponse response;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    if (outcomes[i].item_collection_metrics) {
+      response.item_collection_metrics[actions[i].table->name].push_back(
+          std::move(*outcomes[i].item_collection_metrics));
+    }
+  }
+  response.consumed_capacity = meter.All();
+  if (request.client_request_token) {
+    std::lock_guard lock(tokens_mu_);
+    tokens_[*request.client_request_token] = {fingerprint, false, response,
+                                              std::chrono::steady_clock::now()};
+    claim.committed = true;
+  }
+  return response;
+}
+
+// ---- TransactGetItems --------------------------------------------------------------------
+
+Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
+    const TransactGetItemsRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  const size_t n = request.transact_items.size();
+  TableHandles handles;  // acquired in name order
+  for (const auto& g : request.transact_items) handles.emplace(g.table_name, nullptr);
+  DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));
+  std::vector<format::EncodedKey> keys;
+  std::vector<std::optional<std::vector<expr::Path>>> projections;
+  for (const auto& g : request.transact_items) {
+    const TableInfo& info = handles.at(g.table_name)->info();
+    DYNAROCK_ASSIGN_OR_RETURN(PrimaryKey key, KeyMapPrimaryKey(info, g.key));
+    keys.push_back(key.Encode(info.space_id));
+    RequestExpressions rx(g.expression_attribute_names, std::nullopt);
+    rx.Expression("ProjectionExpression", g.projection_expression.has_value());
+    DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+    DYNAROCK_ASSIGN_OR_RETURN(auto projection, rx.Projection(g.projection_expression));
+    DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+    projections.push_back(std::move(projection));
+  }
+  // One snapshot: every read sees the same committed state.
+  rocksdb::ManagedSnapshot snapshot(db_.get());
+  TransactGetItemsResponse response;
+  CapacityMeter meter(request.return_consumed_capacity);
+  for (size_t i = 0; i < n; ++i) {
+    DYNAROCK_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(keys[i], snapshot.snapshot()));
+    const int64_t size = item ? static_cast<int64_t>(format::ItemSize(*item)) : 0;
+    meter.Read(request.transact_items[i].table_name, nullptr, ReadUnits(size, true, true));
+    if (item && projections[i]) *item = expr::Project(*item, *projections[i]);
+    response.responses.push_back(std::move(item));
+  }
+  response.consumed_capacity = meter.All();
+  return response;
+}
+
+}  // namespace dynarock

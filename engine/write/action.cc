@@ -1,0 +1,89 @@
+#include "engine/write/action.h"
+
+#include "engine/index.h"
+#include "engine/keys.h"
+#include "engine/validation.h"
+#include "format/item_size.h"
+
+namespace dynarock::write {
+namespace {
+
+bool IsKeyAttribute(const TableInfo& table, const std::string& name) {
+  return name == table.partition_key.name || (table.sort_key && name == table.sort_key->name);
+}
+
+// The 400 KB limit counts an item's LSI entries too. `message` differs
+// between a put and an update, as DynamoDB words them.
+Status CheckItemLimits(const TableInfo& table, const Item& item, std::string_view message) {
+  if (format::ItemSize(item) > format::kMaxItemBytes) return Status::Validation(std::string(message));
+  DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(table, item));
+  if (table.has_lsi() &&
+      ItemWithLocalIndexesBytes(table, item) > static_cast<int64_t>(format::kMaxItemBytes)) {
+    return Status::Validation(std::string(message));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<Action> PlanPut(const TableInfo& table, const Item& item) {
+  DYNAROCK_RETURN_IF_ERROR(format::ValidateItem(item));
+  DYNAROCK_ASSIGN_OR_RETURN(PrimaryKey key, ItemPrimaryKey(table, item));
+  DYNAROCK_RETURN_IF_ERROR(
+      CheckItemLimits(table, item, "Item size has exceeded the maximum allowed size"));
+  Action action;
+  action.kind = Kind::kPut;
+  action.table = &table;
+  action.key = key.Encode(table.space_id);
+  action.partition = *key.partition;
+  action.item = &item;
+  return action;
+}
+
+Result<Action> PlanKeyed(Kind kind, const TableInfo& table, const Item& key_map) {
+  DYNAROCK_ASSIGN_OR_RETURN(PrimaryKey key, KeyMapPrimaryKey(table, key_map));
+  Action action;
+  action.kind = kind;
+  action.table = &table;
+  action.key = key.Encode(table.space_id);
+  action.partition = *key.partition;
+  action.key_map = key_map;
+  return action;
+}
+
+Status SetUpdate(Action* action, expr::UpdateExpression update) {
+  for (const auto& a : update.actions) {
+    const std::string& root = a.path.root();
+    if (!IsKeyAttribute(*action->table, root)) continue;
+    if (a.path.nested()) {
+      return Status::Validation(
+          "Key attributes must be scalars; list random access '[]' and map "
+          "lookup '.' are not allowed: Key: " +
+          root);
+    }
+    return InvalidParameter("Cannot update attribute " + root +
+                            ". This attribute is part of the key");
+  }
+  action->update = std::move(update);
+  return Status::OK();
+}
+
+Result<std::optional<Item>> NewItem(const Action& action, const std::optional<Item>& before) {
+  switch (action.kind) {
+    case Kind::kPut:
+      return std::optional<Item>(*action.item);
+    case Kind::kDelete:
+    case Kind::kConditionCheck:
+      return std::optional<Item>();
+    case Kind::kUpdate:
+      break;
+  }
+  // UpdateItem creates the item when it is absent, starting from its key.
+  Item item = before ? *before : action.key_map;
+  if (action.update) DYNAROCK_RETURN_IF_ERROR(expr::ApplyUpdate(*action.update, &item));
+  DYNAROCK_RETURN_IF_ERROR(CheckItemLimits(
+      *action.table, item, "Item size to update has exceeded the maximum allowed size"));
+  return std::optional<Item>(std::move(item));
+}
+
+}  // namespace dynarock::write

@@ -1,0 +1,85 @@
+// The one description of a write, shared by every write operation.
+//
+// PutItem, DeleteItem, UpdateItem, BatchWriteItem and TransactWriteItems all
+// turn their request into Actions (planning: every check that needs only the
+// request and the table), then hand them to Database::Impl::RunWrites
+// (engine/write/pipeline.cc), which runs the same steps for all of them:
+//
+//   lock -> read the old item -> evaluate the condition -> compute the new
+//   item -> validate it -> prepare index entries and statistics -> commit one
+//   WriteBatch -> meter capacity
+//
+// Only the mapping of a failed action to the operation's error differs
+// (ConditionalCheckFailedException for a single write, CancellationReasons
+// for a transaction). A rule added here holds for all five operations.
+#ifndef DYNAROCK_ENGINE_WRITE_ACTION_H_
+#define DYNAROCK_ENGINE_WRITE_ACTION_H_
+
+#include <optional>
+
+#include "dynarock/types.h"
+#include "engine/capacity.h"
+#include "engine/catalog.h"
+#include "engine/expr/expression.h"
+#include "format/key_codec.h"
+
+namespace dynarock::write {
+
+enum class Kind { kPut, kDelete, kUpdate, kConditionCheck };
+
+// One planned write (or a transaction's condition check) of one item.
+struct Action {
+  Kind kind = Kind::kPut;
+  const TableInfo* table = nullptr;  // REQUIRES: outlives the action (a held TableHandle)
+  format::EncodedKey key;            // the item's key in the items column family
+  AttributeValue partition;          // its partition key value (lock and metrics)
+  Item key_map;                      // Delete/Update/Check: the request's key
+  const Item* item = nullptr;        // Put: the new item (REQUIRES: outlives the action)
+  std::optional<expr::Condition> condition;    // must hold on the old item
+  std::optional<expr::UpdateExpression> update;  // Update (set by SetUpdate)
+  ReturnValuesOnConditionCheckFailure on_condition_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+};
+
+// Planning. Each checks what DynamoDB checks before reading anything, in
+// DynamoDB's order, and returns ValidationException on bad input.
+//
+// A put of `item`: attribute values, the key, the 400 KB limit (with LSI
+// entries), index key types.
+Result<Action> PlanPut(const TableInfo& table, const Item& item);
+// A delete, update or condition check of the item at `key` (a key map with
+// exactly the table's key attributes).
+Result<Action> PlanKeyed(Kind kind, const TableInfo& table, const Item& key);
+// Attaches an update to a planned kUpdate action. Key attributes can be
+// neither updated nor addressed as documents (`SET pk.x`).
+Status SetUpdate(Action* action, expr::UpdateExpression update);
+
+// What running one action found and did.
+struct Outcome {
+  std::optional<Item> before;  // the item as it was
+  std::optional<Item> after;   // the item written; nullopt for a delete or check
+  // Not OK when the action failed (then the whole run wrote nothing):
+  // ConditionalCheckFailed (with a ConditionalCheckFailedDetail payload if
+  // the action asked for ALL_OLD), Validation (the updated item is invalid)
+  // or ItemCollectionSizeLimitExceeded.
+  Status failure;
+  std::optional<ItemCollectionMetrics> item_collection_metrics;
+};
+
+// How RunWrites runs a set of actions.
+struct RunOptions {
+  // Transactional units (twice the ordinary ones), and every action's
+  // condition is evaluated even after one failed, so that each gets its
+  // cancellation reason.
+  bool transactional = false;
+  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+  CapacityMeter* meter = nullptr;  // charged when the run commits (may be null)
+};
+
+// The item `action` leaves behind when applied to `before`, validated
+// (Update: size limits and index key types), or the validation error.
+Result<std::optional<Item>> NewItem(const Action& action, const std::optional<Item>& before);
+
+}  // namespace dynarock::write
+
+#endif  // DYNAROCK_ENGINE_WRITE_ACTION_H_

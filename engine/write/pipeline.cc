@@ -1,0 +1,215 @@
+// The write pipeline: the one path every item write takes (see
+// engine/write/action.h for the steps and who calls it).
+#include <xxhash.h>
+
+#include <algorithm>
+
+#include "engine/db_impl.h"
+#include "engine/index.h"
+#include "format/item_codec.h"
+#include "format/item_size.h"
+
+namespace dynarock {
+namespace {
+
+// Locks each mutex once, in address order: two runs over overlapping items
+// take the shared locks in the same order, so they serialize and cannot
+// deadlock.
+std::vector<std::unique_lock<std::mutex>> LockInAddressOrder(std::vector<std::mutex*> locks) {
+  std::sort(locks.begin(), locks.end());
+  locks.erase(std::unique(locks.begin(), locks.end()), locks.end());
+  std::vector<std::unique_lock<std::mutex>> held;
+  held.reserve(locks.size());
+  for (std::mutex* m : locks) held.emplace_back(*m);
+  return held;
+}
+
+// ConditionalCheckFailedException, carrying the old item when asked to.
+Status ConditionFailed(const std::optional<Item>& old, ReturnValuesOnConditionCheckFailure rv) {
+  Status failed = Status::ConditionalCheckFailed();
+  if (rv == ReturnValuesOnConditionCheckFailure::kAllOld) {
+    auto detail = std::make_shared<ConditionalCheckFailedDetail>();
+    detail->item = old;
+    return std::move(failed).WithPayload(std::move(detail));
+  }
+  return failed;
+}
+
+bool ConditionHolds(const std::optional<expr::Condition>& condition,
+                    const std::optional<Item>& old) {
+  if (!condition) return true;
+  expr::ItemDocument doc(old ? &*old : nullptr);
+  return expr::Evaluate(*condition, doc);
+}
+
+// Whether the action changes the items column family.
+bool Writes(const write::Action& action, const write::Outcome& outcome) {
+  switch (action.kind) {
+    case write::Kind::kPut:
+    case write::Kind::kUpdate:
+      return true;
+    case write::Kind::kDelete:
+      return outcome.before.has_value();  // deleting nothing writes nothing
+    case write::Kind::kConditionCheck:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::mutex& Database::Impl::StripeFor(const format::EncodedKey& key) {
+  return stripes_[XXH3_64bits(key.bytes().data(), key.bytes().size()) % kLockStripes];
+}
+
+std::mutex& Database::Impl::WriteLock(const TableInfo& table, const format::EncodedKey& item_key,
+                                      const AttributeValue& pk) {
+  if (table.has_lsi()) return StripeFor(format::CollectionPrefix(table.space_id, pk));
+  return StripeFor(item_key);
+}
+
+Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
+    const std::vector<write::Action>& actions, const write::RunOptions& options) {
+  // 1. Lock every item (or collection, on LSI tables).
+  std::vector<std::mutex*> locks;
+  for (const auto& a : actions) locks.push_back(&WriteLock(*a.table, a.key, a.partition));
+  auto held = LockInAddressOrder(std::move(locks));
+
+  // 2-5. Read, evaluate, compute and validate, for every action.
+  std::vector<write::Outcome> outcomes(actions.size());
+  bool failed = false;
+  for (size_t i = 0; i < actions.size() && (options.transactional || !failed); ++i) {
+    const write::Action& a = actions[i];
+    write::Outcome& o = outcomes[i];
+    DYNAROCK_ASSIGN_OR_RETURN(o.before, ReadItem(a.key));
+    if (!ConditionHolds(a.condition, o.before)) {
+      o.failure = ConditionFailed(o.before, a.on_condition_failure);
+      failed = true;
+      continue;
+    }
+    auto after = write::NewItem(a, o.before);
+    if (!after.ok()) {
+      o.failure = after.status();
+      failed = true;
+      continue;
+    }
+    o.after = std::move(after).value();
+  }
+  if (failed) return outcomes;
+
+  // 6. Index entries and statistics, in the same batch as the items.
+  PendingWrite pending;
+  std::vector<size_t> index_writes_end(actions.size());
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const write::Action& a = actions[i];
+    write::Outcome& o = outcomes[i];
+    if (Writes(a, o)) {
+      auto metrics = PrepareItemWrite(&pending, *a.table, a.key, o.before,
+                                      o.after ? &*o.after : nullptr,
+                                      options.return_item_collection_metrics);
+      if (!metrics.ok()) {
+        if (metrics.status().code() != Status::Code::kItemCollectionSizeLimitExceeded) {
+          return metrics.status();
+        }
+        o.failure = metrics.status();
+        return outcomes;
+      }
+      o.item_collection_metrics = std::move(metrics).value();
+    }
+    index_writes_end[i] = pending.index_writes.size();
+  }
+
+  // 7. One WriteBatch: every item, index entry and counter, or none.
+  if (pending.batch.Count() > 0) DYNAROCK_RETURN_IF_ERROR(Write(&pending.batch));
+
+  // 8. Capacity: a write costs the larger of the old and new item (a delete
+  // of nothing still one unit), a condition check a read of the old item,
+  // and each index its own units; transactions twice as much.
+  if (options.meter != nullptr) {
+    const double factor = options.transactional ? 2 : 1;
+    size_t index_write = 0;
+    for (size_t i = 0; i < actions.size(); ++i) {
+      const write::Action& a = actions[i];
+      const write::Outcome& o = outcomes[i];
+      const int64_t size = std::max<int64_t>(o.before ? format::ItemSize(*o.before) : 0,
+                                             o.after ? format::ItemSize(*o.after) : 0);
+      if (a.kind == write::Kind::kConditionCheck) {
+        options.meter->Read(a.table->name, nullptr, ReadUnits(size, true, true));
+      } else {
+        options.meter->Write(a.table->name, nullptr, WriteUnits(size, options.transactional));
+      }
+      for (; index_write < index_writes_end[i]; ++index_write) {
+        const IndexWriteUnits& w = pending.index_writes[index_write];
+        options.meter->Write(a.table->name, w.index, factor * w.units);
+      }
+    }
+  }
+  return outcomes;
+}
+
+Result<write::Outcome> Database::Impl::RunWrite(write::Action action,
+                                                ReturnItemCollectionMetrics metrics,
+                                                CapacityMeter* meter) {
+  std::vector<write::Action> actions;
+  actions.push_back(std::move(action));
+  DYNAROCK_ASSIGN_OR_RETURN(auto outcomes, RunWrites(actions, {false, metrics, meter}));
+  if (!outcomes[0].failure.ok()) return outcomes[0].failure;
+  return std::move(outcomes[0]);
+}
+
+Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
+    PendingWrite* pending, const TableInfo& table, const format::EncodedKey& key,
+    const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics) {
+  rocksdb::WriteBatch& batch = pending->batch;
+  Counter delta;
+  if (before) {
+    --delta.items;
+    delta.bytes -= static_cast<int64_t>(format::ItemSize(*before));
+  }
+  if (after) {
+    ++delta.items;
+    delta.bytes += static_cast<int64_t>(format::ItemSize(*after));
+    batch.Put(items_cf_, key.bytes(), format::EncodeItem(*after));
+  } else {
+    batch.Delete(items_cf_, key.bytes());
+  }
+  batch.Merge(stats_cf_, TableStatsKey(table.space_id), EncodeCounter(delta));
+  // Tables without an LSI merge the collection's delta (no read); LSI tables
+  // read the counter anyway, for the size limit.
+  Counter collection =
+      AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table, before ? &*before : nullptr,
+                              after, !table.has_lsi(), &pending->index_writes);
+  std::optional<ItemCollectionMetrics> result;
+  if (table.has_lsi()) {
+    const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);
+    const std::string stats_key = CollectionStatsKey(table.space_id, pk);
+    // Earlier writes to the same collection in this batch count too.
+    auto [pending_counter, first] = pending->collections.try_emplace(stats_key);
+    if (first) pending_counter->second = ReadStatsCounter(stats_key);
+    Counter& counter = pending_counter->second;
+    const int64_t size = counter.bytes + collection.bytes;
+    // Writes that shrink a collection always succeed.
+    if (collection.bytes > 0 && size > options_.item_collection_size_limit_bytes) {
+      return Status::ItemCollectionSizeLimitExceeded(
+          "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.");
+    }
+    counter.items += collection.items;
+    counter.bytes += collection.bytes;
+    // The caller holds the collection's lock (WriteLock), so the counter is
+    // written whole: the next write reads one value instead of folding a
+    // chain of merge operands. An emptied collection's counter goes.
+    if (counter.items == 0 && counter.bytes == 0) {
+      batch.Delete(stats_cf_, stats_key);
+    } else {
+      batch.Put(stats_cf_, stats_key, EncodeCounter(counter));
+    }
+    if (metrics == ReturnItemCollectionMetrics::kSize) {
+      double gb = static_cast<double>(size) / static_cast<double>(int64_t{1} << 30);
+      double lower = static_cast<double>(static_cast<int64_t>(gb));
+      result = ItemCollectionMetrics{{{table.partition_key.name, pk}}, {lower, lower + 1.0}};
+    }
+  }
+  return result;
+}
+
+}  // namespace dynarock
