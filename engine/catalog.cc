@@ -299,9 +299,35 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
   return d;
 }
 
+std::string EncodeFormatRecord(uint32_t version) {
+  std::string out(kFormatMagic);
+  format::PutFixed32BE(&out, version);
+  return out;
+}
+
+Result<uint32_t> DecodeFormatRecord(std::string_view bytes) {
+  uint32_t version = 0;
+  if (bytes.size() != kFormatMagic.size() + 4 || !bytes.starts_with(kFormatMagic)) {
+    return Status::Corruption("catalog: the format record is not Dynarock's");
+  }
+  bytes.remove_prefix(kFormatMagic.size());
+  if (!format::GetFixed32BE(&bytes, &version)) {
+    return Status::Corruption("catalog: the format record is not Dynarock's");
+  }
+  return version;
+}
+
 std::string CatalogTableKey(std::string_view table_name) {
   return std::string(kCatalogTablePrefix) + std::string(table_name);
 }
+
+// Enum values stored in descriptors (schemas/catalog.fbs) are on disk.
+static_assert(static_cast<int>(fb::ScalarType::S) == static_cast<int>(ScalarAttributeType::kS) &&
+              static_cast<int>(fb::ScalarType::N) == static_cast<int>(ScalarAttributeType::kN) &&
+              static_cast<int>(fb::ScalarType::B) == static_cast<int>(ScalarAttributeType::kB));
+static_assert(static_cast<int>(ProjectionType::kKeysOnly) == 0 &&
+              static_cast<int>(ProjectionType::kInclude) == 1 &&
+              static_cast<int>(ProjectionType::kAll) == 2);  // catalog.fbs: IndexDescriptor.projection
 
 std::string EncodeTableDescriptor(const TableInfo& t) {
   flatbuffers::FlatBufferBuilder b(256);

@@ -102,10 +102,23 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
 TableDescription Describe(const TableInfo& table, std::string_view region,
                           std::string_view account_id);
 
-// Catalog keys: "table/<name>" for descriptors, "next_space_id" for the counter.
+// Catalog keys (format/STORAGE_LAYOUT.md): "table/<name>" for descriptors,
+// "next_space_id" for the counter, "format" for the format record.
 std::string CatalogTableKey(std::string_view table_name);
 inline constexpr std::string_view kCatalogTablePrefix = "table/";
 inline constexpr std::string_view kCatalogNextSpaceIdKey = "next_space_id";
+inline constexpr std::string_view kCatalogFormatKey = "format";
+
+// The format record, written when a database is created and checked by every
+// Open: the magic "DYNAROCK" then the storage format version (4 bytes,
+// big-endian). The version covers everything STORAGE_LAYOUT.md, KEY_FORMAT.md
+// and ITEM_FORMAT.md specify; a change to any of them bumps it, and Open
+// upgrades older versions step by step (none yet: 1 is the first).
+inline constexpr std::string_view kFormatMagic = "DYNAROCK";
+inline constexpr uint32_t kStorageFormatVersion = 1;
+std::string EncodeFormatRecord(uint32_t version);
+// The version in a format record; Corruption if the bytes are not one.
+Result<uint32_t> DecodeFormatRecord(std::string_view bytes);
 
 std::string EncodeTableDescriptor(const TableInfo& table);
 // Corruption if the bytes are not a valid descriptor.

@@ -84,6 +84,9 @@ class Database::Impl {
   Impl(const Options& options) : options_(options) {}
   ~Impl();
 
+  // Opens the directory's database (creating it if allowed): refuses a
+  // RocksDB database that is not Dynarock's, and a newer format version,
+  // leaving them untouched.
   Status Open(const std::string& path);
   // Finishes GSI backfills a crash interrupted (they are idempotent).
   Status ResumeBackfills();
@@ -119,6 +122,8 @@ class Database::Impl {
   using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;
 
  private:
+  // Checks the format record (writing it into a new database).
+  Status CheckFormatRecord(const std::string& path);
   // Fills a new GSI from the table's items, then marks it ACTIVE with exact
   // totals. Idempotent, so Open re-runs an interrupted one.
   Status BackfillIndex(const std::string& table_name, const std::string& index_name);

@@ -8,6 +8,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -22,12 +23,67 @@ constexpr char kItemsCf[] = "items";
 constexpr char kStatsCf[] = "stats";
 constexpr char kIndexesCf[] = "indexes";
 
+// REQUIRES: `existing` lists the column families of a RocksDB database in
+// `path`. Ours has exactly `ours` (a database whose creation was cut short
+// may lack some), the catalog among them.
+Status CheckColumnFamilies(const std::string& path, const std::vector<std::string>& existing,
+                           const std::vector<rocksdb::ColumnFamilyDescriptor>& ours) {
+  bool has_catalog = false;
+  std::string names;
+  bool foreign = false;
+  for (const auto& name : existing) {
+    names += (names.empty() ? "" : ", ") + name;
+    has_catalog |= name == kCatalogCf;
+    foreign |= std::none_of(ours.begin(), ours.end(),
+                            [&](const auto& cf) { return cf.name == name; });
+  }
+  if (foreign || !has_catalog) {
+    return Status::InvalidArgument(path + " holds a RocksDB database that is not a Dynarock "
+                                   "database (its column families: " + names +
+                                   "); it was left untouched");
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+Status Database::Impl::CheckFormatRecord(const std::string& path) {
+  std::string record;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), catalog_cf_, std::string(kCatalogFormatKey), &record);
+  if (s.IsNotFound()) {
+    // A new database, or one whose creation was cut short before the record
+    // was written: then the catalog holds nothing else either.
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
+    it->SeekToFirst();
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+    if (it->Valid()) {
+      return Status::Corruption(path + ": the catalog has no format record");
+    }
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    return FromRocks(db_->Put(sync, catalog_cf_, std::string(kCatalogFormatKey),
+                              EncodeFormatRecord(kStorageFormatVersion)));
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
+  DYNAROCK_ASSIGN_OR_RETURN(uint32_t version, DecodeFormatRecord(record));
+  if (version > kStorageFormatVersion) {
+    return Status::NotSupported(path + " was written in storage format version " +
+                                std::to_string(version) + "; this build reads versions up to " +
+                                std::to_string(kStorageFormatVersion) +
+                                ". It was left untouched");
+  }
+  if (version < 1) return Status::Corruption(path + ": storage format version 0");
+  // Older versions are upgraded here, one step per version (none yet).
+  return Status::OK();
+}
 
 Status Database::Impl::FromRocks(const rocksdb::Status& s) {
   if (s.ok()) return Status::OK();
   if (s.IsCorruption()) return Status::Corruption(s.ToString());
   if (s.IsIOError()) return Status::IOError(s.ToString());
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(s.ToString());
+  if (s.IsNotSupported()) return Status::NotSupported(s.ToString());
   return Status::Internal(s.ToString());
 }
 
@@ -86,6 +142,13 @@ Status Database::Impl::Open(const std::string& path) {
       {kStatsCf, stats},
       {kIndexesCf, indexes},
   };
+  // A RocksDB database already in the directory must be ours before
+  // anything is opened for writing: opening another program's database would
+  // add four column families to it.
+  std::vector<std::string> existing;
+  if (rocksdb::DB::ListColumnFamilies(db_options, path, &existing).ok()) {
+    DYNAROCK_RETURN_IF_ERROR(CheckColumnFamilies(path, existing, cfs));
+  }
   rocksdb::DB* raw = nullptr;
   DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
   db_.reset(raw);
@@ -94,6 +157,7 @@ Status Database::Impl::Open(const std::string& path) {
   stats_cf_ = handles_[3];
   indexes_cf_ = handles_[4];
   write_options_.sync = options_.sync_writes;
+  DYNAROCK_RETURN_IF_ERROR(CheckFormatRecord(path));
 
   // Load the catalog.
   std::string next;

@@ -27,7 +27,10 @@ namespace dynarock::format {
 
 // Do not reorder: the numeric values are written to disk (schemas/item.fbs
 // mirrors them).
-enum class AttrType : uint8_t { kS = 0, kN, kB, kBool, kNull, kM, kL, kSS, kNS, kBS };
+// WRITTEN TO DISK (schemas/item.fbs ValueType): never renumber.
+enum class AttrType : uint8_t {
+  kS = 0, kN = 1, kB = 2, kBool = 3, kNull = 4, kM = 5, kL = 6, kSS = 7, kNS = 8, kBS = 9,
+};
 
 // DynamoDB's type tag: "S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS".
 std::string_view AttrTypeName(AttrType t);

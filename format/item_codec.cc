@@ -13,9 +13,20 @@ namespace {
 
 namespace fbs = flatbuffers;
 
-static_assert(static_cast<int>(fb::ValueType::S) == static_cast<int>(AttrType::kS) &&
-                  static_cast<int>(fb::ValueType::BS) == static_cast<int>(AttrType::kBS),
-              "schemas/item.fbs ValueType must mirror AttrType");
+// The value types are on disk: schemas/item.fbs must mirror AttrType.
+#define DYNAROCK_SAME_VALUE_TYPE(fb_name, ours) \
+  static_assert(static_cast<int>(fb::ValueType::fb_name) == static_cast<int>(AttrType::ours))
+DYNAROCK_SAME_VALUE_TYPE(S, kS);
+DYNAROCK_SAME_VALUE_TYPE(N, kN);
+DYNAROCK_SAME_VALUE_TYPE(B, kB);
+DYNAROCK_SAME_VALUE_TYPE(Bool, kBool);
+DYNAROCK_SAME_VALUE_TYPE(Null, kNull);
+DYNAROCK_SAME_VALUE_TYPE(M, kM);
+DYNAROCK_SAME_VALUE_TYPE(L, kL);
+DYNAROCK_SAME_VALUE_TYPE(SS, kSS);
+DYNAROCK_SAME_VALUE_TYPE(NS, kNS);
+DYNAROCK_SAME_VALUE_TYPE(BS, kBS);
+#undef DYNAROCK_SAME_VALUE_TYPE
 
 // A value at nesting level L is a table at depth L (the Item is depth 1), plus
 // a Blob for set members: this bound admits every legal item.

@@ -21,7 +21,8 @@
 namespace dynarock::format {
 
 // Key attribute types: the only types DynamoDB allows in table and index keys.
-enum class KeyType : uint8_t { kS, kN, kB };
+// WRITTEN TO DISK (schemas/catalog.fbs ScalarType): never renumber.
+enum class KeyType : uint8_t { kS = 0, kN = 1, kB = 2 };
 AttrType ToAttrType(KeyType t);
 
 inline constexpr size_t kMaxPartitionKeyBytes = 2048;

@@ -20,7 +20,9 @@ std::string_view Status::ErrorName() const {
     case Code::kTransactionInProgress: return "TransactionInProgressException";
     case Code::kInternal:
     case Code::kCorruption:
-    case Code::kIOError: return "InternalServerError";
+    case Code::kIOError:
+    case Code::kInvalidArgument:
+    case Code::kNotSupported: return "InternalServerError";
   }
   return "InternalServerError";
 }
@@ -30,6 +32,8 @@ std::string Status::ToString() const {
   std::string out(ErrorName());
   if (code_ == Code::kCorruption) out += " (corruption)";
   if (code_ == Code::kIOError) out += " (I/O error)";
+  if (code_ == Code::kInvalidArgument) out += " (invalid argument)";
+  if (code_ == Code::kNotSupported) out += " (not supported)";
   out += ": ";
   out += message_;
   return out;

@@ -44,6 +44,8 @@ class Status {
     kCorruption,                   // bytes on disk (or given to a decoder) are not ours
     kIOError,
     kTransactionInProgress,        // TransactionInProgressException
+    kInvalidArgument,              // a caller's mistake outside DynamoDB's API (e.g. a foreign directory)
+    kNotSupported,                 // e.g. a database written by a newer Dynarock
   };
 
   Status() = default;  // OK
@@ -77,6 +79,10 @@ class Status {
   static Status Internal(std::string msg) { return {Code::kInternal, std::move(msg)}; }
   static Status Corruption(std::string msg) { return {Code::kCorruption, std::move(msg)}; }
   static Status IOError(std::string msg) { return {Code::kIOError, std::move(msg)}; }
+  static Status InvalidArgument(std::string msg) {
+    return {Code::kInvalidArgument, std::move(msg)};
+  }
+  static Status NotSupported(std::string msg) { return {Code::kNotSupported, std::move(msg)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -663,11 +663,10 @@ WireResponse ErrorResponse(const Status& status) {
   Writer w(buf);
   w.StartObject();
   Key(w, "__type");
+  // Every internal condition (corruption, I/O, ...) is DynamoDB's InternalServerError.
+  const bool internal = status.ErrorName() == "InternalServerError";
   std::string type = ErrorNamespace(status) + std::string(status.ErrorName());
-  if (status.code() == Status::Code::kInternal || status.code() == Status::Code::kCorruption ||
-      status.code() == Status::Code::kIOError) {
-    type = "com.amazonaws.dynamodb.v20120810#InternalServerError";
-  }
+  if (internal) type = "com.amazonaws.dynamodb.v20120810#InternalServerError";
   Str(w, type);
   // VALIDATION.md 7: coral's type errors and a few others say "Message".
   const std::string_view name = status.ErrorName();
@@ -680,9 +679,6 @@ WireResponse ErrorResponse(const Status& status) {
   Str(w, status.message());
   WriteErrorDetail(w, status);
   w.EndObject();
-  bool internal = status.code() == Status::Code::kInternal ||
-                  status.code() == Status::Code::kCorruption ||
-                  status.code() == Status::Code::kIOError;
   return {internal ? 500 : 400, std::string(buf.GetString(), buf.GetSize())};
 }
 

@@ -46,8 +46,16 @@ struct Options {
 
 class Database {
  public:
-  // Opens (or creates) the database in directory `path`. Errors: IOError for
-  // file system problems, Corruption if the files are damaged or not ours.
+  // Opens the database in directory `path`, creating it when the directory
+  // holds none and options.create_if_missing is set (a new database gets the
+  // format record of format/STORAGE_LAYOUT.md). Finishes any GSI backfill a
+  // crash interrupted before returning.
+  // Errors, each leaving the directory untouched:
+  //   InvalidArgument: the directory holds a RocksDB database that is not a
+  //     Dynarock database, or holds none and create_if_missing is false;
+  //   NotSupported: the database was written by a newer storage format;
+  //   Corruption: the files are damaged; IOError: the file system failed
+  //     (including the directory being open in another process).
   static Result<std::unique_ptr<Database>> Open(const std::string& path, const Options& options);
 
   // Flushes nothing extra (every acknowledged write is already in the WAL)

@@ -49,7 +49,8 @@ struct ProvisionedThroughput {
 };
 
 // Which attributes an index stores beside its keys and the table's keys.
-enum class ProjectionType { kKeysOnly, kInclude, kAll };
+// Stored in table descriptors (schemas/catalog.fbs): never renumber.
+enum class ProjectionType { kKeysOnly = 0, kInclude = 1, kAll = 2 };
 struct Projection {
   ProjectionType projection_type = ProjectionType::kKeysOnly;
   std::vector<std::string> non_key_attributes{};  // INCLUDE only

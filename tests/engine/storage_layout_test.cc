@@ -1,0 +1,260 @@
+// The storage layout of format/STORAGE_LAYOUT.md, pinned: the format record
+// and what Open does with foreign and newer directories; golden bytes for
+// catalog keys, descriptors, statistics keys and counters.
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <filesystem>
+
+#include "dynarock/db.h"
+#include "engine/catalog.h"
+#include "engine/stats.h"
+#include "tests/util/db_fixture.h"
+
+namespace dynarock {
+namespace {
+
+using testing::MakeTempDir;
+using testing::S;
+
+std::string Hex(std::string_view bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (!out.empty()) out += ' ';
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+std::string Unhex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 3) {
+    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+const std::vector<std::string> kColumnFamilies = {"default", "catalog", "items", "stats",
+                                                  "indexes"};
+
+class StorageLayoutTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = MakeTempDir(); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Opens the directory with RocksDB alone, with the given column families.
+  std::unique_ptr<rocksdb::DB> RawOpen(const std::vector<std::string>& names,
+                                       std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
+    rocksdb::DBOptions options;
+    options.create_if_missing = true;
+    options.create_missing_column_families = true;
+    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+    for (const auto& n : names) cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
+    rocksdb::DB* raw = nullptr;
+    rocksdb::Status s = rocksdb::DB::Open(options, dir_, cfs, handles, &raw);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return std::unique_ptr<rocksdb::DB>(raw);
+  }
+  static void RawClose(std::unique_ptr<rocksdb::DB> db,
+                       std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
+    for (auto* h : *handles) EXPECT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    handles->clear();
+    EXPECT_TRUE(db->Close().ok());
+  }
+  std::vector<std::string> ColumnFamilies() {
+    std::vector<std::string> names;
+    EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_, &names).ok());
+    return names;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
+  { ASSERT_TRUE(Database::Open(dir_, {}).ok()); }
+  EXPECT_EQ(ColumnFamilies(), kColumnFamilies);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto raw = RawOpen(kColumnFamilies, &handles);
+  std::string record;
+  ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record).ok());
+  // "DYNAROCK" | version 1 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4e 41 52 4f 43 4b 00 00 00 01");
+  RawClose(std::move(raw), &handles);
+  // And it opens again.
+  EXPECT_TRUE(Database::Open(dir_, {}).ok());
+}
+
+TEST_F(StorageLayoutTest, ForeignRocksDbIsRefusedAndLeftUntouched) {
+  for (const std::vector<std::string>& foreign :
+       {std::vector<std::string>{"default"}, std::vector<std::string>{"default", "items"},
+        std::vector<std::string>{"default", "catalog", "users"}}) {
+    std::filesystem::remove_all(dir_);
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    auto raw = RawOpen(foreign, &handles);
+    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[0], "theirs", "data").ok());
+    RawClose(std::move(raw), &handles);
+
+    auto db = Database::Open(dir_, {});
+    ASSERT_FALSE(db.ok());
+    EXPECT_EQ(db.status().code(), Status::Code::kInvalidArgument) << db.status();
+    EXPECT_NE(db.status().message().find("is not a Dynarock database"), std::string::npos)
+        << db.status();
+    EXPECT_EQ(ColumnFamilies(), foreign);  // no column family added
+    raw = RawOpen(foreign, &handles);
+    std::string value;
+    EXPECT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[0], "theirs", &value).ok());
+    EXPECT_EQ(value, "data");
+    RawClose(std::move(raw), &handles);
+  }
+}
+
+TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
+  { ASSERT_TRUE(Database::Open(dir_, {}).ok()); }
+  const std::string future = EncodeFormatRecord(kStorageFormatVersion + 1);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto raw = RawOpen(kColumnFamilies, &handles);
+  ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "format", future).ok());
+  RawClose(std::move(raw), &handles);
+
+  auto db = Database::Open(dir_, {});
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 2; "
+                                                     "this build reads versions up to 1. It was "
+                                                     "left untouched"));
+  raw = RawOpen(kColumnFamilies, &handles);
+  std::string record;
+  ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record).ok());
+  EXPECT_EQ(record, future);
+  RawClose(std::move(raw), &handles);
+}
+
+TEST_F(StorageLayoutTest, CatalogWithoutFormatRecordIsCorruption) {
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto raw = RawOpen(kColumnFamilies, &handles);
+  ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "next_space_id",
+                       std::string("\0\0\0\x05", 4))
+                  .ok());
+  RawClose(std::move(raw), &handles);
+  auto db = Database::Open(dir_, {});
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), Status::Code::kCorruption) << db.status();
+
+  // A record with another magic is not ours either.
+  raw = RawOpen(kColumnFamilies, &handles);
+  ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "format", "LEVELDB!\0\0\0\1").ok());
+  RawClose(std::move(raw), &handles);
+  db = Database::Open(dir_, {});
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), Status::Code::kCorruption) << db.status();
+}
+
+TEST(StorageLayoutGoldenTest, CatalogKeys) {
+  EXPECT_EQ(CatalogTableKey("Telemetry"), "table/Telemetry");
+  EXPECT_EQ(kCatalogNextSpaceIdKey, "next_space_id");
+  EXPECT_EQ(kCatalogFormatKey, "format");
+}
+
+TEST(StorageLayoutGoldenTest, StatisticsKeysAndCounters) {
+  EXPECT_EQ(Hex(TableStatsKey(7)), "00 00 00 07 54");  // space id | 'T'
+  // space id | 'C' | XXH64(enc(pk)) | enc(pk): the collection's items prefix
+  // with the tag after the space id.
+  EXPECT_EQ(Hex(CollectionStatsKey(7, S("VEH#1"))),
+            "00 00 00 07 43 e1 e2 f1 22 42 98 f0 88 56 45 48 23 31 00 01");
+  EXPECT_EQ(Hex(CollectionStatsPrefix(7)), "00 00 00 07 43");
+  // Two little-endian int64s: items, bytes.
+  EXPECT_EQ(Hex(EncodeCounter({3, 300})),
+            "03 00 00 00 00 00 00 00 2c 01 00 00 00 00 00 00");
+  EXPECT_EQ(Hex(EncodeCounter({-1, -2})),
+            "ff ff ff ff ff ff ff ff fe ff ff ff ff ff ff ff");
+  Counter c;
+  ASSERT_TRUE(DecodeCounter(Unhex("05 00 00 00 00 00 00 00 00 04 00 00 00 00 00 00"), &c));
+  EXPECT_EQ(c.items, 5);
+  EXPECT_EQ(c.bytes, 1024);
+  EXPECT_FALSE(DecodeCounter(Unhex("05 00 00"), &c));
+  // The merge operator's name is stored in every SST of the stats family.
+  EXPECT_STREQ(CounterMergeOperator().Name(), "dynarock.CounterAdd.v1");
+}
+
+TableInfo GoldenTable() {
+  TableInfo t;
+  t.name = "Telemetry";
+  t.space_id = 7;
+  t.uuid = "5b0f3a9e-0c1d-4e2f-8a3b-4c5d6e7f8091";
+  t.partition_key = {"vehicleId", ScalarAttributeType::kS};
+  t.sort_key = KeyAttribute{"recordedAt", ScalarAttributeType::kS};
+  t.attribute_definitions = {{"depotCode", ScalarAttributeType::kS},
+                             {"recordedAt", ScalarAttributeType::kS},
+                             {"vehicleId", ScalarAttributeType::kS}};
+  t.billing_mode = BillingMode::kPayPerRequest;
+  t.creation_time_ms = 1764547200000;
+  IndexInfo gsi;
+  gsi.name = "ByDepot";
+  gsi.space_id = 8;
+  gsi.global = true;
+  gsi.partition_key = {"depotCode", ScalarAttributeType::kS};
+  gsi.sort_key = KeyAttribute{"recordedAt", ScalarAttributeType::kS};
+  gsi.projection = ProjectionType::kInclude;
+  gsi.non_key_attributes = {"speedKph"};
+  t.indexes.push_back(gsi);
+  t.ttl_attribute = "expiresAt";
+  t.ttl_enabled = true;
+  t.tags = {{"team", "fleet"}};
+  return t;
+}
+
+// The descriptor's bytes (schemas/catalog.fbs, FlatBuffers): what this
+// build writes, and what any later build must still read.
+// Offset 4 holds the file identifier "DRKC" (44 52 4b 43).
+constexpr std::string_view kGoldenDescriptor =
+    "2c 00 00 00 44 52 4b 43 00 00 22 00 3c 00 3b 00 34 00 30 00 2c 00 28 00 "
+    "24 00 20 00 1f 00 00 00 00 00 14 00 10 00 0c 00 0b 00 04 00 22 00 00 00 "
+    "94 00 00 00 00 00 00 01 c0 00 00 00 cc 00 00 00 00 84 35 d7 9a 01 00 00 "
+    "00 00 00 01 3c 01 00 00 18 00 00 00 24 00 00 00 30 00 00 00 07 00 00 00 "
+    "54 00 00 00 00 00 00 01 0a 00 00 00 72 65 63 6f 72 64 65 64 41 74 00 00 "
+    "09 00 00 00 76 65 68 69 63 6c 65 49 64 00 00 00 24 00 00 00 35 62 30 66 "
+    "33 61 39 65 2d 30 63 31 64 2d 34 65 32 66 2d 38 61 33 62 2d 34 63 35 64 "
+    "36 65 37 66 38 30 39 31 00 00 00 00 09 00 00 00 54 65 6c 65 6d 65 74 72 "
+    "79 00 00 00 01 00 00 00 0c 00 00 00 08 00 0c 00 04 00 08 00 08 00 00 00 "
+    "14 00 00 00 04 00 00 00 05 00 00 00 66 6c 65 65 74 00 00 00 04 00 00 00 "
+    "74 65 61 6d 00 00 00 00 09 00 00 00 65 78 70 69 72 65 73 41 74 00 00 00 "
+    "01 00 00 00 18 00 00 00 00 00 12 00 20 00 1c 00 18 00 17 00 10 00 0c 00 "
+    "0b 00 04 00 12 00 00 00 48 00 00 00 00 00 00 01 14 00 00 00 20 00 00 00 "
+    "00 00 00 01 08 00 00 00 24 00 00 00 0a 00 00 00 72 65 63 6f 72 64 65 64 "
+    "41 74 00 00 09 00 00 00 64 65 70 6f 74 43 6f 64 65 00 00 00 07 00 00 00 "
+    "42 79 44 65 70 6f 74 00 01 00 00 00 04 00 00 00 08 00 00 00 73 70 65 65 "
+    "64 4b 70 68 00 00 00 00 03 00 00 00 44 00 00 00 20 00 00 00 04 00 00 00 "
+    "ce ff ff ff 04 00 00 00 09 00 00 00 76 65 68 69 63 6c 65 49 64 00 00 00 "
+    "e6 ff ff ff 04 00 00 00 0a 00 00 00 72 65 63 6f 72 64 65 64 41 74 00 00 "
+    "00 00 06 00 08 00 04 00 06 00 00 00 04 00 00 00 09 00 00 00 64 65 70 6f "
+    "74 43 6f 64 65 00 00 00";
+
+TEST(StorageLayoutGoldenTest, TableDescriptor) {
+  EXPECT_EQ(Hex(EncodeTableDescriptor(GoldenTable())), kGoldenDescriptor);
+  auto decoded = DecodeTableDescriptor(Unhex(kGoldenDescriptor));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const TableInfo want = GoldenTable();
+  EXPECT_EQ(decoded->name, want.name);
+  EXPECT_EQ(decoded->space_id, 7u);
+  EXPECT_EQ(decoded->uuid, want.uuid);
+  EXPECT_EQ(decoded->partition_key.name, "vehicleId");
+  ASSERT_TRUE(decoded->sort_key.has_value());
+  EXPECT_EQ(decoded->sort_key->name, "recordedAt");
+  ASSERT_EQ(decoded->attribute_definitions.size(), 3u);
+  EXPECT_EQ(decoded->attribute_definitions[0].attribute_name, "depotCode");
+  EXPECT_EQ(decoded->billing_mode, BillingMode::kPayPerRequest);
+  EXPECT_EQ(decoded->creation_time_ms, 1764547200000);
+  ASSERT_EQ(decoded->indexes.size(), 1u);
+  EXPECT_EQ(decoded->indexes[0].name, "ByDepot");
+  EXPECT_EQ(decoded->indexes[0].space_id, 8u);
+  EXPECT_TRUE(decoded->indexes[0].global);
+  EXPECT_EQ(decoded->indexes[0].projection, ProjectionType::kInclude);
+  EXPECT_EQ(decoded->indexes[0].non_key_attributes, std::vector<std::string>{"speedKph"});
+  EXPECT_EQ(decoded->ttl_attribute, "expiresAt");
+  EXPECT_TRUE(decoded->ttl_enabled);
+  EXPECT_EQ(decoded->tags, want.tags);
+}
+
+}  // namespace
+}  // namespace dynarock
