@@ -246,14 +246,14 @@ Row ReadRow(sqlite3_stmt* s) {
           sqlite3_column_double(s, 4)};
 }
 
-// A reading read out of a stored item (format::ItemView, no Item built),
+// A reading read out of a stored item (ItemView, no Item built),
 // field by field, as ReadRow reads a SQLite row: what an application of
 // Query and Scan pays per item. Numbers stay DynamoDB numbers (decimal).
 struct ItemRow {
   std::string vehicle, recorded, depot;
   Number speed, coolant, fuel;
 };
-ItemRow ReadItemRow(format::ItemView v) {
+ItemRow ReadItemRow(ItemView v) {
   auto str = [&](const char* name) { return std::string(v.Find(name)->bytes()); };
   auto num = [&](const char* name) { return v.Find(name)->number().value(); };
   return {str("vehicleId"), str("recordedAt"), str("depotCode"),
@@ -422,7 +422,7 @@ void QueryWindowDynarock(benchmark::State& state, bool decoded) {
     auto r = d.db->Query(q);
     if (!r.ok() || r->count != kWindow) state.SkipWithError("wrong count");
     for (std::string_view bytes : r->stored_items) {
-      benchmark::DoNotOptimize(ReadItemRow(format::ItemView::OpenTrusted(bytes)));
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
     }
   }
   state.SetItemsProcessed(state.iterations() * kWindow);
@@ -449,7 +449,7 @@ void BM_QueryWindow_RocksDB(benchmark::State& state) {
     std::string value;
     for (it->SeekToLast(); it->Valid(); it->Prev(), ++n) {
       value.assign(it->value().data(), it->value().size());
-      benchmark::DoNotOptimize(ReadItemRow(format::ItemView::OpenTrusted(value)));
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
     }
     if (n != kWindow) state.SkipWithError("wrong count");
   }
@@ -498,7 +498,7 @@ void BM_QueryDepotGsi_Dynarock(benchmark::State& state) {
     auto r = d.db->Query(q);
     if (!r.ok() || r->count != 100) state.SkipWithError("wrong count");
     for (std::string_view bytes : r->stored_items) {
-      benchmark::DoNotOptimize(ReadItemRow(format::ItemView::OpenTrusted(bytes)));
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
     }
   }
   state.SetItemsProcessed(state.iterations() * 100);
@@ -517,7 +517,7 @@ void BM_Scan_Dynarock(benchmark::State& state) {
       auto r = d.db->Scan(s);
       items += r->count;
       for (std::string_view bytes : r->stored_items) {
-        benchmark::DoNotOptimize(ReadItemRow(format::ItemView::OpenTrusted(bytes)));
+        benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
       }
       if (!r->last_evaluated_key) break;
       s.exclusive_start_key = r->last_evaluated_key;
@@ -535,7 +535,7 @@ void BM_Scan_RocksDB(benchmark::State& state) {
     std::unique_ptr<rocksdb::Iterator> it(r.db->NewIterator(ro));
     for (it->SeekToFirst(); it->Valid(); it->Next(), ++items) {
       value.assign(it->value().data(), it->value().size());
-      benchmark::DoNotOptimize(ReadItemRow(format::ItemView::OpenTrusted(value)));
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
     }
   }
   state.SetItemsProcessed(items);

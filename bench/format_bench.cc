@@ -12,7 +12,8 @@
 
 namespace {
 
-using namespace dynarock::format;
+using namespace dynarock;  // NOLINT: test and benchmark code
+using namespace dynarock::format;  // NOLINT
 
 Number Num(const char* s) { return *Number::Parse(s); }
 

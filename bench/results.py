@@ -42,7 +42,7 @@ print("Durability on all sides: the write reaches the log before it returns, no 
       "each system in its own process of the same binary, one after the other. Dynarock's table has the ByDepot GSI; raw RocksDB stores "
       "the same keys and value bytes with no index, with the engine's RocksDB options; SQLite has the depot index. "
       "Query and Scan read every returned item into a row field by field (SQLite: its six columns; Dynarock, "
-      "with ItemEncoding::kStored, and raw RocksDB: from the stored bytes through format::ItemView); "
+      "with ItemEncoding::kStored, and raw RocksDB: from the stored bytes through ItemView); "
       "GetItem hands back a decoded item on both RocksDB sides.\n")
 print("| operation | Dynarock | raw RocksDB | SQLite | Dynarock / RocksDB | Dynarock / SQLite |")
 print("|---|---:|---:|---:|---:|---:|")

@@ -84,7 +84,7 @@ Result<Counter> Database::Impl::CountIndexEntries(uint32_t index_space_id) {
   for (; scan->Valid(); scan->Next()) {
     value.assign(scan->value().data(), scan->value().size());
     ++total.items;
-    total.bytes += static_cast<int64_t>(format::ItemSize(format::ItemView::OpenTrusted(value)));
+    total.bytes += static_cast<int64_t>(format::ItemSize(ItemView::OpenTrusted(value)));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));
   return total;

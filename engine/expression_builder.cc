@@ -98,7 +98,7 @@ Condition AttributeExists(Path p) { return Make("attribute_exists", {Operand(std
 Condition AttributeNotExists(Path p) { return Make("attribute_not_exists", {Operand(std::move(p))}); }
 Condition AttributeType(Path p, AttrType type) {
   return Make("attribute_type", {Operand(std::move(p))}, {},
-              AttributeValue::S(std::string(format::AttrTypeName(type))));
+              AttributeValue::S(std::string(AttrTypeName(type))));
 }
 Condition BeginsWith(Path p, Operand prefix) {
   return Make("begins_with", {Operand(std::move(p)), std::move(prefix)});

@@ -15,8 +15,8 @@ Status CheckIndexKeys(const TableInfo& table, const Item& item) {
       AttrType want = format::ToAttrType(k->type);
       if (!it->second.is(want)) {
         return InvalidParameter("Type mismatch for Index Key " + k->name +
-                                " Expected: " + std::string(format::AttrTypeName(want)) +
-                                " Actual: " + std::string(format::AttrTypeName(it->second.type())) +
+                                " Expected: " + std::string(AttrTypeName(want)) +
+                                " Actual: " + std::string(AttrTypeName(it->second.type())) +
                                 " IndexName: " + index.name);
       }
       std::string_view bytes = want == AttrType::kS   ? std::string_view(it->second.s())

@@ -8,11 +8,11 @@ namespace {
 Result<const AttributeValue*> FindTyped(const Item& item, const KeyAttribute& attr) {
   auto it = item.find(attr.name);
   if (it == item.end()) return InvalidParameter("Missing the key " + attr.name + " in the item");
-  format::AttrType want = format::ToAttrType(attr.type);
+  AttrType want = format::ToAttrType(attr.type);
   if (!it->second.is(want)) {
     return InvalidParameter("Type mismatch for key " + attr.name + " expected: " +
-                            std::string(format::AttrTypeName(want)) +
-                            " actual: " + std::string(format::AttrTypeName(it->second.type())));
+                            std::string(AttrTypeName(want)) +
+                            " actual: " + std::string(AttrTypeName(it->second.type())));
   }
   return &it->second;
 }
@@ -21,13 +21,13 @@ Result<const AttributeValue*> FindTyped(const Item& item, const KeyAttribute& at
 
 Status CheckKeyValue(const AttributeValue& v, const std::string& name, bool is_partition_key) {
   std::string_view bytes;
-  if (v.is(format::AttrType::kS)) bytes = v.s();
-  if (v.is(format::AttrType::kB)) bytes = v.b();
-  if (!v.is(format::AttrType::kN) && bytes.empty()) {
+  if (v.is(AttrType::kS)) bytes = v.s();
+  if (v.is(AttrType::kB)) bytes = v.b();
+  if (!v.is(AttrType::kN) && bytes.empty()) {
     return Status::Validation(
         std::string("One or more parameter values are not valid. The AttributeValue for a key "
                     "attribute cannot contain an empty ") +
-        (v.is(format::AttrType::kS) ? "string" : "binary") + " value. Key: " + name);
+        (v.is(AttrType::kS) ? "string" : "binary") + " value. Key: " + name);
   }
   if (is_partition_key && bytes.size() > format::kMaxPartitionKeyBytes) {
     return InvalidParameter("Size of hashkey has exceeded the maximum size limit of2048 bytes");

@@ -15,8 +15,6 @@
 namespace dynarock {
 namespace {
 
-using format::AttrType;
-
 std::string Encoded(const AttributeValue& v) {
   std::string out;
   Status st = format::PutKeyComponent(&out, v);
@@ -40,7 +38,7 @@ std::string After(std::string key) {
 std::string RenderOperand(const AttributeValue& v) {
   // DynamoDB's rendering: AttributeValue: {N:2}
   std::string text = v.is(AttrType::kS) ? v.s() : v.is(AttrType::kN) ? v.n().ToString() : v.b();
-  return "AttributeValue: {" + std::string(format::AttrTypeName(v.type())) + ":" + text + "}";
+  return "AttributeValue: {" + std::string(AttrTypeName(v.type())) + ":" + text + "}";
 }
 
 bool Matches(const SortKeyCondition& c, const AttributeValue& sk) {
@@ -231,13 +229,13 @@ Status KeyConditionRange(const TableInfo& table, const KeyCondition& kc, std::st
 
 // Hash range [lo, hi) of parallel Scan segment `segment` of `total`, as
 // 128-bit values so the last segment's end (2^64) is representable.
-void SegmentHashRange(uint32_t segment, uint32_t total, format::uint128* lo, format::uint128* hi) {
-  const format::uint128 space = static_cast<format::uint128>(1) << 64;
+void SegmentHashRange(uint32_t segment, uint32_t total, Number::uint128* lo, Number::uint128* hi) {
+  const Number::uint128 space = static_cast<Number::uint128>(1) << 64;
   *lo = space * segment / total;
   *hi = space * (segment + 1) / total;
 }
 
-std::string HashBound(uint32_t space_id, format::uint128 hash) {
+std::string HashBound(uint32_t space_id, Number::uint128 hash) {
   std::string out;
   if (hash >> 64) {  // 2^64: the end of the table's key space
     format::PutFixed32BE(&out, space_id + 1);
@@ -373,7 +371,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
   for (; it->Valid(); spec.forward ? it->Next() : it->Prev()) {
     value.assign(it->value().data(), it->value().size());
     // Our own bytes, checksummed by RocksDB: read in place, decode on demand.
-    format::ItemView view = format::ItemView::OpenTrusted(value);
+    ItemView view = ItemView::OpenTrusted(value);
     page_bytes += format::ItemSize(view);  // the 1 MB counts what was read
     ++response.scanned_count;
     std::optional<Item> table_item;  // an LSI entry's full item, when fetched
@@ -543,7 +541,7 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   DYNAROCK_RETURN_IF_ERROR(
       CheckSelect(r.select, "Scanning", read->projection_param, target->index));
 
-  format::uint128 hash_lo = 0, hash_hi = static_cast<format::uint128>(1) << 64;
+  Number::uint128 hash_lo = 0, hash_hi = static_cast<Number::uint128>(1) << 64;
   if (r.segment) {
     SegmentHashRange(static_cast<uint32_t>(*r.segment), static_cast<uint32_t>(*r.total_segments),
                      &hash_lo, &hash_hi);

@@ -411,7 +411,7 @@ Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
           AttrType t = up.value->type();
           if (t != AttrType::kSS && t != AttrType::kNS && t != AttrType::kBS) {
             return InvalidParameter("DELETE action with value is not supported for the type " +
-                                    std::string(format::AttrTypeName(t)));
+                                    std::string(AttrTypeName(t)));
           }
         }
         break;
@@ -434,7 +434,7 @@ Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
           a.value = ValueOperand(*up.value);
         } else {
           return InvalidParameter("ADD action is not supported for the type " +
-                                  std::string(format::AttrTypeName(t)));
+                                  std::string(AttrTypeName(t)));
         }
         break;
       }

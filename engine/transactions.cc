@@ -26,14 +26,14 @@ std::string Fingerprint(const TransactWriteItemsRequest& r) {
     out += ':';
     out += s;
   };
-  auto add_item = [&](const Item& i) { add(format::DebugString(i)); };
+  auto add_item = [&](const Item& i) { add(DebugString(i)); };
   auto add_opt = [&](const std::optional<std::string>& s) { add(s ? "1" + *s : "0"); };
   auto add_maps = [&](const auto& names, const auto& values) {
     if (names) {
       for (const auto& [k, v] : *names) add(k + "=" + v);
     }
     if (values) {
-      for (const auto& [k, v] : *values) add(k + "=" + format::DebugString(v));
+      for (const auto& [k, v] : *values) add(k + "=" + DebugString(v));
     }
   };
   for (const auto& a : r.transact_items) {

@@ -1,9 +1,9 @@
-#include "format/attribute_value.h"
+#include "dynarock/attribute_value.h"
 
 #include <algorithm>
 #include <ostream>
 
-namespace dynarock::format {
+namespace dynarock {
 namespace {
 
 constexpr char kInvalid[] = "One or more parameter values were invalid: ";
@@ -198,4 +198,4 @@ std::string DebugString(const Item& item) {
   return out + "}";
 }
 
-}  // namespace dynarock::format
+}  // namespace dynarock

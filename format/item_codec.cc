@@ -8,8 +8,18 @@
 #include "format/key_codec.h"
 #include "schemas/item_generated.h"
 
-namespace dynarock::format {
+namespace dynarock {
+
+// Views are built from buffers only here.
+struct ItemCodecAccess {
+  static ValueView Value(const fb::Value* v) { return ValueView(v); }
+};
+
 namespace {
+
+using format::GetNumberComponent;
+using format::kItemFormatVersion;
+using format::PutNumberComponent;
 
 namespace fbs = flatbuffers;
 
@@ -151,7 +161,7 @@ Status DecodeEntries(const Entries* entries, Out* out) {
     std::string_view name = View(e->name());
     if (i > 0 && !(prev < name)) return Corrupt("entries out of order");
     prev = name;
-    auto v = ValueView(e).Decode();
+    auto v = ItemCodecAccess::Value(e).Decode();
     if (!v.ok()) return v.status();
     Append(out, std::string(name), std::move(v).value());
   }
@@ -177,14 +187,14 @@ Status DecodeMembers(const fbs::Vector<fbs::Offset<fb::Blob>>* members, std::vec
 
 }  // namespace
 
-void EncodeItem(const Item& item, std::string* out) {
+void format::EncodeItem(const Item& item, std::string* out) {
   fbs::FlatBufferBuilder b(256);
   auto attrs = EncodeEntries(b, item);
   b.Finish(fb::CreateItem(b, kItemFormatVersion, attrs), fb::ItemIdentifier());
   out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
 
-std::string EncodeItem(const Item& item) {
+std::string format::EncodeItem(const Item& item) {
   std::string out;
   EncodeItem(item, &out);
   return out;
@@ -349,7 +359,7 @@ Result<Item> ItemView::Decode() const {
   return item;
 }
 
-Result<Item> DecodeItem(std::string_view bytes) {
+Result<Item> format::DecodeItem(std::string_view bytes) {
   std::vector<uint64_t> aligned;
   if (reinterpret_cast<uintptr_t>(bytes.data()) % kItemBufferAlignment != 0) {
     aligned.resize((bytes.size() + 7) / 8);
@@ -361,4 +371,4 @@ Result<Item> DecodeItem(std::string_view bytes) {
   return view->Decode();
 }
 
-}  // namespace dynarock::format
+}  // namespace dynarock

@@ -5,9 +5,9 @@
 
 #include <cstddef>
 
-#include "format/attribute_value.h"
+#include "dynarock/attribute_value.h"
 #include "format/item_codec.h"
-#include "format/number.h"
+#include "dynarock/number.h"
 
 namespace dynarock::format {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <array>
 
-#include "format/number.h"
+#include "dynarock/number.h"
 
 namespace dynarock::format {
 namespace {

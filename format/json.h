@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-#include "format/attribute_value.h"
+#include "dynarock/attribute_value.h"
 #include "format/item_codec.h"
-#include "format/status.h"
+#include "dynarock/status.h"
 
 namespace dynarock::format {
 

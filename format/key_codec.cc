@@ -3,6 +3,9 @@
 #include <xxhash.h>
 
 namespace dynarock::format {
+
+using uint128 = Number::uint128;
+
 namespace {
 
 // Number class tags; see KEY_FORMAT.md. Do not change: written to disk.

@@ -14,15 +14,15 @@
 #include <string>
 #include <string_view>
 
-#include "format/attribute_value.h"
-#include "format/number.h"
-#include "format/status.h"
+#include "dynarock/attribute_value.h"
+#include "dynarock/number.h"
+#include "dynarock/status.h"
 
 namespace dynarock::format {
 
 // Key attribute types: the only types DynamoDB allows in table and index keys.
-// WRITTEN TO DISK (schemas/catalog.fbs ScalarType): never renumber.
-enum class KeyType : uint8_t { kS = 0, kN = 1, kB = 2 };
+// A key component's type (S, N or B): the schema says which.
+using KeyType = ScalarAttributeType;
 AttrType ToAttrType(KeyType t);
 
 inline constexpr size_t kMaxPartitionKeyBytes = 2048;

@@ -1,11 +1,14 @@
-#include "format/number.h"
+#include "dynarock/number.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
 
-namespace dynarock::format {
+namespace dynarock {
 namespace {
+
+using uint128 = Number::uint128;
+
 
 constexpr char kOverflow[] =
     "Number overflow. Attempting to store a number with magnitude larger than supported range";
@@ -246,4 +249,4 @@ Result<Number> Number::Subtract(const Number& a, const Number& b) {
   return Add(a, b.Negated());
 }
 
-}  // namespace dynarock::format
+}  // namespace dynarock

@@ -1,4 +1,4 @@
-#include "format/status.h"
+#include "dynarock/status.h"
 
 #include <ostream>
 

@@ -150,7 +150,7 @@ bool Evaluate(const Condition& c, const Document& doc) {
       return !doc.Get(c.operands[0].path).has_value();
     case Condition::Kind::kAttributeType: {
       auto v = doc.Get(c.operands[0].path);
-      return v && format::AttrTypeName(v->type()) == c.operands[1].value.s();
+      return v && AttrTypeName(v->type()) == c.operands[1].value.s();
     }
     case Condition::Kind::kBeginsWith: {
       auto v = EvaluateOperand(c.operands[0], doc);
@@ -439,7 +439,7 @@ Status ApplyUpdate(const UpdateExpression& u, Item* item) {
                                         a->elements.begin(), a->elements.end());
   });
   for (const Path* p : removals) Remove(item, *p);
-  return format::ValidateItem(*item);
+  return ValidateItem(*item);
 }
 
 std::vector<Path> UpdatedPaths(const UpdateExpression& u) {

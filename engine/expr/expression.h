@@ -38,7 +38,7 @@ std::string_view ExprKindName(ExprKind kind);
 
 // A document path: a top-level name, then any mix of .name and [index].
 // Before resolution a name may be a `#placeholder`.
-using PathElement = format::PathElement;  // std::variant<std::string, size_t>
+using PathElement = PathElement;  // std::variant<std::string, size_t>
 struct Path {
   std::vector<PathElement> elements;
   const std::string& root() const { return std::get<std::string>(elements[0]); }
@@ -161,11 +161,11 @@ class ItemDocument : public Document {
 
 class ViewDocument : public Document {
  public:
-  explicit ViewDocument(format::ItemView view) : view_(view) {}
+  explicit ViewDocument(ItemView view) : view_(view) {}
   std::optional<AttributeValue> Get(const Path& path) const override;
 
  private:
-  format::ItemView view_;
+  ItemView view_;
 };
 
 // Evaluates a resolved condition. Type mismatches compare false, as in DynamoDB.

@@ -45,7 +45,7 @@ std::string RenderValue(const AttributeValue& v) {
   if (v.is(AttrType::kS)) text = v.s();
   if (v.is(AttrType::kN)) text = v.n().ToString();
   if (v.is(AttrType::kB)) text = v.b();
-  return "AttributeValue: {" + std::string(format::AttrTypeName(v.type())) + ":" + text + "}";
+  return "AttributeValue: {" + std::string(AttrTypeName(v.type())) + ":" + text + "}";
 }
 
 bool IsScalarKeyType(const AttributeValue& v) {
@@ -126,7 +126,7 @@ Status Resolver::ResolveOperand(Operand* o, ExprKind kind) {
       if (o->kind == Operand::Kind::kSize && o->args[0].kind == Operand::Kind::kValue) {
         AttrType t = o->args[0].value.type();
         if (t == AttrType::kN || t == AttrType::kBool || t == AttrType::kNull) {
-          return IncorrectOperand(kind, "size", std::string(format::AttrTypeName(t)));
+          return IncorrectOperand(kind, "size", std::string(AttrTypeName(t)));
         }
       }
       return Status::OK();
@@ -167,7 +167,7 @@ Status Resolver::Resolve(Condition* c, ExprKind kind) {
         return Invalid(kind, "Incorrect operand type for operator or function; operator or "
                              "function: attribute_type, operand type: path");
       }
-      std::string name = t.value.is(AttrType::kS) ? t.value.s() : format::DebugString(t.value);
+      std::string name = t.value.is(AttrType::kS) ? t.value.s() : DebugString(t.value);
       if (!t.value.is(AttrType::kS) ||
           std::find(std::begin(kTypes), std::end(kTypes), name) == std::end(kTypes)) {
         return Invalid(kind, "Invalid attribute type name found; type: " + name +
@@ -179,7 +179,7 @@ Status Resolver::Resolve(Condition* c, ExprKind kind) {
       DYNAROCK_RETURN_IF_ERROR(CheckDistinct(c->operands, "begins_with", kind));
       const Operand& p = c->operands[1];
       if (p.kind == Operand::Kind::kValue && !p.value.is(AttrType::kS) && !p.value.is(AttrType::kB)) {
-        return IncorrectOperand(kind, "begins_with", std::string(format::AttrTypeName(p.value.type())));
+        return IncorrectOperand(kind, "begins_with", std::string(AttrTypeName(p.value.type())));
       }
       return Status::OK();
     }

@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "format/status.h"
+#include "dynarock/status.h"
 
 namespace dynarock::model {
 

@@ -27,7 +27,7 @@ Status CheckItemLimits(const TableInfo& table, const Item& item, std::string_vie
 }  // namespace
 
 Result<Action> PlanPut(const TableInfo& table, const Item& item) {
-  DYNAROCK_RETURN_IF_ERROR(format::ValidateItem(item));
+  DYNAROCK_RETURN_IF_ERROR(ValidateItem(item));
   DYNAROCK_ASSIGN_OR_RETURN(PrimaryKey key, ItemPrimaryKey(table, item));
   DYNAROCK_RETURN_IF_ERROR(
       CheckItemLimits(table, item, "Item size has exceeded the maximum allowed size"));

@@ -123,7 +123,7 @@ TEST(ConditionTest, Semantics) {
 
 TEST(ConditionTest, EvaluationOnEncodedItemMatchesDecoded) {
   std::string bytes = format::EncodeItem(kItem);
-  auto view = format::ItemView::Open(bytes);
+  auto view = ItemView::Open(bytes);
   ASSERT_TRUE(view.ok());
   for (const char* e : {"geo.tags[2][0] = :x", "contains(tags, :ev)", "size(lst) < :three",
                         "speed BETWEEN :lo AND :hi", "attribute_exists(geo.lat)"}) {
@@ -339,7 +339,7 @@ TEST(UpdateTest, Actions) {
     }
     auto r = Update(c.expr, base, used);
     ASSERT_TRUE(r.ok()) << c.expr << ": " << r.status().ToString();
-    EXPECT_EQ(*r, expected) << c.expr << "\n got " << format::DebugString(*r);
+    EXPECT_EQ(*r, expected) << c.expr << "\n got " << DebugString(*r);
   }
   // Deleting every member removes the attribute.
   auto gone = Update("DELETE ss :all", base, {{":all", AV::SS({"x", "y"})}});

@@ -134,13 +134,13 @@ class ModelTest : public DbTest {
       if (!r->last_evaluated_key) break;
       q.exclusive_start_key = r->last_evaluated_key;
     }
-    ASSERT_EQ(got, expected) << "query on " << t.name << " pk " << format::DebugString(pk);
+    ASSERT_EQ(got, expected) << "query on " << t.name << " pk " << DebugString(pk);
   }
 
   void CheckScan(ModelTable& t) {
     std::map<std::string, Item> expected, got;
     for (const auto& [pk, coll] : t.items) {
-      for (const auto& [sk, item] : coll) expected[format::DebugString(item)] = item;
+      for (const auto& [sk, item] : coll) expected[DebugString(item)] = item;
     }
     int32_t total = 1 + static_cast<int32_t>(rng_() % 3);
     for (int32_t seg = 0; seg < total; ++seg) {
@@ -155,7 +155,7 @@ class ModelTest : public DbTest {
         auto r = db_->Scan(s);
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         for (const auto& item : r->items) {
-          ASSERT_TRUE(got.emplace(format::DebugString(item), item).second) << "scanned twice";
+          ASSERT_TRUE(got.emplace(DebugString(item), item).second) << "scanned twice";
         }
         if (!r->last_evaluated_key) break;
         s.exclusive_start_key = r->last_evaluated_key;

@@ -67,7 +67,7 @@ class StoredItemsTest : public DbTest {
       EXPECT_EQ(raw->last_evaluated_key, decoded->last_evaluated_key);
       EXPECT_EQ(raw->stored_items.size(), decoded->items.size());
       for (size_t i = 0; i < raw->stored_items.size() && i < decoded->items.size(); ++i) {
-        auto view = format::ItemView::Open(raw->stored_items[i]);
+        auto view = ItemView::Open(raw->stored_items[i]);
         EXPECT_TRUE(view.ok()) << view.status();
         if (!view.ok()) continue;
         auto item = view->Decode();

@@ -1,4 +1,4 @@
-#include "format/attribute_value.h"
+#include "dynarock/attribute_value.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "format/number.h"
+#include "dynarock/number.h"
 
 #include <gtest/gtest.h>
 

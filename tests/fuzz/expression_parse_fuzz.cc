@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto c = ParseCondition(text, ExprKind::kFilter);
       if (!c.ok() || !resolver.Resolve(&*c, ExprKind::kFilter).ok()) return 0;
       static const std::string bytes = format::EncodeItem(Sample());
-      auto view = format::ItemView::Open(bytes);
+      auto view = ItemView::Open(bytes);
       if (Evaluate(*c, ItemDocument(&Sample())) != Evaluate(*c, ViewDocument(*view))) std::abort();
       break;
     }
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto u = ParseUpdate(text);
       if (!u.ok() || !resolver.Resolve(&*u).ok()) return 0;
       Item item = Sample();
-      if (ApplyUpdate(*u, &item).ok() && !format::ValidateItem(item).ok()) std::abort();
+      if (ApplyUpdate(*u, &item).ok() && !ValidateItem(item).ok()) std::abort();
       break;
     }
   }

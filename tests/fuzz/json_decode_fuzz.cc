@@ -7,7 +7,8 @@
 #include "format/item_codec.h"
 #include "format/json.h"
 
-using namespace dynarock::format;
+using namespace dynarock;  // NOLINT: test and benchmark code
+using namespace dynarock::format;  // NOLINT
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,7 +6,8 @@
 
 #include "format/key_codec.h"
 
-using namespace dynarock::format;
+using namespace dynarock;  // NOLINT: test and benchmark code
+using namespace dynarock::format;  // NOLINT
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -4,10 +4,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "dynarock/number.h"
 #include "format/key_codec.h"
-#include "format/number.h"
 
-using dynarock::format::Number;
+using dynarock::Number;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -667,7 +667,7 @@ def gen_renderer(model, n, w):
     w("std::string %s([[maybe_unused]] const V& v) {" % model.renderer(n))
     if t == "structure":
         # The engine's AttributeValue is a class, not a model struct: it
-        # renders itself (format::DebugString, found by ADL).
+        # renders itself (DebugString, found by ADL).
         w("  if constexpr (requires { DebugString(v); }) {")
         w("    return DebugString(v);")
         w("  } else {")

@@ -103,7 +103,7 @@ void WriteTable(Writer& w, const TableDescription& d) {
     Key(w, "AttributeName");
     Str(w, a.attribute_name);
     Key(w, "AttributeType");
-    Str(w, std::string(format::AttrTypeName(format::ToAttrType(a.attribute_type))));
+    Str(w, std::string(AttrTypeName(format::ToAttrType(a.attribute_type))));
     w.EndObject();
   }
   w.EndArray();
@@ -369,7 +369,7 @@ void WritePage(Writer& w, const QueryResponse& out, bool count_only) {
     Key(w, "Items");
     w.StartArray();
     for (std::string_view bytes : out.stored_items) {
-      Check(format::WriteJson(&w, format::ItemView::OpenTrusted(bytes)));
+      Check(format::WriteJson(&w, ItemView::OpenTrusted(bytes)));
     }
     w.EndArray();
   }

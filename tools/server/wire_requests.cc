@@ -242,7 +242,7 @@ Projection ProjectionOf(std::optional<p::Projection>& in) {
 }  // namespace
 
 Result<AttributeValue> ToValue(p::AttributeValue&& in, int level) {
-  if (level > format::kMaxNestingLevels) {
+  if (level > kMaxNestingLevels) {
     return Status::Validation("Nesting Levels have exceeded supported limits");
   }
   const int tags = in.s.has_value() + in.n.has_value() + in.b.has_value() + in.ss.has_value() +

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "dynarock/types.h"
-#include "format/item_codec.h"
+#include "dynarock/item_view.h"
 
 namespace dynarock::expression {
 
@@ -35,7 +35,7 @@ class Path {
  private:
   friend Path Name(std::string name);
   friend class Renderer;
-  std::vector<format::PathElement> elements_;
+  std::vector<PathElement> elements_;
 };
 Path Name(std::string name);
 

@@ -13,21 +13,13 @@
 #include <string_view>
 #include <vector>
 
-#include "format/attribute_value.h"
-#include "format/key_codec.h"
-#include "format/number.h"
-#include "format/status.h"
+#include "dynarock/attribute_value.h"
+#include "dynarock/number.h"
+#include "dynarock/status.h"
 
 namespace dynarock {
 
-using format::AttributeValue;
-using format::AttrType;
-using format::Item;
-using format::Number;
-
 // ---- Tables -------------------------------------------------------------------
-
-using ScalarAttributeType = format::KeyType;  // S, N or B
 
 enum class KeyType { kHash, kRange };
 
@@ -393,7 +385,8 @@ enum class ItemEncoding {
   // QueryResponse::items: decoded Items, convenient to use.
   kDecoded,
   // QueryResponse::stored_items: each item's FlatBuffers bytes as stored
-  // (format/ITEM_FORMAT.md), read in place with format::ItemView::OpenTrusted:
+  // (format/ITEM_FORMAT.md), read in place with ItemView::OpenTrusted
+  // (dynarock/item_view.h):
   // the page's items share a few blocks, so no allocation per item or per
   // attribute. A projection or an LSI's fetched table item is encoded
   // afresh; otherwise the bytes are copied as read.
@@ -403,7 +396,7 @@ enum class ItemEncoding {
 // A page of stored items, packed into 64 KB blocks (no allocation per item,
 // no copy as the page grows). Item i is a string_view into a block, valid
 // while the StoredItems (or what it was moved to) lives; each item starts on
-// an 8-byte boundary, as format::ItemView requires (kItemBufferAlignment).
+// an 8-byte boundary, as ItemView requires (kItemBufferAlignment).
 class StoredItems {
  public:
   StoredItems() = default;

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/model/violations.h"
-#include "format/status.h"
+#include "dynarock/status.h"
 
 namespace dynarock::protocol {
 

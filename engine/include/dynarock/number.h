@@ -5,22 +5,23 @@
 // where coefficient has no trailing decimal zeros (so 1, 1.0 and 10E-1 are the same
 // Number) and zero is {false, 0, 0}. No floating point is used anywhere: a 38-digit
 // coefficient fits in an unsigned 128-bit integer.
-#ifndef DYNAROCK_FORMAT_NUMBER_H_
-#define DYNAROCK_FORMAT_NUMBER_H_
+#ifndef DYNAROCK_NUMBER_H_
+#define DYNAROCK_NUMBER_H_
 
 #include <compare>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "format/status.h"
+#include "dynarock/status.h"
 
-namespace dynarock::format {
-
-using uint128 = unsigned __int128;
+namespace dynarock {
 
 class Number {
  public:
+  // The coefficient: 38 decimal digits fit in 128 bits.
+  using uint128 = unsigned __int128;
+
   static constexpr int kMaxDigits = 38;
   // Decimal position of the most significant digit: 10^125 .. 10^-130.
   static constexpr int kMaxTopPosition = 125;
@@ -78,6 +79,6 @@ class Number {
   int32_t exponent_ = 0;
 };
 
-}  // namespace dynarock::format
+}  // namespace dynarock
 
-#endif  // DYNAROCK_FORMAT_NUMBER_H_
+#endif  // DYNAROCK_NUMBER_H_

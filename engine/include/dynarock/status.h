@@ -4,8 +4,8 @@
 // users see the same error as DynamoDB would raise) or an internal condition
 // (corruption, I/O), plus a human-readable message. Factories are named after
 // the DynamoDB exception they stand for.
-#ifndef DYNAROCK_FORMAT_STATUS_H_
-#define DYNAROCK_FORMAT_STATUS_H_
+#ifndef DYNAROCK_STATUS_H_
+#define DYNAROCK_STATUS_H_
 
 #include <cassert>
 #include <iosfwd>
@@ -25,7 +25,7 @@ class StatusPayload {
   virtual ~StatusPayload() = default;
 };
 
-class Status {
+class [[nodiscard]] Status {
  public:
   // Do not reorder: Code values may appear in logs and test expectations.
   enum class Code {
@@ -169,4 +169,4 @@ class [[nodiscard]] Result {
 #define DYNAROCK_STATUS_CONCAT_(a, b) DYNAROCK_STATUS_CONCAT_INNER_(a, b)
 #define DYNAROCK_STATUS_CONCAT_INNER_(a, b) a##b
 
-#endif  // DYNAROCK_FORMAT_STATUS_H_
+#endif  // DYNAROCK_STATUS_H_

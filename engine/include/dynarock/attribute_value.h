@@ -8,8 +8,8 @@
 //  - map entries are stored sorted by name.
 // Constructors do not reject empty sets or duplicate set members: Validate()
 // does, with DynamoDB's messages, so that decoders can report them.
-#ifndef DYNAROCK_FORMAT_ATTRIBUTE_VALUE_H_
-#define DYNAROCK_FORMAT_ATTRIBUTE_VALUE_H_
+#ifndef DYNAROCK_ATTRIBUTE_VALUE_H_
+#define DYNAROCK_ATTRIBUTE_VALUE_H_
 
 #include <cstdint>
 #include <iosfwd>
@@ -20,17 +20,19 @@
 #include <variant>
 #include <vector>
 
-#include "format/number.h"
-#include "format/status.h"
+#include "dynarock/number.h"
+#include "dynarock/status.h"
 
-namespace dynarock::format {
+namespace dynarock {
 
-// Do not reorder: the numeric values are written to disk (schemas/item.fbs
-// mirrors them).
 // WRITTEN TO DISK (schemas/item.fbs ValueType): never renumber.
 enum class AttrType : uint8_t {
   kS = 0, kN = 1, kB = 2, kBool = 3, kNull = 4, kM = 5, kL = 6, kSS = 7, kNS = 8, kBS = 9,
 };
+
+// The types a key attribute may have (AttributeDefinitions).
+// WRITTEN TO DISK (schemas/catalog.fbs ScalarType): never renumber.
+enum class ScalarAttributeType : uint8_t { kS = 0, kN = 1, kB = 2 };
 
 // DynamoDB's type tag: "S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS".
 std::string_view AttrTypeName(AttrType t);
@@ -125,6 +127,6 @@ std::string DebugString(const Item& item);
 // DebugString, for test output.
 std::ostream& operator<<(std::ostream& os, const AttributeValue& v);
 
-}  // namespace dynarock::format
+}  // namespace dynarock
 
-#endif  // DYNAROCK_FORMAT_ATTRIBUTE_VALUE_H_
+#endif  // DYNAROCK_ATTRIBUTE_VALUE_H_
