@@ -18,9 +18,8 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
   std::optional<uint32_t> first_space_id;
   uint32_t space_id = 0;
   while (true) {
-    auto handle = AcquireTable(table_name);
-    if (!handle.ok()) return handle.status();
-    const TableInfo& info = (*handle)->info();
+    DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table_name));
+    const TableInfo& info = handle->info();
     const IndexInfo* index = info.FindIndex(index_name);
     if (index == nullptr) return Status::OK();  // deleted meanwhile
     // A table dropped and re-created under the same name is another table.
@@ -38,17 +37,15 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
     rocksdb::WriteBatch batch;
     for (const auto& k : keys) {
       format::EncodedKey key(k);
-      auto decoded = format::DecodeItemKey(k, info.key_types());
-      if (!decoded.ok()) return decoded.status();
-      std::lock_guard lock(WriteLock(info, key, decoded->pk));
-      auto item = ReadItem(key);
-      if (!item.ok()) return item.status();
-      if (!*item) continue;  // deleted meanwhile
-      auto index_key = IndexKeyFor(info, *index, **item);
+      DYNAROCK_ASSIGN_OR_RETURN(auto decoded, format::DecodeItemKey(k, info.key_types()));
+      std::lock_guard lock(WriteLock(info, key, decoded.pk));
+      DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(key));
+      if (!item) continue;  // deleted meanwhile
+      auto index_key = IndexKeyFor(info, *index, *item);
       if (!index_key) continue;  // sparse
       rocksdb::WriteBatch one;
       one.Put(indexes_cf_, index_key->bytes(),
-              format::EncodeItem(ProjectForIndex(info, *index, **item)));
+              format::EncodeItem(ProjectForIndex(info, *index, *item)));
       DYNAROCK_RETURN_IF_ERROR(Write(&one));
     }
     if (done) break;
@@ -68,11 +65,10 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
     if (i.name == index_name) index = &i;
   }
   if (index == nullptr) return Status::OK();
-  auto total = CountIndexEntries(index->space_id);
-  if (!total.ok()) return total.status();
+  DYNAROCK_ASSIGN_OR_RETURN(auto total, CountIndexEntries(index->space_id));
   index->backfilling = false;
   rocksdb::WriteBatch batch;
-  batch.Put(stats_cf_, TableStatsKey(index->space_id), EncodeCounter(*total));
+  batch.Put(stats_cf_, TableStatsKey(index->space_id), EncodeCounter(total));
   return ReplaceTable(state, std::move(info), &batch);
 }
 

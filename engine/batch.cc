@@ -44,21 +44,18 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
     RequestExpressions rx(ka.expression_attribute_names, std::nullopt);
     DeclareParameters(ka, &rx);
     DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
-    auto handle = AcquireTable(table);
-    if (!handle.ok()) return handle.status();
+    DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table));
     TableRead& read = reads[table];
-    read.handle = std::move(handle).value();
+    read.handle = std::move(handle);
     const TableInfo& info = read.handle->info();
     std::set<std::string> seen;
     for (const auto& k : ka.keys) {
-      auto key = KeyMapPrimaryKey(info, k);
-      if (!key.ok()) return key.status();
-      read.keys.push_back(key->Encode(info.space_id));
+      DYNAROCK_ASSIGN_OR_RETURN(auto key, KeyMapPrimaryKey(info, k));
+      read.keys.push_back(key.Encode(info.space_id));
       if (!seen.insert(read.keys.back().bytes()).second) return Duplicates();
     }
-    auto projection = rx.Projection(ka.projection_expression);
-    if (!projection.ok()) return projection.status();
-    read.projection = std::move(projection).value();
+    DYNAROCK_ASSIGN_OR_RETURN(auto projection, rx.Projection(ka.projection_expression));
+    read.projection = std::move(projection);
     if (ka.attributes_to_get)
       read.projection = ProjectionFromAttributesToGet(*ka.attributes_to_get);
     DYNAROCK_RETURN_IF_ERROR(rx.Finish());
@@ -81,14 +78,12 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
         rest.keys.push_back(ka.keys[i]);
         continue;
       }
-      auto item = ReadItem(read.keys[i]);
-      if (!item.ok()) return item.status();
+      DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(read.keys[i]));
       // Each item is rounded up on its own.
-      meter.Read(table, nullptr,
-                 ReadUnits(*item ? format::ItemSize(**item) : 0, ka.consistent_read));
-      if (!*item) continue;
-      bytes += format::ItemSize(**item);
-      out.push_back(read.projection ? expr::Project(**item, *read.projection) : std::move(**item));
+      meter.Read(table, nullptr, ReadUnits(item ? format::ItemSize(*item) : 0, ka.consistent_read));
+      if (!item) continue;
+      bytes += format::ItemSize(*item);
+      out.push_back(read.projection ? expr::Project(*item, *read.projection) : std::move(*item));
     }
   }
   response.consumed_capacity = meter.All();

@@ -424,13 +424,11 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
     }
     return Status::Corruption("catalog: key attribute without definition: " + name);
   };
-  auto pk_type = type_of(d->partition_key()->str());
-  if (!pk_type.ok()) return pk_type.status();
-  t.partition_key = {d->partition_key()->str(), *pk_type};
+  DYNAROCK_ASSIGN_OR_RETURN(auto pk_type, type_of(d->partition_key()->str()));
+  t.partition_key = {d->partition_key()->str(), pk_type};
   if (d->sort_key()) {
-    auto sk_type = type_of(d->sort_key()->str());
-    if (!sk_type.ok()) return sk_type.status();
-    t.sort_key = KeyAttribute{d->sort_key()->str(), *sk_type};
+    DYNAROCK_ASSIGN_OR_RETURN(auto sk_type, type_of(d->sort_key()->str()));
+    t.sort_key = KeyAttribute{d->sort_key()->str(), sk_type};
   }
   t.billing_mode = d->billing() == fb::Billing::PayPerRequest ? BillingMode::kPayPerRequest
                                                               : BillingMode::kProvisioned;
@@ -442,13 +440,11 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
       i.name = x->name()->str();
       i.space_id = x->space_id();
       i.global = x->global();
-      auto ipk = type_of(x->partition_key()->str());
-      if (!ipk.ok()) return ipk.status();
-      i.partition_key = {x->partition_key()->str(), *ipk};
+      DYNAROCK_ASSIGN_OR_RETURN(auto ipk, type_of(x->partition_key()->str()));
+      i.partition_key = {x->partition_key()->str(), ipk};
       if (x->sort_key()) {
-        auto isk = type_of(x->sort_key()->str());
-        if (!isk.ok()) return isk.status();
-        i.sort_key = KeyAttribute{x->sort_key()->str(), *isk};
+        DYNAROCK_ASSIGN_OR_RETURN(auto isk, type_of(x->sort_key()->str()));
+        i.sort_key = KeyAttribute{x->sort_key()->str(), isk};
       }
       if (x->projection() > 2) return Status::Corruption("catalog: bad projection type");
       i.projection = static_cast<ProjectionType>(x->projection());

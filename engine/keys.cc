@@ -41,13 +41,11 @@ Status CheckKeyValue(const AttributeValue& v, const std::string& name, bool is_p
 
 Result<PrimaryKey> ItemPrimaryKey(const TableInfo& table, const Item& item) {
   PrimaryKey key;
-  auto pk = FindTyped(item, table.partition_key);
-  if (!pk.ok()) return pk.status();
-  key.partition = *pk;
+  DYNAROCK_ASSIGN_OR_RETURN(auto pk, FindTyped(item, table.partition_key));
+  key.partition = pk;
   if (table.sort_key) {
-    auto sk = FindTyped(item, *table.sort_key);
-    if (!sk.ok()) return sk.status();
-    key.sort = *sk;
+    DYNAROCK_ASSIGN_OR_RETURN(auto sk, FindTyped(item, *table.sort_key));
+    key.sort = sk;
   }
   DYNAROCK_RETURN_IF_ERROR(CheckKeyValue(*key.partition, table.partition_key.name, true));
   if (key.sort) DYNAROCK_RETURN_IF_ERROR(CheckKeyValue(*key.sort, table.sort_key->name, false));

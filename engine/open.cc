@@ -174,10 +174,10 @@ Status Database::Impl::Open(const std::string& path) {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
   for (it->Seek(std::string(kCatalogTablePrefix));
        it->Valid() && it->key().starts_with(std::string(kCatalogTablePrefix)); it->Next()) {
-    auto table = DecodeTableDescriptor(std::string_view(it->value().data(), it->value().size()));
-    if (!table.ok()) return table.status();
-    std::string name = table->name;
-    tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(table).value()));
+    DYNAROCK_ASSIGN_OR_RETURN(auto table, DecodeTableDescriptor(std::string_view(
+                                              it->value().data(), it->value().size())));
+    std::string name = table.name;
+    tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(table)));
   }
   return FromRocks(it->status());
 }
@@ -256,9 +256,9 @@ Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& k
   rocksdb::Status s = db_->Get(ro, items_cf_, key.bytes(), &value);
   if (s.IsNotFound()) return std::optional<Item>();
   DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
-  auto item = format::DecodeItem(std::string_view(value.data(), value.size()));
-  if (!item.ok()) return item.status();
-  return std::optional<Item>(std::move(item).value());
+  DYNAROCK_ASSIGN_OR_RETURN(auto item,
+                            format::DecodeItem(std::string_view(value.data(), value.size())));
+  return std::optional<Item>(std::move(item));
 }
 
 Status Database::Impl::Write(rocksdb::WriteBatch* batch) {

@@ -124,21 +124,18 @@ Result<ReadExpressions> CompileRead(
     const std::optional<std::vector<std::string>>& attributes_to_get) {
   ReadExpressions out;
   if (legacy_filter) {
-    auto f = ConditionFromFilter(*legacy_filter, conditional_operator);
-    if (!f.ok()) return f.status();
-    out.filter = std::move(f).value();
+    DYNAROCK_ASSIGN_OR_RETURN(auto f, ConditionFromFilter(*legacy_filter, conditional_operator));
+    out.filter = std::move(f);
   } else {
-    auto f = rx->Condition(filter, expr::ExprKind::kFilter);
-    if (!f.ok()) return f.status();
-    out.filter = std::move(f).value();
+    DYNAROCK_ASSIGN_OR_RETURN(auto f, rx->Condition(filter, expr::ExprKind::kFilter));
+    out.filter = std::move(f);
   }
   if (attributes_to_get) {
     out.projection = ProjectionFromAttributesToGet(*attributes_to_get);
     out.projection_param = "AttributesToGet";
   } else {
-    auto p = rx->Projection(projection);
-    if (!p.ok()) return p.status();
-    out.projection = std::move(p).value();
+    DYNAROCK_ASSIGN_OR_RETURN(auto p, rx->Projection(projection));
+    out.projection = std::move(p);
     if (out.projection) out.projection_param = "ProjectionExpression";
   }
   return out;
@@ -295,9 +292,8 @@ constexpr char kBadStartKey[] =
 // index the index keys followed by the table keys.
 Result<std::string> StartKey(const TableInfo& table, const ReadTarget& target, const Item& esk) {
   if (target.index == nullptr) {
-    auto key = KeyMapPrimaryKey(table, esk, kBadStartKey);
-    if (!key.ok()) return key.status();
-    return key->Encode(table.space_id).bytes();
+    DYNAROCK_ASSIGN_OR_RETURN(auto key, KeyMapPrimaryKey(table, esk, kBadStartKey));
+    return key.Encode(table.space_id).bytes();
   }
   const IndexInfo& index = *target.index;
   std::vector<const KeyAttribute*> attrs = {&index.partition_key, &table.partition_key};
@@ -321,18 +317,17 @@ Result<std::string> StartKey(const TableInfo& table, const ReadTarget& target, c
 Result<Item> EvaluatedKey(const TableInfo& table, const IndexInfo* index, std::string_view key) {
   Item out;
   if (index == nullptr) {
-    auto k = format::DecodeItemKey(key, table.key_types());
-    if (!k.ok()) return k.status();
-    out.emplace(table.partition_key.name, std::move(k->pk));
-    if (table.sort_key) out.emplace(table.sort_key->name, std::move(*k->sk));
+    DYNAROCK_ASSIGN_OR_RETURN(auto k, format::DecodeItemKey(key, table.key_types()));
+    out.emplace(table.partition_key.name, std::move(k.pk));
+    if (table.sort_key) out.emplace(table.sort_key->name, std::move(*k.sk));
     return out;
   }
-  auto k = format::DecodeIndexKey(key, index->key_types(), table.key_types());
-  if (!k.ok()) return k.status();
-  out.emplace(index->partition_key.name, std::move(k->index.pk));
-  if (index->sort_key) out.emplace(index->sort_key->name, std::move(*k->index.sk));
-  out.emplace(table.partition_key.name, std::move(k->pk));
-  if (table.sort_key) out.emplace(table.sort_key->name, std::move(*k->sk));
+  DYNAROCK_ASSIGN_OR_RETURN(auto k,
+                            format::DecodeIndexKey(key, index->key_types(), table.key_types()));
+  out.emplace(index->partition_key.name, std::move(k.index.pk));
+  if (index->sort_key) out.emplace(index->sort_key->name, std::move(*k.index.sk));
+  out.emplace(table.partition_key.name, std::move(k.pk));
+  if (table.sort_key) out.emplace(table.sort_key->name, std::move(*k.sk));
   return out;
 }
 
@@ -399,9 +394,8 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
         if (table_item) {
           item = std::move(*table_item);
         } else {
-          auto decoded = view.Decode();
-          if (!decoded.ok()) return decoded.status();
-          item = std::move(decoded).value();
+          DYNAROCK_ASSIGN_OR_RETURN(auto decoded, view.Decode());
+          item = std::move(decoded);
         }
         if (spec.projection) item = expr::Project(item, *spec.projection);
         if (stored) {
@@ -438,29 +432,26 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   KeyCondition key_condition = r.key_condition;
   std::optional<std::vector<KeyTerm>> terms;
   if (r.key_condition_expression) {
-    auto parsed = rx.Condition(r.key_condition_expression, expr::ExprKind::kKeyCondition);
-    if (!parsed.ok()) return parsed.status();
-    DYNAROCK_ASSIGN_OR_RETURN(terms, KeyTermsFromExpression(**parsed));
+    DYNAROCK_ASSIGN_OR_RETURN(
+        auto parsed, rx.Condition(r.key_condition_expression, expr::ExprKind::kKeyCondition));
+    DYNAROCK_ASSIGN_OR_RETURN(terms, KeyTermsFromExpression(*parsed));
   } else if (r.key_conditions) {
     DYNAROCK_ASSIGN_OR_RETURN(terms, KeyTermsFromLegacy(*r.key_conditions));
   }
-  auto read = CompileRead(&rx, r.filter_expression, r.query_filter, r.conditional_operator,
-                          r.projection_expression, r.attributes_to_get);
-  if (!read.ok()) return read.status();
+  DYNAROCK_ASSIGN_OR_RETURN(
+      auto read, CompileRead(&rx, r.filter_expression, r.query_filter, r.conditional_operator,
+                             r.projection_expression, r.attributes_to_get));
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   // Only now the table (VALIDATION.md 0: checks without it come first).
-  auto handle = AcquireTable(r.table_name);
-  if (!handle.ok()) return handle.status();
-  const TableInfo& table = (*handle)->info();
-  auto target = ResolveTarget(table, r.index_name, r.consistent_read);
-  if (!target.ok()) return target.status();
-  const TableInfo& keys = target->keys;
-  if (read->filter) {
+  DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(r.table_name));
+  const TableInfo& table = handle->info();
+  DYNAROCK_ASSIGN_OR_RETURN(auto target, ResolveTarget(table, r.index_name, r.consistent_read));
+  const TableInfo& keys = target.keys;
+  if (read.filter) {
     DYNAROCK_RETURN_IF_ERROR(CheckFilterAvoidsKeys(
-        *read->filter, keys, r.query_filter ? "QueryFilter" : "Filter Expression"));
+        *read.filter, keys, r.query_filter ? "QueryFilter" : "Filter Expression"));
   }
-  DYNAROCK_RETURN_IF_ERROR(
-      CheckSelect(r.select, "Querying", read->projection_param, target->index));
+  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Querying", read.projection_param, target.index));
   if (terms) {
     DYNAROCK_ASSIGN_OR_RETURN(key_condition, BindKeyTerms(std::move(*terms), keys));
   }
@@ -468,8 +459,7 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(keys, key_condition, &lower, &upper));
 
   if (r.exclusive_start_key) {
-    auto key = StartKey(table, *target, *r.exclusive_start_key);
-    if (!key.ok()) return key.status();
+    DYNAROCK_ASSIGN_OR_RETURN(auto key, StartKey(table, target, *r.exclusive_start_key));
     const Item& esk = *r.exclusive_start_key;
     if (!(esk.at(keys.partition_key.name) == key_condition.partition_key_value)) {
       return Status::Validation(
@@ -479,9 +469,9 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
       return Status::Validation("The provided starting key does not match the range key predicate");
     }
     if (r.scan_index_forward) {
-      lower = std::max(lower, After(*key));
+      lower = std::max(lower, After(key));
     } else {
-      upper = std::min(upper, *key);
+      upper = std::min(upper, key);
     }
   }
   PageSpec spec{lower,
@@ -490,18 +480,17 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
                 /*prefix_mode=*/true,
                 r.limit,
                 r.select == Select::kCount,
-                read->filter ? &*read->filter : nullptr,
-                read->projection ? &*read->projection : nullptr,
-                target->index,
-                FetchesTableItems(target->index, r.select, read->projection.has_value()),
+                read.filter ? &*read.filter : nullptr,
+                read.projection ? &*read.projection : nullptr,
+                target.index,
+                FetchesTableItems(target.index, r.select, read.projection.has_value()),
                 r.item_encoding};
   size_t bytes = 0;
-  auto page = RunPage(table, spec, &bytes);
-  if (!page.ok()) return page.status();
+  DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &bytes));
   // Query: the bytes read, rounded up once.
   CapacityMeter meter(r.return_consumed_capacity);
-  meter.Read(table.name, target->index, ReadUnits(static_cast<int64_t>(bytes), r.consistent_read));
-  page->consumed_capacity = meter.For(table.name);
+  meter.Read(table.name, target.index, ReadUnits(static_cast<int64_t>(bytes), r.consistent_read));
+  page.consumed_capacity = meter.For(table.name);
   return page;
 }
 
@@ -527,19 +516,16 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
         std::to_string(*r.segment) +
         " is not less than TotalSegments: " + std::to_string(*r.total_segments));
   }
-  auto read = CompileRead(&rx, r.filter_expression, r.scan_filter, r.conditional_operator,
-                          r.projection_expression, r.attributes_to_get);
-  if (!read.ok()) return read.status();
+  DYNAROCK_ASSIGN_OR_RETURN(
+      auto read, CompileRead(&rx, r.filter_expression, r.scan_filter, r.conditional_operator,
+                             r.projection_expression, r.attributes_to_get));
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   // Only now the table (VALIDATION.md 0: checks without it come first).
-  auto handle = AcquireTable(r.table_name);
-  if (!handle.ok()) return handle.status();
-  const TableInfo& table = (*handle)->info();
-  auto target = ResolveTarget(table, r.index_name, r.consistent_read);
-  if (!target.ok()) return target.status();
-  const uint32_t space_id = target->keys.space_id;
-  DYNAROCK_RETURN_IF_ERROR(
-      CheckSelect(r.select, "Scanning", read->projection_param, target->index));
+  DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(r.table_name));
+  const TableInfo& table = handle->info();
+  DYNAROCK_ASSIGN_OR_RETURN(auto target, ResolveTarget(table, r.index_name, r.consistent_read));
+  const uint32_t space_id = target.keys.space_id;
+  DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Scanning", read.projection_param, target.index));
 
   Number::uint128 hash_lo = 0, hash_hi = static_cast<Number::uint128>(1) << 64;
   if (r.segment) {
@@ -550,9 +536,8 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   std::string upper = HashBound(space_id, hash_hi);
 
   if (r.exclusive_start_key) {
-    auto start = StartKey(table, *target, *r.exclusive_start_key);
-    if (!start.ok()) return start.status();
-    const std::string& key = *start;
+    DYNAROCK_ASSIGN_OR_RETURN(auto start, StartKey(table, target, *r.exclusive_start_key));
+    const std::string& key = start;
     if (r.segment && !(lower <= key && key < upper)) {
       return Status::Validation(
           "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use "
@@ -567,18 +552,17 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
                 /*prefix_mode=*/false,
                 r.limit,
                 r.select == Select::kCount,
-                read->filter ? &*read->filter : nullptr,
-                read->projection ? &*read->projection : nullptr,
-                target->index,
-                FetchesTableItems(target->index, r.select, read->projection.has_value()),
+                read.filter ? &*read.filter : nullptr,
+                read.projection ? &*read.projection : nullptr,
+                target.index,
+                FetchesTableItems(target.index, r.select, read.projection.has_value()),
                 r.item_encoding};
   size_t bytes = 0;
-  auto page = RunPage(table, spec, &bytes);
-  if (!page.ok()) return page.status();
+  DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &bytes));
   // Scan: every item evaluated, whatever the filter, rounded up once.
   CapacityMeter meter(r.return_consumed_capacity);
-  meter.Read(table.name, target->index, ReadUnits(static_cast<int64_t>(bytes), r.consistent_read));
-  page->consumed_capacity = meter.For(table.name);
+  meter.Read(table.name, target.index, ReadUnits(static_cast<int64_t>(bytes), r.consistent_read));
+  page.consumed_capacity = meter.For(table.name);
   return page;
 }
 

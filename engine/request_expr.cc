@@ -259,28 +259,25 @@ Status CheckParameters(const BatchGetItemRequest& r) {
 Result<std::optional<expr::Condition>> RequestExpressions::Condition(
     const std::optional<std::string>& text, expr::ExprKind kind) {
   if (!text) return std::optional<expr::Condition>();
-  auto c = expr::ParseCondition(*text, kind);
-  if (!c.ok()) return c.status();
-  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&*c, kind));
-  return std::optional<expr::Condition>(std::move(c).value());
+  DYNAROCK_ASSIGN_OR_RETURN(auto c, expr::ParseCondition(*text, kind));
+  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&c, kind));
+  return std::optional<expr::Condition>(std::move(c));
 }
 
 Result<std::optional<std::vector<expr::Path>>> RequestExpressions::Projection(
     const std::optional<std::string>& text) {
   if (!text) return std::optional<std::vector<Path>>();
-  auto p = expr::ParseProjection(*text);
-  if (!p.ok()) return p.status();
-  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&*p));
-  return std::optional<std::vector<Path>>(std::move(p).value());
+  DYNAROCK_ASSIGN_OR_RETURN(auto p, expr::ParseProjection(*text));
+  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&p));
+  return std::optional<std::vector<Path>>(std::move(p));
 }
 
 Result<std::optional<expr::UpdateExpression>> RequestExpressions::Update(
     const std::optional<std::string>& text) {
   if (!text) return std::optional<expr::UpdateExpression>();
-  auto u = expr::ParseUpdate(*text);
-  if (!u.ok()) return u.status();
-  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&*u));
-  return std::optional<expr::UpdateExpression>(std::move(u).value());
+  DYNAROCK_ASSIGN_OR_RETURN(auto u, expr::ParseUpdate(*text));
+  DYNAROCK_RETURN_IF_ERROR(resolver_.Resolve(&u));
+  return std::optional<expr::UpdateExpression>(std::move(u));
 }
 
 Result<std::optional<expr::Condition>> ConditionFromExpected(
@@ -292,9 +289,9 @@ Result<std::optional<expr::Condition>> ConditionFromExpected(
       if (e.value) {
         return InvalidParameter("Value and ComparisonOperator cannot be used together for Attribute: " + name);
       }
-      auto c = LegacyComparison(name, *e.comparison_operator, e.attribute_value_list);
-      if (!c.ok()) return c.status();
-      parts.push_back(std::move(c).value());
+      DYNAROCK_ASSIGN_OR_RETURN(
+          auto c, LegacyComparison(name, *e.comparison_operator, e.attribute_value_list));
+      parts.push_back(std::move(c));
     } else if (e.exists == false) {
       if (e.value) {
         return InvalidParameter("Value cannot be used when Exists is false for Attribute: " + name);
@@ -306,9 +303,9 @@ Result<std::optional<expr::Condition>> ConditionFromExpected(
         return InvalidParameter("Value must be provided when Exists is " +
                                 std::string(e.exists ? "true" : "null") + " for Attribute: " + name);
       }
-      auto c = LegacyComparison(name, ComparisonOperator::kEq, {*e.value});
-      if (!c.ok()) return c.status();
-      parts.push_back(std::move(c).value());
+      DYNAROCK_ASSIGN_OR_RETURN(auto c,
+                                LegacyComparison(name, ComparisonOperator::kEq, {*e.value}));
+      parts.push_back(std::move(c));
     }
   }
   if (parts.empty()) return std::optional<Condition>();
@@ -319,9 +316,9 @@ Result<std::optional<expr::Condition>> ConditionFromFilter(
     const std::map<std::string, LegacyCondition>& filter, std::optional<ConditionalOperator> op) {
   std::vector<Condition> parts;
   for (const auto& [name, c] : filter) {
-    auto part = LegacyComparison(name, c.comparison_operator, c.attribute_value_list);
-    if (!part.ok()) return part.status();
-    parts.push_back(std::move(part).value());
+    DYNAROCK_ASSIGN_OR_RETURN(
+        auto part, LegacyComparison(name, c.comparison_operator, c.attribute_value_list));
+    parts.push_back(std::move(part));
   }
   if (parts.empty()) return std::optional<Condition>();
   return std::optional<Condition>(Combine(std::move(parts), op));

@@ -16,9 +16,8 @@ namespace dynarock {
 Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
     const std::string& table_name, size_t limit) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(DescribeTableRequest{table_name}));
-  auto handle = AcquireTable(table_name);
-  if (!handle.ok()) return handle.status();
-  const TableInfo& info = (*handle)->info();
+  DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table_name));
+  const TableInfo& info = handle->info();
   const std::string lower = CollectionStatsPrefix(info.space_id);
   RangeIterator it(db_.get(), stats_cf_, lower, *format::PrefixSuccessor(lower));
   // A min-heap of the largest `limit` seen so far.
@@ -127,11 +126,10 @@ Result<StatisticsReport> Database::Impl::RecountStatistics() {
     // Each index's totals, counted from its entries (the table is locked).
     for (const auto& index : info.indexes) {
       if (index.backfilling) continue;  // its backfill sets exact totals when it completes
-      auto entries = CountIndexEntries(index.space_id);
-      if (!entries.ok()) return entries.status();
+      DYNAROCK_ASSIGN_OR_RETURN(auto entries, CountIndexEntries(index.space_id));
       Counter stored_index = ReadTableStats(index.space_id);
-      if (stored_index.items != entries->items || stored_index.bytes != entries->bytes) {
-        batch.Put(stats_cf_, TableStatsKey(index.space_id), EncodeCounter(*entries));
+      if (stored_index.items != entries.items || stored_index.bytes != entries.bytes) {
+        batch.Put(stats_cf_, TableStatsKey(index.space_id), EncodeCounter(entries));
         ++report.index_totals_corrected;
       }
     }

@@ -55,9 +55,8 @@ Result<std::shared_ptr<TableState>> Database::Impl::FindTable(std::string_view n
 
 Result<std::unique_ptr<TableHandle>> Database::Impl::AcquireTable(std::string_view name) {
   while (true) {
-    auto found = FindTable(name, false);
-    if (!found.ok()) return found.status();
-    auto handle = std::make_unique<TableHandle>(std::move(found).value());
+    DYNAROCK_ASSIGN_OR_RETURN(auto found, FindTable(name, false));
+    auto handle = std::make_unique<TableHandle>(std::move(found));
     if (handle->deleted()) return Status::ResourceNotFound();
     if (!handle->replaced()) return handle;
     // UpdateTable swapped the table while we waited: take the new one.
@@ -66,10 +65,9 @@ Result<std::unique_ptr<TableHandle>> Database::Impl::AcquireTable(std::string_vi
 
 Result<Database::Impl::ExclusiveTable> Database::Impl::LockTableExclusive(std::string_view name) {
   while (true) {
-    auto found = FindTable(name, true);
-    if (!found.ok()) return found.status();
+    DYNAROCK_ASSIGN_OR_RETURN(auto found, FindTable(name, true));
     ExclusiveTable t;
-    t.state = std::move(found).value();
+    t.state = std::move(found);
     t.table_lock = std::unique_lock(t.state->mu);
     t.catalog_lock = std::unique_lock(catalog_mu_);
     auto it = tables_.find(name);
@@ -107,9 +105,8 @@ Status Database::Impl::AcquireTables(TableHandles* handles) {
 
 Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  auto validated = ValidateCreateTable(request);
-  if (!validated.ok()) return validated.status();
-  TableInfo info = std::move(validated).value();
+  DYNAROCK_ASSIGN_OR_RETURN(auto validated, ValidateCreateTable(request));
+  TableInfo info = std::move(validated);
 
   std::unique_lock lock(catalog_mu_);
   if (tables_.count(info.name)) {
@@ -165,12 +162,10 @@ void FillStatistics(const TableInfo& info, TableDescription* d, ReadFn read) {
 
 Result<DescribeTableResponse> Database::Impl::DescribeTable(const DescribeTableRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  auto table = FindTable(request.table_name, true);
-  if (!table.ok()) return table.status();
+  DYNAROCK_ASSIGN_OR_RETURN(auto table, FindTable(request.table_name, true));
   DescribeTableResponse response;
-  response.table = Describe((*table)->info, options_.region, options_.account_id);
-  FillStatistics((*table)->info, &response.table,
-                 [this](uint32_t id) { return ReadTableStats(id); });
+  response.table = Describe(table->info, options_.region, options_.account_id);
+  FillStatistics(table->info, &response.table, [this](uint32_t id) { return ReadTableStats(id); });
   return response;
 }
 
@@ -195,9 +190,8 @@ Result<ListTablesResponse> Database::Impl::ListTables(const ListTablesRequest& r
 Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   // In-flight item operations finish first; later ones see `deleted`.
-  auto locked = LockTableExclusive(request.table_name);
-  if (!locked.ok()) return locked.status();
-  std::shared_ptr<TableState> table = locked->state;
+  DYNAROCK_ASSIGN_OR_RETURN(auto locked, LockTableExclusive(request.table_name));
+  std::shared_ptr<TableState> table = locked.state;
   const uint32_t id = table->info.space_id;
 
   DeleteTableResponse response;
@@ -229,9 +223,8 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   std::string backfill;
   {
-    auto locked = LockTableExclusive(request.table_name);
-    if (!locked.ok()) return locked.status();
-    std::shared_ptr<TableState> state = locked->state;
+    DYNAROCK_ASSIGN_OR_RETURN(auto locked, LockTableExclusive(request.table_name));
+    std::shared_ptr<TableState> state = locked.state;
     TableInfo info = state->info;
     rocksdb::WriteBatch batch;
     if (request.billing_mode) info.billing_mode = *request.billing_mode;
@@ -282,10 +275,9 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     DYNAROCK_RETURN_IF_ERROR(ReplaceTable(state, std::move(info), &batch));
   }
   if (!backfill.empty()) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(request.table_name, backfill));
-  auto described = DescribeTable({request.table_name});
-  if (!described.ok()) return described.status();
+  DYNAROCK_ASSIGN_OR_RETURN(auto described, DescribeTable({request.table_name}));
   UpdateTableResponse response;
-  response.table_description = std::move(described->table);
+  response.table_description = std::move(described.table);
   return response;
 }
 
@@ -296,9 +288,8 @@ Result<UpdateTimeToLiveResponse> Database::Impl::UpdateTimeToLive(
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   const auto& spec = request.time_to_live_specification;
 
-  auto locked = LockTableExclusive(request.table_name);
-  if (!locked.ok()) return locked.status();
-  TableInfo info = locked->state->info;
+  DYNAROCK_ASSIGN_OR_RETURN(auto locked, LockTableExclusive(request.table_name));
+  TableInfo info = locked.state->info;
   if (spec.enabled && info.ttl_enabled) {
     return Status::Validation("TimeToLive is already enabled");
   }
@@ -312,18 +303,17 @@ Result<UpdateTimeToLiveResponse> Database::Impl::UpdateTimeToLive(
   info.ttl_enabled = spec.enabled;
   info.ttl_attribute = spec.attribute_name;
   rocksdb::WriteBatch batch;
-  DYNAROCK_RETURN_IF_ERROR(ReplaceTable(locked->state, std::move(info), &batch));
+  DYNAROCK_RETURN_IF_ERROR(ReplaceTable(locked.state, std::move(info), &batch));
   return UpdateTimeToLiveResponse{spec};
 }
 
 Result<DescribeTimeToLiveResponse> Database::Impl::DescribeTimeToLive(
     const DescribeTimeToLiveRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  auto table = FindTable(request.table_name, true);
-  if (!table.ok()) return table.status();
+  DYNAROCK_ASSIGN_OR_RETURN(auto table, FindTable(request.table_name, true));
   DescribeTimeToLiveResponse r;
-  r.enabled = (*table)->info.ttl_enabled;
-  if (r.enabled) r.attribute_name = (*table)->info.ttl_attribute;
+  r.enabled = table->info.ttl_enabled;
+  if (r.enabled) r.attribute_name = table->info.ttl_attribute;
   return r;
 }
 
@@ -371,11 +361,9 @@ Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
 Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
     const ListTagsOfResourceRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  auto name = TableNameFromArn(request.resource_arn);
-  if (!name.ok()) return name.status();
-  auto table = FindTable(*name, false);
-  if (!table.ok()) return table.status();
-  return ListTagsOfResourceResponse{(*table)->info.tags};
+  DYNAROCK_ASSIGN_OR_RETURN(auto name, TableNameFromArn(request.resource_arn));
+  DYNAROCK_ASSIGN_OR_RETURN(auto table, FindTable(name, false));
+  return ListTagsOfResourceResponse{table->info.tags};
 }
 
 }  // namespace dynarock

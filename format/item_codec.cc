@@ -161,9 +161,8 @@ Status DecodeEntries(const Entries* entries, Out* out) {
     std::string_view name = View(e->name());
     if (i > 0 && !(prev < name)) return Corrupt("entries out of order");
     prev = name;
-    auto v = ItemCodecAccess::Value(e).Decode();
-    if (!v.ok()) return v.status();
-    Append(out, std::string(name), std::move(v).value());
+    DYNAROCK_ASSIGN_OR_RETURN(auto v, ItemCodecAccess::Value(e).Decode());
+    Append(out, std::string(name), std::move(v));
   }
   return Status::OK();
 }
@@ -178,9 +177,8 @@ Status DecodeMembers(const fbs::Vector<fbs::Offset<fb::Blob>>* members, std::vec
     std::string_view bytes = View(members->Get(i)->data());
     if (i > 0 && !(prev < bytes)) return Corrupt("set members out of order");
     prev = bytes;
-    auto m = from_bytes(bytes);
-    if (!m.ok()) return m.status();
-    out->push_back(std::move(m).value());
+    DYNAROCK_ASSIGN_OR_RETURN(auto m, from_bytes(bytes));
+    out->push_back(std::move(m));
   }
   return Status::OK();
 }
@@ -252,9 +250,8 @@ Result<AttributeValue> ValueView::Decode() const {
     case fb::ValueType::S: return AttributeValue::S(std::string(bytes()));
     case fb::ValueType::B: return AttributeValue::B(std::string(bytes()));
     case fb::ValueType::N: {
-      auto n = number();
-      if (!n.ok()) return n.status();
-      return AttributeValue::N(*n);
+      DYNAROCK_ASSIGN_OR_RETURN(auto n, number());
+      return AttributeValue::N(n);
     }
     case fb::ValueType::Bool: return AttributeValue::Bool(boolean());
     case fb::ValueType::Null: return AttributeValue::Null();
@@ -271,9 +268,8 @@ Result<AttributeValue> ValueView::Decode() const {
         list.reserve(v_->elements()->size());
         for (const fb::Value* e : *v_->elements()) {
           if (e == nullptr) return Corrupt("null list element");
-          auto v = ValueView(e).Decode();
-          if (!v.ok()) return v.status();
-          list.push_back(std::move(v).value());
+          DYNAROCK_ASSIGN_OR_RETURN(auto v, ValueView(e).Decode());
+          list.push_back(std::move(v));
         }
       }
       return AttributeValue::L(std::move(list));
@@ -366,9 +362,8 @@ Result<Item> format::DecodeItem(std::string_view bytes) {
     std::memcpy(aligned.data(), bytes.data(), bytes.size());
     bytes = std::string_view(reinterpret_cast<const char*>(aligned.data()), bytes.size());
   }
-  auto view = ItemView::Open(bytes);
-  if (!view.ok()) return view.status();
-  return view->Decode();
+  DYNAROCK_ASSIGN_OR_RETURN(auto view, ItemView::Open(bytes));
+  return view.Decode();
 }
 
 }  // namespace dynarock

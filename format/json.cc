@@ -63,9 +63,8 @@ Status SetFromJson(const rapidjson::Value& json, const char* empty_msg, std::vec
   }
   if (json.Empty()) return Status::Validation(std::string(kInvalid) + empty_msg);
   for (const auto& m : json.GetArray()) {
-    auto v = decode(Str(m));
-    if (!v.ok()) return v.status();
-    out->push_back(std::move(v).value());
+    DYNAROCK_ASSIGN_OR_RETURN(auto v, decode(Str(m)));
+    out->push_back(std::move(v));
   }
   std::vector<T> sorted = *out;
   std::sort(sorted.begin(), sorted.end());
@@ -114,21 +113,18 @@ Result<AttributeValue> AttributeValueFromJson(const rapidjson::Value& json, int 
   switch (type) {
     case AttrType::kS: {
       if (!v.IsString()) return WrongJsonType(v, "String");
-      auto text = Text(v);
-      if (!text.ok()) return text.status();
-      return AttributeValue::S(std::string(*text));
+      DYNAROCK_ASSIGN_OR_RETURN(auto text, Text(v));
+      return AttributeValue::S(std::string(text));
     }
     case AttrType::kN: {
       if (!v.IsString()) return WrongJsonType(v, "String");
-      auto n = Number::Parse(Str(v));
-      if (!n.ok()) return n.status();
-      return AttributeValue::N(*n);
+      DYNAROCK_ASSIGN_OR_RETURN(auto n, Number::Parse(Str(v)));
+      return AttributeValue::N(n);
     }
     case AttrType::kB: {
       if (!v.IsString()) return WrongJsonType(v, "Blob");
-      auto bytes = Base64Decode(Str(v));
-      if (!bytes.ok()) return bytes.status();
-      return AttributeValue::B(std::move(bytes).value());
+      DYNAROCK_ASSIGN_OR_RETURN(auto bytes, Base64Decode(Str(v)));
+      return AttributeValue::B(std::move(bytes));
     }
     case AttrType::kBool:
       if (!v.IsBool()) return WrongJsonType(v, "Boolean");
@@ -147,9 +143,8 @@ Result<AttributeValue> AttributeValueFromJson(const rapidjson::Value& json, int 
         AttributeValue::List list;
         list.reserve(v.Size());
         for (const auto& e : v.GetArray()) {
-          auto av = AttributeValueFromJson(e, level + 1);
-          if (!av.ok()) return av.status();
-          list.push_back(std::move(av).value());
+          DYNAROCK_ASSIGN_OR_RETURN(auto av, AttributeValueFromJson(e, level + 1));
+          list.push_back(std::move(av));
         }
         return AttributeValue::L(std::move(list));
       }
@@ -157,11 +152,9 @@ Result<AttributeValue> AttributeValueFromJson(const rapidjson::Value& json, int 
       AttributeValue::Map map;
       map.reserve(v.MemberCount());
       for (const auto& e : v.GetObject()) {
-        auto name = Text(e.name);
-        if (!name.ok()) return name.status();
-        auto av = AttributeValueFromJson(e.value, level + 1);
-        if (!av.ok()) return av.status();
-        map.emplace_back(std::string(*name), std::move(av).value());
+        DYNAROCK_ASSIGN_OR_RETURN(auto name, Text(e.name));
+        DYNAROCK_ASSIGN_OR_RETURN(auto av, AttributeValueFromJson(e.value, level + 1));
+        map.emplace_back(std::string(name), std::move(av));
       }
       return AttributeValue::M(std::move(map));
     }
@@ -191,12 +184,10 @@ Result<Item> ItemFromJson(const rapidjson::Value& json) {
   if (!json.IsObject()) return WrongJsonType(json, "Map");
   Item item;
   for (const auto& m : json.GetObject()) {
-    auto name = Text(m.name);
-    if (!name.ok()) return name.status();
-    auto v = AttributeValueFromJson(m.value, 2);
-    if (!v.ok()) return v.status();
+    DYNAROCK_ASSIGN_OR_RETURN(auto name, Text(m.name));
+    DYNAROCK_ASSIGN_OR_RETURN(auto v, AttributeValueFromJson(m.value, 2));
     // A repeated name: the last one wins, as in DynamoDB's JSON layer.
-    item.insert_or_assign(std::string(*name), std::move(v).value());
+    item.insert_or_assign(std::string(name), std::move(v));
   }
   return item;
 }
@@ -283,9 +274,8 @@ Status WriteViewJson(JsonWriter* w, const ValueView& v) {
   switch (v.type()) {
     case AttrType::kS: str(v.bytes()); break;
     case AttrType::kN: {
-      auto n = v.number();
-      if (!n.ok()) return n.status();
-      str(n->ToString());
+      DYNAROCK_ASSIGN_OR_RETURN(auto n, v.number());
+      str(n.ToString());
       break;
     }
     case AttrType::kB: str(Base64Encode(v.bytes())); break;
@@ -318,9 +308,8 @@ Status WriteViewJson(JsonWriter* w, const ValueView& v) {
     case AttrType::kNS:
       w->StartArray();
       for (size_t i = 0; i < v.size(); ++i) {
-        auto n = v.number_member(i);
-        if (!n.ok()) return n.status();
-        str(n->ToString());
+        DYNAROCK_ASSIGN_OR_RETURN(auto n, v.number_member(i));
+        str(n.ToString());
       }
       w->EndArray();
       break;

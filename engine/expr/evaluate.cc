@@ -252,26 +252,22 @@ Result<AttributeValue> UpdateValue(const Operand& o, const Document& old) {
       return UpdateValue(o.args[1], old);
     }
     case Operand::Kind::kListAppend: {
-      auto a = UpdateValue(o.args[0], old);
-      if (!a.ok()) return a.status();
-      auto b = UpdateValue(o.args[1], old);
-      if (!b.ok()) return b.status();
-      if (!a->is(AttrType::kL) || !b->is(AttrType::kL)) return Status::Validation(kIncorrectType);
-      AttributeValue::List out = a->l();
-      out.insert(out.end(), b->l().begin(), b->l().end());
+      DYNAROCK_ASSIGN_OR_RETURN(auto a, UpdateValue(o.args[0], old));
+      DYNAROCK_ASSIGN_OR_RETURN(auto b, UpdateValue(o.args[1], old));
+      if (!a.is(AttrType::kL) || !b.is(AttrType::kL)) return Status::Validation(kIncorrectType);
+      AttributeValue::List out = a.l();
+      out.insert(out.end(), b.l().begin(), b.l().end());
       return AttributeValue::L(std::move(out));
     }
     case Operand::Kind::kPlus:
     case Operand::Kind::kMinus: {
-      auto a = UpdateValue(o.args[0], old);
-      if (!a.ok()) return a.status();
-      auto b = UpdateValue(o.args[1], old);
-      if (!b.ok()) return b.status();
-      if (!a->is(AttrType::kN) || !b->is(AttrType::kN)) return Status::Validation(kIncorrectType);
-      auto n = o.kind == Operand::Kind::kPlus ? Number::Add(a->n(), b->n())
-                                              : Number::Subtract(a->n(), b->n());
-      if (!n.ok()) return n.status();
-      return AttributeValue::N(*n);
+      DYNAROCK_ASSIGN_OR_RETURN(auto a, UpdateValue(o.args[0], old));
+      DYNAROCK_ASSIGN_OR_RETURN(auto b, UpdateValue(o.args[1], old));
+      if (!a.is(AttrType::kN) || !b.is(AttrType::kN)) return Status::Validation(kIncorrectType);
+      DYNAROCK_ASSIGN_OR_RETURN(auto n, o.kind == Operand::Kind::kPlus
+                                            ? Number::Add(a.n(), b.n())
+                                            : Number::Subtract(a.n(), b.n()));
+      return AttributeValue::N(n);
     }
     case Operand::Kind::kSize: break;
   }
@@ -338,9 +334,8 @@ Result<AttributeValue> AddTo(const AttributeValue* current, const AttributeValue
   if (current->type() != v.type()) return Status::Validation(kIncorrectType);
   switch (v.type()) {
     case AttrType::kN: {
-      auto n = Number::Add(current->n(), v.n());
-      if (!n.ok()) return n.status();
-      return AttributeValue::N(*n);
+      DYNAROCK_ASSIGN_OR_RETURN(auto n, Number::Add(current->n(), v.n()));
+      return AttributeValue::N(n);
     }
     case AttrType::kSS: return AttributeValue::SS(Union(current->ss(), v.ss()));
     case AttrType::kNS: return AttributeValue::NS(Union(current->ns(), v.ns()));
@@ -394,19 +389,16 @@ Status ApplyUpdate(const UpdateExpression& u, Item* item) {
   for (size_t i = 0; i < u.actions.size(); ++i) {
     const UpdateAction& a = u.actions[i];
     if (a.kind == UpdateAction::Kind::kSet) {
-      auto v = UpdateValue(a.value, old);
-      if (!v.ok()) return v.status();
-      values[i] = std::move(v).value();
+      DYNAROCK_ASSIGN_OR_RETURN(auto v, UpdateValue(a.value, old));
+      values[i] = std::move(v);
     } else if (a.kind == UpdateAction::Kind::kAdd) {
-      auto v = AddTo(Current(original, a.path), a.value.value);
-      if (!v.ok()) return v.status();
-      values[i] = std::move(v).value();
+      DYNAROCK_ASSIGN_OR_RETURN(auto v, AddTo(Current(original, a.path), a.value.value));
+      values[i] = std::move(v);
     } else if (a.kind == UpdateAction::Kind::kDelete) {
       const AttributeValue* current = Current(original, a.path);
       if (current == nullptr) continue;  // nothing to delete from
-      auto v = DeleteFrom(*current, a.value.value);
-      if (!v.ok()) return v.status();
-      values[i] = std::move(v).value();  // nullopt: the set became empty
+      DYNAROCK_ASSIGN_OR_RETURN(auto v, DeleteFrom(*current, a.value.value));
+      values[i] = std::move(v);  // nullopt: the set became empty
     }
   }
   // Removals of list elements address the original positions: apply them

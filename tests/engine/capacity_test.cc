@@ -7,6 +7,7 @@
 #include "dynarock/db.h"
 #include "format/item_size.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -43,7 +44,7 @@ class CapacityTest : public DbTest {
   // The units a response reports; -1 (failing the comparison) if there are none.
   template <typename R>
   static double Units(const Result<R>& r) {
-    EXPECT_TRUE(r.ok()) << r.status();
+    EXPECT_OK(r);
     if (!r.ok()) return -1;
     if constexpr (std::is_same_v<decltype(r->consumed_capacity), std::optional<ConsumedCapacity>>) {
       return r->consumed_capacity ? r->consumed_capacity->capacity_units : -1;
@@ -191,7 +192,7 @@ TEST_F(CapacityTest, SingleItemOperations) {
 TEST_F(CapacityTest, IndexWritesAreChargedPerIndex) {
   auto put = db_->PutItem(
       {.table_name = "Items", .item = Sized("a", 300, "g1"), .return_consumed_capacity = kIndexes});
-  ASSERT_TRUE(put.ok());
+  ASSERT_OK(put);
   const ConsumedCapacity& c = *put->consumed_capacity;
   EXPECT_DOUBLE_EQ(c.capacity_units, 2);  // the item, and one new index entry
   EXPECT_DOUBLE_EQ(c.write_capacity_units, 2);
@@ -230,7 +231,7 @@ TEST_F(CapacityTest, QueryAndScanRoundOnceBatchesPerItemTransactionsDouble) {
   bg.request_items["Items"].consistent_read = true;
   bg.return_consumed_capacity = kTotal;
   auto batch = db_->BatchGetItem(bg);
-  ASSERT_TRUE(batch.ok());
+  ASSERT_OK(batch);
   ASSERT_EQ(batch->consumed_capacity.size(), 1u);
   EXPECT_DOUBLE_EQ(batch->consumed_capacity[0].capacity_units, 3);  // each item rounded on its own
 
@@ -245,7 +246,7 @@ TEST_F(CapacityTest, QueryAndScanRoundOnceBatchesPerItemTransactionsDouble) {
                        {.put = TransactPut{.table_name = "Items", .item = Sized("t2", 2000)}}};
   tw.return_consumed_capacity = kTotal;
   auto t = db_->TransactWriteItems(tw);
-  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_OK(t);
   EXPECT_DOUBLE_EQ(t->consumed_capacity[0].capacity_units, 2 * 1 + 2 * 2);
 
   TransactGetItemsRequest tg;

@@ -21,6 +21,7 @@
 #include "format/item_size.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/seed.h"
+#include "tests/util/status_matchers.h"
 
 extern char** environ;
 
@@ -93,9 +94,9 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     ASSERT_GE(acked, kill_after);
 
     auto db = Database::Open(dir, {});
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ASSERT_OK(db);
     auto scan = (*db)->Scan({.table_name = "Crash"});
-    ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+    ASSERT_OK(scan);
     ASSERT_FALSE(scan->last_evaluated_key.has_value());
     std::map<std::string, std::string> found;
     int64_t bytes = 0;
@@ -117,7 +118,7 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
       ASSERT_EQ(found, expected) << "cycle " << cycle;
     }
     auto d = (*db)->DescribeTable({"Crash"});
-    ASSERT_TRUE(d.ok());
+    ASSERT_OK(d);
     EXPECT_EQ(d->table.item_count, scan->count) << "cycle " << cycle;
     EXPECT_EQ(d->table.table_size_bytes, bytes) << "cycle " << cycle;
 
@@ -131,19 +132,19 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
       ++collection_items[item.at("pk").s()];
     }
     auto gsi = (*db)->Scan({.table_name = "Crash", .index_name = "ByDepot"});
-    ASSERT_TRUE(gsi.ok()) << gsi.status();
+    ASSERT_OK(gsi);
     for (const auto& e : gsi->items) {
       gsi_got.insert(e.at("depot").s() + "|" + e.at("pk").s() + " " + e.at("sk").n().ToString() + "|" + e.at("v").s());
     }
     auto lsi = (*db)->Scan({.table_name = "Crash", .index_name = "BySpeed"});
-    ASSERT_TRUE(lsi.ok()) << lsi.status();
+    ASSERT_OK(lsi);
     for (const auto& e : lsi->items) {
       lsi_got.insert(e.at("speed").n().ToString() + "|" + e.at("pk").s() + " " + e.at("sk").n().ToString());
     }
     EXPECT_EQ(gsi_got, gsi_expected) << "cycle " << cycle;
     EXPECT_EQ(lsi_got, lsi_expected) << "cycle " << cycle;
     auto top = (*db)->LargestCollections("Crash", 1000);
-    ASSERT_TRUE(top.ok());
+    ASSERT_OK(top);
     std::map<std::string, int64_t> counted;
     for (const auto& c : *top) counted[c.key.at("pk").s()] = c.item_count;
     EXPECT_EQ(counted, collection_items) << "cycle " << cycle;
@@ -192,9 +193,9 @@ TEST(CrashTest, TransactionsAreAllOrNothingAcrossSigkill) {
     ASSERT_TRUE(WIFSIGNALED(status)) << "child exited by itself: " << status;
 
     auto db = Database::Open(dir, {});
-    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_OK(db);
     auto table = (*db)->Scan({.table_name = "Bank"});
-    ASSERT_TRUE(table.ok()) << table.status();
+    ASSERT_OK(table);
     ASSERT_EQ(table->count, 10);
     int64_t total = 0;
     std::map<std::string, std::string> balances;
@@ -206,14 +207,14 @@ TEST(CrashTest, TransactionsAreAllOrNothingAcrossSigkill) {
     }
     EXPECT_EQ(total, 10000) << "cycle " << cycle;
     auto index = (*db)->Scan({.table_name = "Bank", .index_name = "ByBranch"});
-    ASSERT_TRUE(index.ok());
+    ASSERT_OK(index);
     std::map<std::string, std::string> indexed;
     for (const auto& item : index->items) {
       indexed[item.at("id").s()] = item.at("balance").n().ToString() + "/" + item.at("branch").s();
     }
     EXPECT_EQ(indexed, balances) << "cycle " << cycle;
     auto report = (*db)->RecountStatistics();
-    ASSERT_TRUE(report.ok()) << report.status();
+    ASSERT_OK(report);
     EXPECT_EQ(report->collections_corrected, 0) << "cycle " << cycle;
     EXPECT_EQ(report->table_totals_corrected, 0) << "cycle " << cycle;
     EXPECT_EQ(report->index_totals_corrected, 0) << "cycle " << cycle;

@@ -6,6 +6,7 @@
 
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -62,7 +63,7 @@ TEST_F(ExpressionBuilderDbTest, RoundTripsThroughTheEngine) {
       .Build()
       .ApplyTo(&q);
   auto r = db_->Query(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->scanned_count, 7);
   std::vector<Item> expected = {{{"recordedAt", S("TS#07")}, {"name", S("reading")}},
                                 {{"recordedAt", S("TS#05")}, {"name", S("reading")}}};
@@ -84,10 +85,10 @@ TEST_F(ExpressionBuilderDbTest, RoundTripsThroughTheEngine) {
   u.return_values = ReturnValue::kAllNew;
   for (int i = 0; i < 2; ++i) {
     auto up = db_->UpdateItem(u);
-    ASSERT_TRUE(up.ok()) << up.status();
+    ASSERT_OK(up);
   }
   auto got = db_->GetItem({.table_name = "Telemetry", .key = u.key});
-  ASSERT_TRUE(got.ok());
+  ASSERT_OK(got);
   EXPECT_EQ(got->item->at("visits"), N(2));
   EXPECT_EQ(got->item->at("log"), AttributeValue::L({S("seen"), S("seen")}));
   EXPECT_EQ(got->item->at("tags"), AttributeValue::SS({"checked"}));
@@ -106,7 +107,7 @@ TEST_F(ExpressionBuilderDbTest, RoundTripsThroughTheEngine) {
       .Build()
       .ApplyTo(&s);
   auto scan = db_->Scan(s);
-  ASSERT_TRUE(scan.ok()) << scan.status();
+  ASSERT_OK(scan);
   EXPECT_EQ(scan->count, 1);
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock::expr {
 namespace {
@@ -110,13 +111,13 @@ TEST(ConditionTest, Semantics) {
     // Unused values are fine here: tests check one expression against one map.
     if (!r.ok() && r.status().message().find("unused") != std::string::npos) {
       auto c2 = ParseCondition(c.expr, ExprKind::kCondition);
-      ASSERT_TRUE(c2.ok()) << c.expr;
+      ASSERT_OK(c2);
       Resolver res(nullptr, &kValues);
-      ASSERT_TRUE(res.Resolve(&*c2, ExprKind::kCondition).ok()) << c.expr;
+      ASSERT_OK(res.Resolve(&*c2, ExprKind::kCondition));
       EXPECT_EQ(Evaluate(*c2, ItemDocument(&kItem)), c.expected) << c.expr;
       continue;
     }
-    ASSERT_TRUE(r.ok()) << c.expr << ": " << r.status().ToString();
+    ASSERT_OK(r);
     EXPECT_EQ(*r, c.expected) << c.expr;
   }
 }
@@ -124,13 +125,13 @@ TEST(ConditionTest, Semantics) {
 TEST(ConditionTest, EvaluationOnEncodedItemMatchesDecoded) {
   std::string bytes = format::EncodeItem(kItem);
   auto view = ItemView::Open(bytes);
-  ASSERT_TRUE(view.ok());
+  ASSERT_OK(view);
   for (const char* e : {"geo.tags[2][0] = :x", "contains(tags, :ev)", "size(lst) < :three",
                         "speed BETWEEN :lo AND :hi", "attribute_exists(geo.lat)"}) {
     auto c = ParseCondition(e, ExprKind::kFilter);
-    ASSERT_TRUE(c.ok()) << e;
+    ASSERT_OK(c);
     Resolver r(nullptr, &kValues);
-    ASSERT_TRUE(r.Resolve(&*c, ExprKind::kFilter).ok());
+    ASSERT_OK(r.Resolve(&*c, ExprKind::kFilter));
     EXPECT_EQ(Evaluate(*c, ViewDocument(*view)), Evaluate(*c, ItemDocument(&kItem))) << e;
   }
 }
@@ -226,7 +227,7 @@ TEST(ConditionTest, PlaceholdersAndUnusedChecks) {
   std::map<std::string, std::string> names{{"#d", "depot"}, {"#g", "geo"}, {"#l", "lat"}};
   std::map<std::string, AttributeValue> values{{":s", S("DEP-LON-3")}, {":n", N("51.5")}};
   auto r = Eval("#d = :s AND #g.#l = :n", kItem, names, values);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_TRUE(*r);
   // A name placeholder stands for one name, dots included.
   Item dotted{{"a.b", S("x")}};
@@ -338,12 +339,12 @@ TEST(UpdateTest, Actions) {
       }
     }
     auto r = Update(c.expr, base, used);
-    ASSERT_TRUE(r.ok()) << c.expr << ": " << r.status().ToString();
+    ASSERT_OK(r);
     EXPECT_EQ(*r, expected) << c.expr << "\n got " << DebugString(*r);
   }
   // Deleting every member removes the attribute.
   auto gone = Update("DELETE ss :all", base, {{":all", AV::SS({"x", "y"})}});
-  ASSERT_TRUE(gone.ok());
+  ASSERT_OK(gone);
   EXPECT_FALSE(gone->count("ss"));
 }
 

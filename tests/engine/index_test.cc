@@ -13,6 +13,7 @@
 #include "format/item_size.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/seed.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -63,7 +64,7 @@ class IndexTest : public DbTest {
   // collection counter equals a recount.
   void VerifyIndexesAndStatistics() {
     auto table = db_->Scan({.table_name = "Telemetry"});
-    ASSERT_TRUE(table.ok());
+    ASSERT_OK(table);
     std::multiset<std::string> gsi_expected, lsi_expected;
     std::map<std::string, std::pair<int64_t, int64_t>> collections;
     for (const auto& item : table->items) {
@@ -86,7 +87,7 @@ class IndexTest : public DbTest {
     }
     std::multiset<std::string> gsi_got, lsi_got;
     auto gsi = db_->Scan({.table_name = "Telemetry", .index_name = "ByDepot"});
-    ASSERT_TRUE(gsi.ok());
+    ASSERT_OK(gsi);
     for (const auto& e : gsi->items) {
       gsi_got.insert(e.at("depotCode").s() + "|" + e.at("vehicleId").s() + "/" +
                      e.at("recordedAt").s() + "|" +
@@ -94,7 +95,7 @@ class IndexTest : public DbTest {
       EXPECT_FALSE(e.count("speedKph"));  // not projected
     }
     auto lsi = db_->Scan({.table_name = "Telemetry", .index_name = "BySpeed"});
-    ASSERT_TRUE(lsi.ok());
+    ASSERT_OK(lsi);
     for (const auto& e : lsi->items) {
       lsi_got.insert(e.at("speedKph").n().ToString() + "|" + e.at("vehicleId").s() + "/" +
                      e.at("recordedAt").s());
@@ -102,7 +103,7 @@ class IndexTest : public DbTest {
     EXPECT_EQ(gsi_got, gsi_expected);
     EXPECT_EQ(lsi_got, lsi_expected);
     auto top = db_->LargestCollections("Telemetry", 100);
-    ASSERT_TRUE(top.ok());
+    ASSERT_OK(top);
     std::map<std::string, std::pair<int64_t, int64_t>> counted;
     for (const auto& c : *top) counted[c.key.at("vehicleId").s()] = {c.item_count, c.size_bytes};
     EXPECT_EQ(counted, collections);
@@ -202,7 +203,7 @@ TEST_F(IndexTest, CreateTableIndexErrors) {
   Create(FleetTable());
   Reopen();  // index definitions persist
   auto d = db_->DescribeTable({"Telemetry"});
-  ASSERT_TRUE(d.ok());
+  ASSERT_OK(d);
   ASSERT_TRUE(d->table.global_secondary_indexes.has_value());
   EXPECT_EQ((*d->table.global_secondary_indexes)[0].index_name, "ByDepot");
   EXPECT_EQ((*d->table.global_secondary_indexes)[0].index_status, IndexStatus::kActive);
@@ -224,7 +225,7 @@ TEST_F(IndexTest, GsiQueryOrderingPaginationSparseAndKeyChanges) {
   QueryRequest q = DepotQuery("DEP-LON-3");
   q.scan_index_forward = false;
   auto r = db_->Query(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   ASSERT_EQ(r->count, 10);
   EXPECT_EQ(SortKeys(*r)[0], "VEH#2/TS#2026-06-23T09:04:00Z");
   EXPECT_EQ(SortKeys(*r)[1], "VEH#0/TS#2026-06-23T09:04:00Z");
@@ -235,7 +236,7 @@ TEST_F(IndexTest, GsiQueryOrderingPaginationSparseAndKeyChanges) {
   std::vector<std::string> all;
   while (true) {
     auto page = db_->Query(q);
-    ASSERT_TRUE(page.ok()) << page.status();
+    ASSERT_OK(page);
     auto keys = SortKeys(*page);
     all.insert(all.end(), keys.begin(), keys.end());
     if (!page->last_evaluated_key) break;
@@ -250,7 +251,7 @@ TEST_F(IndexTest, GsiQueryOrderingPaginationSparseAndKeyChanges) {
       .table_name = "Telemetry",
       .key = {{"vehicleId", S("VEH#2")}, {"recordedAt", S("TS#2026-06-23T09:04:00Z")}}};
   u.update_expression = "REMOVE depotCode";
-  ASSERT_TRUE(db_->UpdateItem(u).ok());
+  ASSERT_OK(db_->UpdateItem(u));
   EXPECT_EQ(db_->Query(DepotQuery("DEP-LON-3"))->count, 8);
   EXPECT_EQ(db_->Query(DepotQuery("DEP-MAN-1"))->count, 11);
   ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry",
@@ -266,7 +267,7 @@ TEST_F(IndexTest, GsiQueryOrderingPaginationSparseAndKeyChanges) {
 
   ScanRequest s{.table_name = "Telemetry", .index_name = "ByDepot"};
   auto scan = db_->Scan(s);
-  ASSERT_TRUE(scan.ok());
+  ASSERT_OK(scan);
   EXPECT_EQ(scan->count, 18);
 }
 
@@ -274,7 +275,7 @@ TEST_F(IndexTest, ProjectionsAndSelectRules) {
   Create(FleetTable(ProjectionType::kInclude, {"fuelPct"}));
   Put("Telemetry", Reading(1, 1, 70));
   auto gsi = db_->Query(DepotQuery("DEP-LON-3"));
-  ASSERT_TRUE(gsi.ok());
+  ASSERT_OK(gsi);
   ASSERT_EQ(gsi->items.size(), 1u);
   // INCLUDE: table keys, index keys and fuelPct, not speedKph.
   EXPECT_EQ(gsi->items[0], (Item{{"vehicleId", S("VEH#1")},
@@ -301,13 +302,13 @@ TEST_F(IndexTest, ProjectionsAndSelectRules) {
   lsi.key_condition_expression = "vehicleId = :v AND speedKph > :s";
   lsi.expression_attribute_values = ExpressionAttributeValues{{":v", S("VEH#1")}, {":s", N("60")}};
   auto keys_only = db_->Query(lsi);
-  ASSERT_TRUE(keys_only.ok()) << keys_only.status();
+  ASSERT_OK(keys_only);
   EXPECT_EQ(keys_only->items[0], (Item{{"vehicleId", S("VEH#1")},
                                        {"recordedAt", S("TS#2026-06-23T09:01:00Z")},
                                        {"speedKph", N("70")}}));
   lsi.select = Select::kAllAttributes;
   auto fetched = db_->Query(lsi);
-  ASSERT_TRUE(fetched.ok()) << fetched.status();
+  ASSERT_OK(fetched);
   EXPECT_EQ(fetched->items[0], Reading(1, 1, 70));
 
   // A mistyped index key is an error; nothing is written.
@@ -341,7 +342,7 @@ TEST_F(IndexTest, BatchWriteOverTheCollectionLimitWritesNothing) {
   EXPECT_TRUE(db_->LargestCollections("Telemetry", 5)->empty());
   // Within the limit, the same kind of batch lands whole.
   batch.request_items["Telemetry"].resize(10);
-  ASSERT_TRUE(db_->BatchWriteItem(batch).ok());
+  ASSERT_OK(db_->BatchWriteItem(batch));
   EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 10);
   auto top = db_->LargestCollections("Telemetry", 5);
   ASSERT_EQ(top->size(), 2u);
@@ -380,7 +381,7 @@ TEST_F(IndexTest, CollectionSizeLimitAndMetrics) {
                       "The total size of an item collection has exceeded the maximum limit of 10 "
                       "gigabytes."));
   auto top = db_->LargestCollections("Telemetry", 5);
-  ASSERT_TRUE(top.ok());
+  ASSERT_OK(top);
   ASSERT_EQ(top->size(), 1u);
   EXPECT_EQ((*top)[0].item_count, written);
   EXPECT_EQ((*top)[0].size_bytes, written * per_item);  // the failed write changed nothing
@@ -390,15 +391,15 @@ TEST_F(IndexTest, CollectionSizeLimitAndMetrics) {
       .table_name = "Telemetry",
       .key = {{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#2026-06-23T09:00:00Z")}}};
   shrink.update_expression = "REMOVE fuelPct";
-  EXPECT_TRUE(db_->UpdateItem(shrink).ok());
-  EXPECT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = shrink.key}).ok());
+  EXPECT_OK(db_->UpdateItem(shrink));
+  EXPECT_OK(db_->DeleteItem({.table_name = "Telemetry", .key = shrink.key}));
   // A table without an LSI reports no metrics and has no limit.
   Create(TableRequest("Plain", "k", T::kS));
   PutItemRequest plain{.table_name = "Plain",
                        .item = {{"k", S("x")}, {"pad", S(std::string(5000, 'p'))}}};
   plain.return_item_collection_metrics = ReturnItemCollectionMetrics::kSize;
   auto p = db_->PutItem(plain);
-  ASSERT_TRUE(p.ok());
+  ASSERT_OK(p);
   EXPECT_FALSE(p->item_collection_metrics.has_value());
 }
 
@@ -437,7 +438,7 @@ TEST_F(IndexTest, IndexesAndStatisticsMatchTheTable) {
         Put("Telemetry", item);
         break;
       case 1:
-        ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = key}).ok());
+        ASSERT_OK(db_->DeleteItem({.table_name = "Telemetry", .key = key}));
         break;
       default: {
         UpdateItemRequest u{.table_name = "Telemetry", .key = key};
@@ -446,7 +447,7 @@ TEST_F(IndexTest, IndexesAndStatisticsMatchTheTable) {
           u.expression_attribute_values = ExpressionAttributeValues{
               {":d", S(depots[rng() % 3])}, {":s", N(std::to_string(rng() % 100))}};
         }
-        ASSERT_TRUE(db_->UpdateItem(u).ok());
+        ASSERT_OK(db_->UpdateItem(u));
       }
     }
     if (step % 500 == 499) Reopen();

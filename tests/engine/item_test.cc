@@ -5,6 +5,7 @@
 #include "dynarock/db.h"
 #include "format/item_size.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -33,7 +34,7 @@ TEST_F(ItemTest, PutGetDeleteRoundTrip) {
   Put("Telemetry", meta);
   Item key{{"vehicleId", S("VEH#V-7741")}, {"recordedAt", S("META")}};
   auto got = db_->GetItem({.table_name = "Telemetry", .key = key});
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_OK(got);
   ASSERT_TRUE(got->item.has_value());
   EXPECT_EQ(*got->item, meta);
 
@@ -42,26 +43,26 @@ TEST_F(ItemTest, PutGetDeleteRoundTrip) {
   updated["model"] = S("eVan 2");
   auto put = db_->PutItem({.table_name = "Telemetry", .item = updated,
                            .return_values = ReturnValue::kAllOld});
-  ASSERT_TRUE(put.ok());
+  ASSERT_OK(put);
   ASSERT_TRUE(put->attributes.has_value());
   EXPECT_EQ(*put->attributes, meta);
 
   auto del = db_->DeleteItem({.table_name = "Telemetry", .key = key,
                               .return_values = ReturnValue::kAllOld});
-  ASSERT_TRUE(del.ok());
+  ASSERT_OK(del);
   EXPECT_EQ(*del->attributes, updated);
   EXPECT_FALSE(db_->GetItem({.table_name = "Telemetry", .key = key})->item.has_value());
   // Deleting again is not an error and returns nothing.
   auto again = db_->DeleteItem({.table_name = "Telemetry", .key = key,
                                 .return_values = ReturnValue::kAllOld});
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_FALSE(again->attributes.has_value());
 }
 
 TEST_F(ItemTest, NumberKeysAreCanonical) {
   Put("Numbers", {{"n", N("1000")}, {"v", S("a")}});
   auto got = db_->GetItem({.table_name = "Numbers", .key = {{"n", N("1e3")}}});
-  ASSERT_TRUE(got.ok());
+  ASSERT_OK(got);
   ASSERT_TRUE(got->item.has_value());
   EXPECT_EQ(got->item->at("n").n().ToString(), "1000");
   Put("Numbers", {{"n", N("1.0E3")}, {"v", S("b")}});  // same key: overwrites
@@ -170,7 +171,7 @@ TEST_F(ItemTest, ConcurrentWritersKeepStatisticsExact) {
       for (int i = 0; i < kOps; ++i) {
         std::string k = "k" + std::to_string((i * 7 + t) % kKeys);
         if ((i + t) % 5 == 0) {
-          ASSERT_TRUE(db_->DeleteItem({.table_name = "Numbers", .key = {{"n", N(k.substr(1))}}}).ok());
+          ASSERT_OK(db_->DeleteItem({.table_name = "Numbers", .key = {{"n", N(k.substr(1))}}}));
         } else {
           ASSERT_TRUE(db_->PutItem({.table_name = "Numbers",
                                     .item = {{"n", N(k.substr(1))},
@@ -182,7 +183,7 @@ TEST_F(ItemTest, ConcurrentWritersKeepStatisticsExact) {
   }
   for (auto& th : threads) th.join();
   auto scan = db_->Scan({.table_name = "Numbers"});
-  ASSERT_TRUE(scan.ok());
+  ASSERT_OK(scan);
   int64_t bytes = 0;
   for (const auto& item : scan->items) bytes += static_cast<int64_t>(format::ItemSize(item));
   auto d = db_->DescribeTable({"Numbers"})->table;

@@ -10,6 +10,7 @@
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/seed.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -129,7 +130,7 @@ class ModelTest : public DbTest {
     for (int pages = 0;; ++pages) {
       ASSERT_LT(pages, 100);
       auto r = db_->Query(q);
-      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ASSERT_OK(r);
       got.insert(got.end(), r->items.begin(), r->items.end());
       if (!r->last_evaluated_key) break;
       q.exclusive_start_key = r->last_evaluated_key;
@@ -153,7 +154,7 @@ class ModelTest : public DbTest {
       for (int pages = 0;; ++pages) {
         ASSERT_LT(pages, 1000);
         auto r = db_->Scan(s);
-        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        ASSERT_OK(r);
         for (const auto& item : r->items) {
           ASSERT_TRUE(got.emplace(DebugString(item), item).second) << "scanned twice";
         }
@@ -188,7 +189,7 @@ TEST_F(ModelTest, RandomOperationsMatchTheModel) {
     if (op < 45) {
       Item item = RandomItem(t);
       auto r = db_->PutItem({.table_name = t.name, .item = item, .return_values = ReturnValue::kAllOld});
-      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ASSERT_OK(r);
       auto& coll = t.items[item.at(t.pk)];
       AttributeValue sk = t.sk.empty() ? AttributeValue::Null() : item.at(t.sk);
       auto old = coll.find(sk);
@@ -200,7 +201,7 @@ TEST_F(ModelTest, RandomOperationsMatchTheModel) {
     } else if (op < 60) {
       Item key = KeyOf(t, RandomItem(t));
       auto r = db_->DeleteItem({.table_name = t.name, .key = key, .return_values = ReturnValue::kAllOld});
-      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ASSERT_OK(r);
       auto coll = t.items.find(key.at(t.pk));
       AttributeValue sk = t.sk.empty() ? AttributeValue::Null() : key.at(t.sk);
       bool present = coll != t.items.end() && coll->second.count(sk);
@@ -212,7 +213,7 @@ TEST_F(ModelTest, RandomOperationsMatchTheModel) {
     } else if (op < 75) {
       Item key = KeyOf(t, RandomItem(t));
       auto r = db_->GetItem({.table_name = t.name, .key = key});
-      ASSERT_TRUE(r.ok());
+      ASSERT_OK(r);
       auto coll = t.items.find(key.at(t.pk));
       AttributeValue sk = t.sk.empty() ? AttributeValue::Null() : key.at(t.sk);
       if (coll == t.items.end() || !coll->second.count(sk)) {

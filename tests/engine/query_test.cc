@@ -4,6 +4,7 @@
 
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -57,7 +58,7 @@ class QueryTest : public DbTest {
 
 TEST_F(QueryTest, WholeCollectionInSortKeyOrder) {
   auto r = db_->Query(Q("Telemetry", "vehicleId", S("VEH#B")));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   std::vector<std::string> expected;
   for (int m = 0; m < 10; ++m) expected.push_back(Ts(m));
   expected.push_back("META");  // "M" > "T"? no: 'M' (0x4D) < 'T' (0x54)
@@ -85,18 +86,18 @@ TEST_F(QueryTest, SortKeyConditions) {
   };
   for (const auto& c : cases) {
     auto r = db_->Query(Q("Series", "id", S("s"), c.cond));
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
     EXPECT_EQ(SortKeys(*r, "t"), c.expected) << static_cast<int>(c.cond.op);
     // Backwards gives the reverse.
     auto q = Q("Series", "id", S("s"), c.cond);
     q.scan_index_forward = false;
     auto back = db_->Query(q);
-    ASSERT_TRUE(back.ok());
+    ASSERT_OK(back);
     std::vector<std::string> reversed(c.expected.rbegin(), c.expected.rend());
     EXPECT_EQ(SortKeys(*back, "t"), reversed);
   }
   auto r = db_->Query(Q("Telemetry", "vehicleId", S("VEH#A"), SortKeyCondition{"recordedAt", Op::kBeginsWith, S("TS#2026-06-23T09:0")}));
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(r->count, 10);
   r = db_->Query(Q("Telemetry", "vehicleId", S("VEH#A"), SortKeyCondition{"recordedAt", Op::kBeginsWith, S("M")}));
   EXPECT_EQ(SortKeys(*r), std::vector<std::string>{"META"});
@@ -107,7 +108,7 @@ TEST_F(QueryTest, TenMinuteWindowNewestFirst) {
              SortKeyCondition{"recordedAt", Op::kBetween, S(Ts(2)), S(Ts(5))});
   q.scan_index_forward = false;
   auto r = db_->Query(q);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(SortKeys(*r), (std::vector<std::string>{Ts(5), Ts(4), Ts(3), Ts(2)}));
 }
 
@@ -121,7 +122,7 @@ TEST_F(QueryTest, PaginationReturnsEveryItemOnceInOrder) {
       int pages = 0;
       while (true) {
         auto r = db_->Query(q);
-        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        ASSERT_OK(r);
         EXPECT_LE(r->count, limit);
         auto keys = SortKeys(*r);
         all.insert(all.end(), keys.begin(), keys.end());
@@ -142,7 +143,7 @@ TEST_F(QueryTest, PageSizeLimitEndsThePage) {
   Reopen();
   auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
   auto r = db_->Query(q);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_GT(r->count, 0);
   EXPECT_LT(r->count, 11);
   ASSERT_TRUE(r->last_evaluated_key.has_value());
@@ -150,7 +151,7 @@ TEST_F(QueryTest, PageSizeLimitEndsThePage) {
   while (r->last_evaluated_key) {
     q.exclusive_start_key = r->last_evaluated_key;
     r = db_->Query(q);
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     total += r->count;
   }
   EXPECT_EQ(total, 11);
@@ -160,7 +161,7 @@ TEST_F(QueryTest, SelectCount) {
   auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
   q.select = Select::kCount;
   auto r = db_->Query(q);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(r->count, 11);
   EXPECT_EQ(r->scanned_count, 11);
   EXPECT_TRUE(r->items.empty());
@@ -301,7 +302,7 @@ TEST_F(QueryTest, ScanPaginationAndSegments) {
     std::multiset<std::string> seen;
     while (true) {
       auto r = db_->Scan(s);
-      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ASSERT_OK(r);
       for (const auto& item : r->items) seen.insert(item.at("vehicleId").s() + item.at("recordedAt").s());
       if (!r->last_evaluated_key) break;
       s.exclusive_start_key = r->last_evaluated_key;
@@ -315,7 +316,7 @@ TEST_F(QueryTest, ScanPaginationAndSegments) {
     for (int seg = 0; seg < total; ++seg) {
       std::set<std::string> vehicles;
       auto r = db_->Scan({.table_name = "Telemetry", .segment = seg, .total_segments = total});
-      ASSERT_TRUE(r.ok());
+      ASSERT_OK(r);
       EXPECT_FALSE(r->last_evaluated_key.has_value());
       for (const auto& item : r->items) {
         seen.insert(item.at("vehicleId").s() + item.at("recordedAt").s());
@@ -359,7 +360,7 @@ TEST_F(QueryTest, ScanErrors) {
   // An ExclusiveStartKey from another segment.
   for (int seg = 0; seg < 2; ++seg) {
     auto r = db_->Scan({.table_name = "Telemetry", .limit = 1, .segment = seg, .total_segments = 2});
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     if (!r->last_evaluated_key) continue;
     auto wrong = db_->Scan({.table_name = "Telemetry", .exclusive_start_key = r->last_evaluated_key,
                             .segment = 1 - seg, .total_segments = 2});
@@ -394,7 +395,7 @@ TEST_F(QueryCostTest, QueryTouchesOnlyItsCollection) {
                        SortKeyCondition{"recordedAt", Op::kBetween, S("TS#0010"), S("TS#0019")}};
     q.scan_index_forward = forward;
     auto r = db_->Query(q);
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     ASSERT_EQ(r->count, 10);
     // One step per item returned plus the step off the end, and one seek per
     // sorted run (memtable and SST files) the range overlaps.
@@ -403,7 +404,7 @@ TEST_F(QueryCostTest, QueryTouchesOnlyItsCollection) {
   }
   ReadCounter counter;
   auto scan = db_->Scan({.table_name = "Telemetry"});
-  ASSERT_TRUE(scan.ok());
+  ASSERT_OK(scan);
   EXPECT_GE(counter.keys_touched(), static_cast<uint64_t>(kVehicles * kReadings) - 2);
 }
 

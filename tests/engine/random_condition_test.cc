@@ -10,6 +10,7 @@
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/seed.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -204,7 +205,7 @@ TEST_F(RandomConditionTest, EngineAgreesWithDirectEvaluator) {
     s.filter_expression = text;
     if (!g.values.empty()) s.expression_attribute_values = g.values;
     auto r = db_->Scan(s);
-    ASSERT_TRUE(r.ok()) << text << ": " << r.status();
+    ASSERT_OK(r);
     std::set<std::string> got, want;
     for (const auto& item : r->items) got.insert(item.at("id").n().ToString());
     for (const auto& item : items) {

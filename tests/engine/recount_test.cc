@@ -9,6 +9,7 @@
 #include "engine/stats.h"
 #include "format/item_size.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -42,7 +43,7 @@ class RecountTest : public DbTest {
     db_.reset();
     rocksdb::DBOptions options;
     std::vector<std::string> names;
-    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(options, dir_, &names).ok());
+    ASSERT_OK(rocksdb::DB::ListColumnFamilies(options, dir_, &names));
     std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
     for (const auto& n : names) {
       rocksdb::ColumnFamilyOptions o;
@@ -51,13 +52,13 @@ class RecountTest : public DbTest {
     }
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options, dir_, cfs, &handles, &raw).ok());
+    ASSERT_OK(rocksdb::DB::Open(options, dir_, cfs, &handles, &raw));
     for (size_t i = 0; i < names.size(); ++i) {
       if (names[i] == "stats") {
-        ASSERT_TRUE(raw->Merge({}, handles[i], key, EncodeCounter(delta)).ok());
+        ASSERT_OK(raw->Merge({}, handles[i], key, EncodeCounter(delta)));
       }
     }
-    for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+    for (auto* h : handles) ASSERT_OK(raw->DestroyColumnFamilyHandle(h));
     delete raw;
     Reopen();
   }
@@ -83,13 +84,13 @@ TEST_F(RecountTest, DropsCountersOfEmptiedCollections) {
     EXPECT_EQ(db_->LargestCollections(table, 10)->size(), 2u);
   }
   auto report = db_->RecountStatistics();
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(report->collections_checked, 5);      // Plain: 3 (one at zero); Telemetry: 2
   EXPECT_EQ(report->empty_collections_dropped, 1);  // Plain's VEH#1 zero counter is gone
   EXPECT_EQ(report->collections_corrected, 0);
   EXPECT_EQ(report->table_totals_corrected, 0);
   auto again = db_->RecountStatistics();
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_EQ(again->collections_checked, 4);
   EXPECT_EQ(again->empty_collections_dropped, 0);
 }
@@ -100,17 +101,17 @@ TEST_F(RecountTest, CorrectsDrift) {
   CorruptCounter(key, {7, 12345});
   CorruptCounter(TableStatsKey(1), {-3, 0});
   auto before = db_->LargestCollections("Telemetry", 1);
-  ASSERT_TRUE(before.ok());
+  ASSERT_OK(before);
   EXPECT_EQ((*before)[0].item_count, 12);  // the drift is visible
   EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 12);
 
   auto report = db_->RecountStatistics();
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(report->collections_corrected, 1);
   EXPECT_EQ(report->table_totals_corrected, 1);
   Reopen();
   auto after = db_->LargestCollections("Telemetry", 3);
-  ASSERT_TRUE(after.ok());
+  ASSERT_OK(after);
   ASSERT_EQ(after->size(), 3u);
   for (const auto& c : *after) EXPECT_EQ(c.item_count, 5);
   EXPECT_EQ((*after)[0].size_bytes, (*after)[2].size_bytes);
@@ -128,7 +129,7 @@ TEST_F(RecountTest, CorrectsIndexTotals) {
   CorruptCounter(TableStatsKey(2), {4, 100});
   EXPECT_EQ(lsi().item_count, 19);  // the drift is visible
   auto report = db_->RecountStatistics();
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(report->index_totals_corrected, 1);
   EXPECT_EQ(report->table_totals_corrected, 0);
   EXPECT_EQ(report->collections_corrected, 0);
@@ -136,7 +137,7 @@ TEST_F(RecountTest, CorrectsIndexTotals) {
   EXPECT_EQ(lsi().item_count, exact.item_count);
   EXPECT_EQ(lsi().index_size_bytes, exact.index_size_bytes);
   auto again = db_->RecountStatistics();
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_EQ(again->index_totals_corrected, 0);
 }
 

@@ -9,6 +9,7 @@
 #include "dynarock/db.h"
 #include "engine/stats.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -23,7 +24,7 @@ class SettleTest : public DbTest {
   int ItemsLevel0Files() {
     db_.reset();
     std::vector<std::string> names;
-    EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_, &names).ok());
+    EXPECT_OK(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_, &names));
     // Opened as it lies: no compaction, no flush of the recovered log.
     rocksdb::DBOptions db_options;
     db_options.avoid_flush_during_recovery = true;
@@ -38,7 +39,7 @@ class SettleTest : public DbTest {
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     rocksdb::Status s = rocksdb::DB::Open(db_options, dir_, cfs, &handles, &raw);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_OK(s);
     if (!s.ok()) return -1;
     int files = -1;
     for (size_t i = 0; i < names.size(); ++i) {
@@ -48,7 +49,7 @@ class SettleTest : public DbTest {
         files = std::stoi(v);
       }
     }
-    for (auto* h : handles) EXPECT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+    for (auto* h : handles) EXPECT_OK(raw->DestroyColumnFamilyHandle(h));
     delete raw;
     return files;
   }
@@ -67,7 +68,7 @@ class SettleTest : public DbTest {
 
 TEST_F(SettleTest, LeavesLevel0BelowTheCompactionTrigger) {
   Burst();
-  ASSERT_TRUE(db_->WaitForCompactions().ok());
+  ASSERT_OK(db_->WaitForCompactions());
   const int files = ItemsLevel0Files();
   EXPECT_GE(files, 0);
   EXPECT_LT(files, 4);  // level0_file_num_compaction_trigger, RocksDB's default

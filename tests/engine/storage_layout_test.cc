@@ -10,6 +10,7 @@
 #include "engine/catalog.h"
 #include "engine/stats.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -54,18 +55,18 @@ class StorageLayoutTest : public ::testing::Test {
     for (const auto& n : names) cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
     rocksdb::DB* raw = nullptr;
     rocksdb::Status s = rocksdb::DB::Open(options, dir_, cfs, handles, &raw);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_OK(s);
     return std::unique_ptr<rocksdb::DB>(raw);
   }
   static void RawClose(std::unique_ptr<rocksdb::DB> db,
                        std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
-    for (auto* h : *handles) EXPECT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    for (auto* h : *handles) EXPECT_OK(db->DestroyColumnFamilyHandle(h));
     handles->clear();
-    EXPECT_TRUE(db->Close().ok());
+    EXPECT_OK(db->Close());
   }
   std::vector<std::string> ColumnFamilies() {
     std::vector<std::string> names;
-    EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_, &names).ok());
+    EXPECT_OK(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_, &names));
     return names;
   }
 
@@ -73,17 +74,17 @@ class StorageLayoutTest : public ::testing::Test {
 };
 
 TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
-  { ASSERT_TRUE(Database::Open(dir_, {}).ok()); }
+  { ASSERT_OK(Database::Open(dir_, {})); }
   EXPECT_EQ(ColumnFamilies(), kColumnFamilies);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
-  ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record).ok());
+  ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
   // "DYNAROCK" | version 1 (big-endian)
   EXPECT_EQ(Hex(record), "44 59 4e 41 52 4f 43 4b 00 00 00 01");
   RawClose(std::move(raw), &handles);
   // And it opens again.
-  EXPECT_TRUE(Database::Open(dir_, {}).ok());
+  EXPECT_OK(Database::Open(dir_, {}));
 }
 
 TEST_F(StorageLayoutTest, ForeignRocksDbIsRefusedAndLeftUntouched) {
@@ -93,7 +94,7 @@ TEST_F(StorageLayoutTest, ForeignRocksDbIsRefusedAndLeftUntouched) {
     std::filesystem::remove_all(dir_);
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     auto raw = RawOpen(foreign, &handles);
-    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[0], "theirs", "data").ok());
+    ASSERT_OK(raw->Put(rocksdb::WriteOptions(), handles[0], "theirs", "data"));
     RawClose(std::move(raw), &handles);
 
     auto db = Database::Open(dir_, {});
@@ -104,18 +105,18 @@ TEST_F(StorageLayoutTest, ForeignRocksDbIsRefusedAndLeftUntouched) {
     EXPECT_EQ(ColumnFamilies(), foreign);  // no column family added
     raw = RawOpen(foreign, &handles);
     std::string value;
-    EXPECT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[0], "theirs", &value).ok());
+    EXPECT_OK(raw->Get(rocksdb::ReadOptions(), handles[0], "theirs", &value));
     EXPECT_EQ(value, "data");
     RawClose(std::move(raw), &handles);
   }
 }
 
 TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
-  { ASSERT_TRUE(Database::Open(dir_, {}).ok()); }
+  { ASSERT_OK(Database::Open(dir_, {})); }
   const std::string future = EncodeFormatRecord(kStorageFormatVersion + 1);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   auto raw = RawOpen(kColumnFamilies, &handles);
-  ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "format", future).ok());
+  ASSERT_OK(raw->Put(rocksdb::WriteOptions(), handles[1], "format", future));
   RawClose(std::move(raw), &handles);
 
   auto db = Database::Open(dir_, {});
@@ -125,7 +126,7 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
-  ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record).ok());
+  ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
   EXPECT_EQ(record, future);
   RawClose(std::move(raw), &handles);
 }
@@ -143,7 +144,7 @@ TEST_F(StorageLayoutTest, CatalogWithoutFormatRecordIsCorruption) {
 
   // A record with another magic is not ours either.
   raw = RawOpen(kColumnFamilies, &handles);
-  ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "format", "LEVELDB!\0\0\0\1").ok());
+  ASSERT_OK(raw->Put(rocksdb::WriteOptions(), handles[1], "format", "LEVELDB!\0\0\0\1"));
   RawClose(std::move(raw), &handles);
   db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
@@ -233,7 +234,7 @@ constexpr std::string_view kGoldenDescriptor =
 TEST(StorageLayoutGoldenTest, TableDescriptor) {
   EXPECT_EQ(Hex(EncodeTableDescriptor(GoldenTable())), kGoldenDescriptor);
   auto decoded = DecodeTableDescriptor(Unhex(kGoldenDescriptor));
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_OK(decoded);
   const TableInfo want = GoldenTable();
   EXPECT_EQ(decoded->name, want.name);
   EXPECT_EQ(decoded->space_id, 7u);

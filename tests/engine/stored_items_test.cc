@@ -7,6 +7,7 @@
 #include "dynarock/db.h"
 #include "format/item_codec.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -57,8 +58,8 @@ class StoredItemsTest : public DbTest {
     for (int page = 0; page < 100; ++page) {
       auto decoded = run(request);
       auto raw = run(stored);
-      EXPECT_TRUE(decoded.ok()) << decoded.status();
-      EXPECT_TRUE(raw.ok()) << raw.status();
+      EXPECT_OK(decoded);
+      EXPECT_OK(raw);
       if (!decoded.ok() || !raw.ok()) return total;
       EXPECT_TRUE(raw->items.empty());
       EXPECT_TRUE(decoded->stored_items.empty());
@@ -68,10 +69,10 @@ class StoredItemsTest : public DbTest {
       EXPECT_EQ(raw->stored_items.size(), decoded->items.size());
       for (size_t i = 0; i < raw->stored_items.size() && i < decoded->items.size(); ++i) {
         auto view = ItemView::Open(raw->stored_items[i]);
-        EXPECT_TRUE(view.ok()) << view.status();
+        EXPECT_OK(view);
         if (!view.ok()) continue;
         auto item = view->Decode();
-        EXPECT_TRUE(item.ok());
+        EXPECT_OK(item);
         if (item.ok()) {
           EXPECT_EQ(*item, decoded->items[i]) << "item " << i << " of page " << page;
         }

@@ -2,6 +2,7 @@
 
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -16,7 +17,7 @@ TEST_F(TableTest, CreateDescribeListDeleteAndReopen) {
   Create(TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
   Create(TableRequest("Accounts", "id", T::kN));
   auto described = db_->DescribeTable({"Telemetry"});
-  ASSERT_TRUE(described.ok());
+  ASSERT_OK(described);
   const TableDescription& d = described->table;
   EXPECT_EQ(d.table_name, "Telemetry");
   EXPECT_EQ(d.table_status, TableStatus::kActive);
@@ -33,18 +34,18 @@ TEST_F(TableTest, CreateDescribeListDeleteAndReopen) {
 
   Reopen();  // descriptors live in the catalog column family
   auto again = db_->DescribeTable({"Telemetry"});
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_EQ(again->table.table_id, d.table_id);
   EXPECT_EQ(again->table.creation_date_time, d.creation_date_time);
   EXPECT_EQ(again->table.key_schema[1].attribute_name, "recordedAt");
 
   auto list = db_->ListTables({});
-  ASSERT_TRUE(list.ok());
+  ASSERT_OK(list);
   EXPECT_EQ(list->table_names, (std::vector<std::string>{"Accounts", "Telemetry"}));
   EXPECT_FALSE(list->last_evaluated_table_name.has_value());
 
   auto deleted = db_->DeleteTable({"Accounts"});
-  ASSERT_TRUE(deleted.ok());
+  ASSERT_OK(deleted);
   EXPECT_EQ(deleted->table_description.table_status, TableStatus::kDeleting);
   Reopen();
   EXPECT_EQ(db_->ListTables({})->table_names, std::vector<std::string>{"Telemetry"});
@@ -57,7 +58,7 @@ TEST_F(TableTest, ListTablesPagination) {
   req.limit = 2;
   for (int pages = 0; pages < 10; ++pages) {
     auto page = db_->ListTables(req);
-    ASSERT_TRUE(page.ok());
+    ASSERT_OK(page);
     seen.insert(seen.end(), page->table_names.begin(), page->table_names.end());
     if (!page->last_evaluated_table_name) break;
     req.exclusive_start_table_name = page->last_evaluated_table_name;
@@ -75,12 +76,12 @@ TEST_F(TableTest, ListTablesPagination) {
 TEST_F(TableTest, DeleteTableDropsItemsCheaplyAndNameCanBeReused) {
   Create(TableRequest("tbl1", "k", T::kS));
   for (int i = 0; i < 100; ++i) Put("tbl1", {{"k", testing::S("item" + std::to_string(i))}});
-  ASSERT_TRUE(db_->DeleteTable({"tbl1"}).ok());
+  ASSERT_OK(db_->DeleteTable({"tbl1"}));
   EXPECT_EQ(db_->PutItem({.table_name = "tbl1", .item = {{"k", testing::S("x")}}}).status().code(),
             Status::Code::kResourceNotFound);
   Create(TableRequest("tbl1", "k", T::kS));
   auto scan = db_->Scan({.table_name = "tbl1"});
-  ASSERT_TRUE(scan.ok());
+  ASSERT_OK(scan);
   EXPECT_EQ(scan->count, 0);  // the old items are gone, not inherited
   EXPECT_EQ(db_->DescribeTable({"tbl1"})->table.item_count, 0);
 }
@@ -217,19 +218,19 @@ namespace {
 TEST_F(TableTest, TimeToLiveAndTagsPersistWithTheTable) {
   Create(testing::TableRequest("Telemetry", "vehicleId", ScalarAttributeType::kS));
   const std::string arn = db_->DescribeTable({"Telemetry"})->table.table_arn;
-  ASSERT_TRUE(db_->UpdateTimeToLive({"Telemetry", {true, "expiresAt"}}).ok());
+  ASSERT_OK(db_->UpdateTimeToLive({"Telemetry", {true, "expiresAt"}}));
   EXPECT_EQ(db_->UpdateTimeToLive({"Telemetry", {true, "expiresAt"}}).status(),
             Status::Validation("TimeToLive is already enabled"));
-  ASSERT_TRUE(db_->TagResource({arn, {{"team", "fleet"}, {"env", "dev"}}}).ok());
-  ASSERT_TRUE(db_->UntagResource({arn, {"env"}}).ok());
+  ASSERT_OK(db_->TagResource({arn, {{"team", "fleet"}, {"env", "dev"}}}));
+  ASSERT_OK(db_->UntagResource({arn, {"env"}}));
   EXPECT_EQ(db_->TagResource({arn + "x", {{"a", "b"}}}).code(), Status::Code::kResourceNotFound);
   Reopen();
   auto ttl = db_->DescribeTimeToLive({"Telemetry"});
-  ASSERT_TRUE(ttl.ok());
+  ASSERT_OK(ttl);
   EXPECT_TRUE(ttl->enabled);
   EXPECT_EQ(ttl->attribute_name, "expiresAt");
   EXPECT_EQ(db_->ListTagsOfResource({arn})->tags, (std::map<std::string, std::string>{{"team", "fleet"}}));
-  ASSERT_TRUE(db_->UpdateTimeToLive({"Telemetry", {false, "expiresAt"}}).ok());
+  ASSERT_OK(db_->UpdateTimeToLive({"Telemetry", {false, "expiresAt"}}));
   EXPECT_FALSE(db_->DescribeTimeToLive({"Telemetry"})->enabled);
 }
 

@@ -11,6 +11,7 @@
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/seed.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -45,7 +46,7 @@ TEST_F(BatchTest, BatchWriteThenBatchGet) {
   w.request_items["Accounts"].push_back(
       {.put_request = PutRequest{{{"id", S("acct-1")}, {"balance", N("10")}}}});
   auto r = db_->BatchWriteItem(w);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_TRUE(r->unprocessed_items.empty());
   EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 20);
 
@@ -53,14 +54,14 @@ TEST_F(BatchTest, BatchWriteThenBatchGet) {
   del.request_items["Telemetry"].push_back({.delete_request = DeleteRequest{Key(1, 0)}});
   del.request_items["Telemetry"].push_back(
       {.delete_request = DeleteRequest{Key(1, 99)}});  // absent: fine
-  ASSERT_TRUE(db_->BatchWriteItem(del).ok());
+  ASSERT_OK(db_->BatchWriteItem(del));
 
   BatchGetItemRequest g;
   g.request_items["Telemetry"].keys = {Key(1, 0), Key(1, 5), Key(1, 6)};
   g.request_items["Telemetry"].projection_expression = "recordedAt, speedKph";
   g.request_items["Accounts"].keys = {{{"id", S("acct-1")}}, {{"id", S("acct-2")}}};
   auto got = db_->BatchGetItem(g);
-  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_OK(got);
   EXPECT_EQ(got->responses["Telemetry"].size(), 2u);  // TS#0 was deleted
   EXPECT_EQ(got->responses["Telemetry"][0],
             (Item{{"recordedAt", S("TS#5")}, {"speedKph", N("5")}}));
@@ -81,7 +82,7 @@ TEST_F(BatchTest, BatchGetStopsAt16MegabytesWithUnprocessedKeys) {
   size_t got = 0;
   for (int round = 0; round < 5 && !g.request_items.empty(); ++round) {
     auto r = db_->BatchGetItem(g);
-    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_OK(r);
     got += r->responses["Telemetry"].size();
     if (round == 0) {
       EXPECT_LT(r->responses["Telemetry"].size(), 50u);
@@ -165,7 +166,7 @@ class TransactionTest : public DbTest {
     int64_t total = 0;
     if (through_index) {
       auto scan = db_->Scan({.table_name = "Accounts", .index_name = "ByBranch"});
-      EXPECT_TRUE(scan.ok());
+      EXPECT_OK(scan);
       for (const auto& i : scan->items) total += std::stoll(i.at("balance").n().ToString());
       return total;
     }
@@ -173,7 +174,7 @@ class TransactionTest : public DbTest {
     for (int i = 0; i < kAccounts; ++i)
       g.transact_items.push_back({"Accounts", {{"id", S(Id(i))}}});
     auto r = db_->TransactGetItems(g);
-    EXPECT_TRUE(r.ok()) << r.status();
+    EXPECT_OK(r);
     for (const auto& item : r->responses) {
       int64_t b = std::stoll(item->at("balance").n().ToString());
       EXPECT_GE(b, 0);
@@ -187,7 +188,7 @@ class TransactionTest : public DbTest {
 TEST_F(TransactionTest, AllOrNothingWithReasonsInOrder) {
   TransactWriteItemsRequest t;
   t.transact_items = {Debit(0, 300), Credit(1, 300)};
-  ASSERT_TRUE(db_->TransactWriteItems(t).ok());
+  ASSERT_OK(db_->TransactWriteItems(t));
   EXPECT_EQ(Total(), kAccounts * 1000);
 
   // The second action's condition fails: nothing at all changes.
@@ -306,8 +307,8 @@ TEST_F(TransactionTest, ClientRequestTokenIsIdempotent) {
   TransactWriteItemsRequest t;
   t.transact_items = {Debit(0, 100), Credit(1, 100)};
   t.client_request_token = "token-1";
-  ASSERT_TRUE(db_->TransactWriteItems(t).ok());
-  ASSERT_TRUE(db_->TransactWriteItems(t).ok());  // a retry: not applied again
+  ASSERT_OK(db_->TransactWriteItems(t));
+  ASSERT_OK(db_->TransactWriteItems(t));  // a retry: not applied again
   EXPECT_EQ(
       db_->GetItem({.table_name = "Accounts", .key = {{"id", S(Id(0))}}})->item->at("balance"),
       N("900"));
@@ -388,12 +389,12 @@ TEST_F(CatalogConcurrencyTest, MultiTableOperationsDoNotDeadlockWithCatalogChang
     };
     std::thread r1(read), r2(read);
     for (int i = 0; i < 150; ++i) {
-      ASSERT_TRUE(db_->DeleteTable({"alpha"}).ok());
+      ASSERT_OK(db_->DeleteTable({"alpha"}));
       ASSERT_TRUE(
           db_->CreateTable(testing::TableRequest("alpha", "k", ScalarAttributeType::kS)).ok());
       UpdateTableRequest u{.table_name = "beta"};
       u.billing_mode = BillingMode::kPayPerRequest;
-      ASSERT_TRUE(db_->UpdateTable(u).ok());
+      ASSERT_OK(db_->UpdateTable(u));
     }
     stop = true;
     r1.join();

@@ -9,6 +9,7 @@
 
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -44,7 +45,7 @@ class UpdateTableTest : public DbTest {
     ScanRequest s{.table_name = "Telemetry", .index_name = "ByDepot"};
     while (true) {
       auto r = db_->Scan(s);
-      EXPECT_TRUE(r.ok()) << r.status();
+      EXPECT_OK(r);
       if (!r.ok()) break;
       for (const auto& e : r->items) {
         out.insert(e.at("depotCode").s() + "|" + e.at("vehicleId").s() + "|" + e.at("recordedAt").s());
@@ -59,7 +60,7 @@ class UpdateTableTest : public DbTest {
     ScanRequest s{.table_name = "Telemetry"};
     while (true) {
       auto r = db_->Scan(s);
-      EXPECT_TRUE(r.ok());
+      EXPECT_OK(r);
       if (!r.ok()) break;
       for (const auto& i : r->items) {
         if (i.count("depotCode")) {
@@ -84,9 +85,9 @@ TEST_F(UpdateTableTest, AddGsiBackfillsWhileWritersWrite) {
       int i = static_cast<int>(rng() % 3000);
       if (rng() % 3 == 0) {
         Item key = Reading(i % 50, i, "");
-        ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = key}).ok());
+        ASSERT_OK(db_->DeleteItem({.table_name = "Telemetry", .key = key}));
       } else {
-        ASSERT_TRUE(db_->PutItem({.table_name = "Telemetry", .item = Reading(i % 50, i, depots[rng() % 4])}).ok());
+        ASSERT_OK(db_->PutItem({.table_name = "Telemetry", .item = Reading(i % 50, i, depots[rng() % 4])}));
       }
     }
   });
@@ -94,7 +95,7 @@ TEST_F(UpdateTableTest, AddGsiBackfillsWhileWritersWrite) {
   auto r = db_->UpdateTable(AddByDepot());
   stop = true;
   writer.join();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   ASSERT_TRUE(r->table_description.global_secondary_indexes.has_value());
   EXPECT_EQ((*r->table_description.global_secondary_indexes)[0].index_status, IndexStatus::kActive);
   auto expected = ExpectedEntries();
@@ -109,13 +110,13 @@ TEST_F(UpdateTableTest, AddGsiBackfillsWhileWritersWrite) {
   q.key_condition_expression = "depotCode = :d";
   q.expression_attribute_values = ExpressionAttributeValues{{":d", S("DEP-Z")}};
   auto z = db_->Query(q);
-  ASSERT_TRUE(z.ok()) << z.status();
+  ASSERT_OK(z);
   EXPECT_EQ(z->count, 1);
 }
 
 TEST_F(UpdateTableTest, DeleteGsiAndErrors) {
   for (int i = 0; i < 10; ++i) Put("Telemetry", Reading(1, i, "DEP-A"));
-  ASSERT_TRUE(db_->UpdateTable(AddByDepot()).ok());
+  ASSERT_OK(db_->UpdateTable(AddByDepot()));
   EXPECT_EQ(db_->UpdateTable(AddByDepot()).status(),
             Status::Validation("One or more parameter values were invalid: Duplicate index name: ByDepot"));
   UpdateTableRequest two = AddByDepot();
@@ -124,15 +125,15 @@ TEST_F(UpdateTableTest, DeleteGsiAndErrors) {
 
   UpdateTableRequest del{.table_name = "Telemetry"};
   del.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{{.delete_index_name = "ByDepot"}};
-  ASSERT_TRUE(db_->UpdateTable(del).ok());
+  ASSERT_OK(db_->UpdateTable(del));
   EXPECT_FALSE(db_->DescribeTable({"Telemetry"})->table.global_secondary_indexes.has_value());
   ScanRequest s{.table_name = "Telemetry", .index_name = "ByDepot"};
   EXPECT_EQ(db_->Scan(s).status(), Status::Validation("The table does not have the specified index: ByDepot"));
   EXPECT_EQ(db_->UpdateTable(del).status(),
             Status::ResourceNotFound("Requested resource not found: Index: ByDepot not found"));
   // Re-created under the same name, it starts from the table, not from the old entries.
-  ASSERT_TRUE(db_->DeleteItem({.table_name = "Telemetry", .key = Reading(1, 0, "")}).ok());
-  ASSERT_TRUE(db_->UpdateTable(AddByDepot()).ok());
+  ASSERT_OK(db_->DeleteItem({.table_name = "Telemetry", .key = Reading(1, 0, "")}));
+  ASSERT_OK(db_->UpdateTable(AddByDepot()));
   EXPECT_EQ(IndexEntries().size(), 9u);
   EXPECT_EQ(db_->UpdateTable({.table_name = "Nope"}).status().code(), Status::Code::kResourceNotFound);
 }

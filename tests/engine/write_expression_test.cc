@@ -7,6 +7,7 @@
 
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock {
 namespace {
@@ -34,7 +35,7 @@ class WriteExpressionTest : public DbTest {
   }
   Item Get(const Item& key) {
     auto r = db_->GetItem({.table_name = "Telemetry", .key = key});
-    EXPECT_TRUE(r.ok());
+    EXPECT_OK(r);
     return r.ok() && r->item ? *r->item : Item{};
   }
 };
@@ -57,14 +58,14 @@ TEST_F(WriteExpressionTest, ConditionalPutAndDelete) {
   EXPECT_EQ(db_->PutItem(put).status().payload<ConditionalCheckFailedDetail>(), nullptr);
 
   put.item = Reading("VEH#2", "META", 5);  // a new item: the condition holds
-  ASSERT_TRUE(db_->PutItem(put).ok());
+  ASSERT_OK(db_->PutItem(put));
 
   DeleteItemRequest del{.table_name = "Telemetry", .key = Key("VEH#2", "META")};
   del.condition_expression = "speedKph > :limit";
   del.expression_attribute_values = ExpressionAttributeValues{{":limit", N("10")}};
   EXPECT_EQ(db_->DeleteItem(del).status().code(), Status::Code::kConditionalCheckFailed);
   del.expression_attribute_values = ExpressionAttributeValues{{":limit", N("1")}};
-  ASSERT_TRUE(db_->DeleteItem(del).ok());
+  ASSERT_OK(db_->DeleteItem(del));
   EXPECT_EQ(Get(Key("VEH#2", "META")), Item{});
   EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 1);
 }
@@ -88,12 +89,12 @@ TEST_F(WriteExpressionTest, UpdateItemReturnValues) {
     Put("Telemetry", Reading("VEH#1", "META", 7));  // each case starts from the same item
     u.return_values = c.rv;
     auto r = db_->UpdateItem(u);
-    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_OK(r);
     EXPECT_EQ(r->attributes, c.expected) << static_cast<int>(c.rv);
   }
   u.return_values = ReturnValue::kAllOld;
   auto r = db_->UpdateItem(u);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(r->attributes->at("speedKph"), N("14"));  // the item before this update
 }
 
@@ -101,7 +102,7 @@ TEST_F(WriteExpressionTest, UpdateItemCreatesAndValidates) {
   UpdateItemRequest u{.table_name = "Telemetry", .key = Key("VEH#9", "TS#1")};
   u.update_expression = "ADD visits :one";
   u.expression_attribute_values = ExpressionAttributeValues{{":one", N("1")}};
-  ASSERT_TRUE(db_->UpdateItem(u).ok());
+  ASSERT_OK(db_->UpdateItem(u));
   EXPECT_EQ(Get(Key("VEH#9", "TS#1")),
             (Item{{"vehicleId", S("VEH#9")}, {"recordedAt", S("TS#1")}, {"visits", N("1")}}));
   EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 2);
@@ -157,12 +158,12 @@ TEST_F(WriteExpressionTest, LegacyParameters) {
   put.expected = std::map<std::string, ExpectedAttributeValue>{{"vehicleId", {.exists = false}}};
   EXPECT_EQ(db_->PutItem(put).status().code(), Status::Code::kConditionalCheckFailed);
   put.expected = std::map<std::string, ExpectedAttributeValue>{{"speedKph", {.value = N("0")}}};
-  ASSERT_TRUE(db_->PutItem(put).ok());
+  ASSERT_OK(db_->PutItem(put));
   put.expected = std::map<std::string, ExpectedAttributeValue>{
       {"speedKph", {.comparison_operator = ComparisonOperator::kGt, .attribute_value_list = {N("60")}}},
       {"depotCode", {.comparison_operator = ComparisonOperator::kBeginsWith, .attribute_value_list = {S("DEP")}}}};
   put.conditional_operator = ConditionalOperator::kOr;
-  ASSERT_TRUE(db_->PutItem(put).ok());  // speed is 50, but the depot matches
+  ASSERT_OK(db_->PutItem(put));  // speed is 50, but the depot matches
   put.conditional_operator = ConditionalOperator::kAnd;
   EXPECT_EQ(db_->PutItem(put).status().code(), Status::Code::kConditionalCheckFailed);
 
@@ -172,14 +173,14 @@ TEST_F(WriteExpressionTest, LegacyParameters) {
       {"speedKph", {.value = N("5"), .action = AttributeAction::kAdd}},
       {"depotCode", {.action = AttributeAction::kDelete}},
       {"model", {.value = S("eVan"), .action = AttributeAction::kPut}}};
-  ASSERT_TRUE(db_->UpdateItem(u).ok());
+  ASSERT_OK(db_->UpdateItem(u));
   EXPECT_EQ(Get(Key("VEH#1", "META")), (Item{{"vehicleId", S("VEH#1")}, {"recordedAt", S("META")},
                                            {"speedKph", N("55")}, {"model", S("eVan")}}));
 
   // AttributesToGet.
   auto g = db_->GetItem({.table_name = "Telemetry", .key = Key("VEH#1", "META"),
                          .attributes_to_get = std::vector<std::string>{"model", "nope"}});
-  ASSERT_TRUE(g.ok());
+  ASSERT_OK(g);
   EXPECT_EQ(*g->item, (Item{{"model", S("eVan")}}));
 
   // KeyConditions + QueryFilter.
@@ -190,7 +191,7 @@ TEST_F(WriteExpressionTest, LegacyParameters) {
       {"recordedAt", {ComparisonOperator::kBeginsWith, {S("TS#")}}}};
   q.query_filter = std::map<std::string, LegacyCondition>{{"speedKph", {ComparisonOperator::kGe, {N("20")}}}};
   auto r = db_->Query(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->count, 3);
   EXPECT_EQ(r->scanned_count, 5);
 }
@@ -206,7 +207,7 @@ TEST_F(WriteExpressionTest, QueryWithExpressionsAndScanFilter) {
       {":v", S("VEH#1")}, {":a", S("TS#02")}, {":b", S("TS#07")}, {":min", N("50")}};
   q.scan_index_forward = false;
   auto r = db_->Query(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->scanned_count, 6);  // TS#02..TS#07 read
   EXPECT_EQ(r->count, 3);          // 50, 60, 70 pass the filter
   ASSERT_EQ(r->items.size(), 3u);
@@ -247,7 +248,7 @@ TEST_F(WriteExpressionTest, QueryWithExpressionsAndScanFilter) {
   s.expression_attribute_values = ExpressionAttributeValues{{":lo", N("20")}, {":hi", N("40")}, {":ts", S("TS#")}};
   s.select = Select::kCount;
   auto scan = db_->Scan(s);
-  ASSERT_TRUE(scan.ok()) << scan.status();
+  ASSERT_OK(scan);
   EXPECT_EQ(scan->count, 3);  // Scan filters may use key attributes
   EXPECT_EQ(scan->scanned_count, 11);
   EXPECT_TRUE(scan->items.empty());
@@ -268,11 +269,11 @@ TEST_F(WriteExpressionTest, ConcurrentConditionalIncrements) {
         u.update_expression = "SET n = n + :one";
         u.condition_expression = "attribute_exists(n) AND n < :max";
         u.expression_attribute_values = ExpressionAttributeValues{{":one", N("1")}, {":max", N("1000000")}};
-        ASSERT_TRUE(db_->UpdateItem(u).ok());
+        ASSERT_OK(db_->UpdateItem(u));
         // Optimistic lock: read version, write version+1 only if unchanged.
         while (true) {
           auto got = db_->GetItem({.table_name = "Telemetry", .key = Key("COUNTER", "X")});
-          ASSERT_TRUE(got.ok());
+          ASSERT_OK(got);
           const Number version = got->item->at("version").n();
           const Number total = got->item->at("total").n();
           UpdateItemRequest v{.table_name = "Telemetry", .key = Key("COUNTER", "X")};

@@ -1,4 +1,5 @@
 #include "dynarock/attribute_value.h"
+#include "tests/util/status_matchers.h"
 
 #include <gtest/gtest.h>
 
@@ -57,7 +58,7 @@ TEST(AttributeValueTest, ValidateSets) {
   for (const auto& c : cases) {
     Status st = c.value.Validate();
     if (c.msg == nullptr) {
-      EXPECT_TRUE(st.ok()) << DebugString(c.value) << ": " << st.ToString();
+      EXPECT_OK(st);
     } else {
       EXPECT_EQ(st, Status::Validation(c.msg)) << DebugString(c.value);
     }
@@ -73,7 +74,7 @@ AV Nest(int levels) {
 TEST(AttributeValueTest, NestingLimit) {
   // The item is level 1 and a top-level value level 2: 30 containers around
   // a leaf put the leaf at level 32, the deepest allowed.
-  EXPECT_TRUE(Nest(30).Validate(2).ok());
+  EXPECT_OK(Nest(30).Validate(2));
   EXPECT_EQ(Nest(31).Validate(2),
             Status::Validation("Nesting Levels have exceeded supported limits"));
   Item item{{"a", Nest(31)}};
@@ -82,7 +83,7 @@ TEST(AttributeValueTest, NestingLimit) {
 
 TEST(AttributeValueTest, ItemNames) {
   EXPECT_FALSE(ValidateItem(Item{{"", AV::S("x")}}).ok());
-  EXPECT_TRUE(ValidateItem(Item{{std::string(65535, 'n'), AV::S("x")}}).ok());
+  EXPECT_OK(ValidateItem(Item{{std::string(65535, 'n'), AV::S("x")}}));
   EXPECT_FALSE(ValidateItem(Item{{std::string(65536, 'n'), AV::S("x")}}).ok());
 }
 

@@ -8,6 +8,7 @@
 #include "format/json.h"
 #include "format/key_codec.h"
 #include "tests/util/seed.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock::format {
 namespace {
@@ -39,7 +40,7 @@ TEST(ItemCodecTest, RoundTripAllTypes) {
   Item item = FleetReading();
   std::string bytes = EncodeItem(item);
   auto decoded = DecodeItem(bytes);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   EXPECT_EQ(*decoded, item) << DebugString(*decoded);
   EXPECT_EQ(*DecodeItem(EncodeItem(Item{})), Item{});
 }
@@ -47,7 +48,7 @@ TEST(ItemCodecTest, RoundTripAllTypes) {
 TEST(ItemCodecTest, AttributeAccessWithoutDecoding) {
   std::string bytes = EncodeItem(FleetReading());
   auto view = ItemView::Open(bytes);
-  ASSERT_TRUE(view.ok());
+  ASSERT_OK(view);
   auto speed = view->Find("speedKph");
   ASSERT_TRUE(speed.has_value());
   EXPECT_EQ(speed->type(), AttrType::kN);
@@ -76,9 +77,9 @@ TEST(ItemCodecTest, MaxNestingRoundTrips) {
   AV v = AV::S("leaf");
   for (int i = 0; i < 30; ++i) v = i % 2 ? AV::L({v}) : AV::M({{"m", v}});
   Item item{{"deep", v}};
-  ASSERT_TRUE(ValidateItem(item).ok());
+  ASSERT_OK(ValidateItem(item));
   auto decoded = DecodeItem(EncodeItem(item));
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   EXPECT_EQ(*decoded, item);
 }
 
@@ -180,14 +181,14 @@ class ItemCodecRandomTest : public ::testing::Test {
 TEST_F(ItemCodecRandomTest, RoundTrip) {
   for (int i = 0; i < 3000; ++i) {
     Item item = RandomItem();
-    ASSERT_TRUE(ValidateItem(item).ok());
+    ASSERT_OK(ValidateItem(item));
     std::string bytes = EncodeItem(item);
     auto decoded = DecodeItem(bytes);
-    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    ASSERT_OK(decoded);
     ASSERT_EQ(*decoded, item) << DebugString(item);
     // Every top-level attribute is reachable without decoding the rest.
     auto view = ItemView::Open(bytes);
-    ASSERT_TRUE(view.ok());
+    ASSERT_OK(view);
     for (const auto& [name, value] : item) {
       auto v = view->Find(name);
       ASSERT_TRUE(v.has_value());
@@ -201,10 +202,10 @@ TEST_F(ItemCodecRandomTest, JsonFromViewMatchesJsonFromItem) {
     Item item = RandomItem();
     std::string bytes = EncodeItem(item);
     auto view = ItemView::Open(bytes);
-    ASSERT_TRUE(view.ok());
+    ASSERT_OK(view);
     rapidjson::StringBuffer buf;
     JsonWriter w(buf);
-    ASSERT_TRUE(WriteJson(&w, *view).ok());
+    ASSERT_OK(WriteJson(&w, *view));
     ASSERT_EQ(std::string(buf.GetString(), buf.GetSize()), ToJson(item)) << DebugString(item);
   }
 }
@@ -228,7 +229,7 @@ TEST_F(ItemCodecRandomTest, CorruptedAndTruncatedBuffersAreErrorsNotCrashes) {
       ++rejected;
     } else {
       // A mutation that still decodes must re-encode to a valid item.
-      ASSERT_TRUE(DecodeItem(EncodeItem(*r)).ok());
+      ASSERT_OK(DecodeItem(EncodeItem(*r)));
     }
   }
   // Truncation always breaks the buffer; at least those must be rejected.

@@ -1,4 +1,5 @@
 #include "format/json.h"
+#include "tests/util/status_matchers.h"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +40,7 @@ TEST(JsonTest, ValidValues) {
   };
   for (const auto& c : cases) {
     auto v = ParseAttributeValueJson(c.json);
-    ASSERT_TRUE(v.ok()) << c.json << ": " << v.status().ToString();
+    ASSERT_OK(v);
     EXPECT_EQ(*v, c.value) << c.json;
     EXPECT_EQ(ToJson(*v), c.canonical);
   }
@@ -132,13 +133,13 @@ TEST(JsonTest, LoneSurrogateEscapesAreRejected) {
   }
   // A proper surrogate pair is one 4-byte UTF-8 character.
   auto ok = ParseItemJson(R"({"a":{"S":"\uD83D\uDE00"}})");
-  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_OK(ok);
   EXPECT_EQ(ok->at("a"), AV::S("\xF0\x9F\x98\x80"));
 }
 
 TEST(JsonTest, NestingLimit) {
   // Item = level 1, top-level value = level 2: 30 containers are the most.
-  EXPECT_TRUE(ParseAttributeValueJson(NestedL(30)).ok());
+  EXPECT_OK(ParseAttributeValueJson(NestedL(30)));
   auto v = ParseAttributeValueJson(NestedL(31));
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status(), Status::Validation("Nesting Levels have exceeded supported limits"));
@@ -150,12 +151,12 @@ TEST(JsonTest, NestingLimit) {
 TEST(JsonTest, Items) {
   auto item = ParseItemJson(
       R"({"PK":{"S":"VEH#V-7741"},"SK":{"S":"META"},"model":{"S":"eVan"},"PK":{"S":"VEH#2"}})");
-  ASSERT_TRUE(item.ok()) << item.status().ToString();
+  ASSERT_OK(item);
   EXPECT_EQ(item->size(), 3u);
   EXPECT_EQ(item->at("PK"), AV::S("VEH#2"));  // last duplicate wins
   EXPECT_EQ(ToJson(*item), R"({"PK":{"S":"VEH#2"},"SK":{"S":"META"},"model":{"S":"eVan"}})");
   auto again = ParseItemJson(ToJson(*item));
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_EQ(*again, *item);
   EXPECT_EQ(ParseItemJson("[]").status().code(), Status::Code::kSerialization);
 }
@@ -169,7 +170,7 @@ TEST(JsonTest, Base64) {
   for (const auto& c : cases) {
     EXPECT_EQ(Base64Encode(c.raw), c.b64);
     auto d = Base64Decode(c.b64);
-    ASSERT_TRUE(d.ok()) << c.b64;
+    ASSERT_OK(d);
     EXPECT_EQ(*d, c.raw);
   }
   EXPECT_FALSE(Base64Decode("Zm 9").ok());

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "tests/util/seed.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock::format {
 namespace {
@@ -25,7 +26,7 @@ std::string Hex(std::string_view bytes) {
 
 Number N(std::string_view s) {
   auto n = Number::Parse(s);
-  EXPECT_TRUE(n.ok()) << s;
+  EXPECT_OK(n);
   return n.ok() ? *n : Number();
 }
 
@@ -110,7 +111,7 @@ TEST(KeyCodecGoldenTest, Numbers) {
     std::string bytes = EncodeNumber(c.in);
     std::string_view in = bytes;
     Number n;
-    ASSERT_TRUE(GetNumberComponent(&in, &n).ok()) << c.in;
+    ASSERT_OK(GetNumberComponent(&in, &n));
     EXPECT_EQ(n, N(c.in));
     EXPECT_TRUE(in.empty());
   }
@@ -154,7 +155,7 @@ class KeyCodecRandomTest : public ::testing::Test {
                                                           Number::kMinTopPosition + 1));
     std::string text = (rng_() % 2 ? "-" : "") + d + "E" + std::to_string(top - digits + 1);
     auto n = Number::Parse(text);
-    EXPECT_TRUE(n.ok()) << text;
+    EXPECT_OK(n);
     return *n;
   }
 
@@ -199,7 +200,7 @@ TEST_F(KeyCodecRandomTest, NumberRoundTripWithTrailingBytes) {
     std::string buf = enc + suffix;
     std::string_view in = buf;
     Number out;
-    ASSERT_TRUE(GetNumberComponent(&in, &out).ok()) << n.ToString();
+    ASSERT_OK(GetNumberComponent(&in, &out));
     ASSERT_EQ(out, n);
     ASSERT_EQ(in, suffix);
   }
@@ -219,7 +220,7 @@ TEST_F(KeyCodecRandomTest, BytesOrderRoundTripAndAppend) {
     std::string buf = enc + suffix;
     std::string_view in = buf;
     std::string out;
-    ASSERT_TRUE(GetBytesComponent(&in, &out).ok());
+    ASSERT_OK(GetBytesComponent(&in, &out));
     ASSERT_EQ(out, s);
     ASSERT_EQ(in, suffix);
     values.emplace_back(s, enc);
@@ -277,7 +278,7 @@ TEST(KeyCodecTest, ItemKeyRoundTrip) {
   AttributeValue sk = AttributeValue::N(N("-12.5"));
   EncodedKey key = EncodeItemKey(42, pk, &sk);
   auto decoded = DecodeItemKey(key.bytes(), {KeyType::kB, KeyType::kN});
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   EXPECT_EQ(decoded->space_id, 42u);
   EXPECT_EQ(decoded->pk, pk);
   ASSERT_TRUE(decoded->sk.has_value());
@@ -287,7 +288,7 @@ TEST(KeyCodecTest, ItemKeyRoundTrip) {
 
   EncodedKey hash_only = EncodeItemKey(3, AttributeValue::S("x"), nullptr);
   auto d2 = DecodeItemKey(hash_only.bytes(), {KeyType::kS, std::nullopt});
-  ASSERT_TRUE(d2.ok());
+  ASSERT_OK(d2);
   EXPECT_FALSE(d2->sk.has_value());
 }
 
@@ -298,7 +299,7 @@ TEST(KeyCodecTest, IndexKeyRoundTrip) {
   AttributeValue sk = AttributeValue::S("TS#2026-06-23T09:00:01Z");
   EncodedKey key = EncodeIndexKey(9, ipk, &isk, pk, &sk);
   auto d = DecodeIndexKey(key.bytes(), {KeyType::kS, KeyType::kS}, {KeyType::kS, KeyType::kS});
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_OK(d);
   EXPECT_EQ(d->index.space_id, 9u);
   EXPECT_EQ(d->index.pk, ipk);
   EXPECT_EQ(*d->index.sk, isk);
@@ -310,7 +311,7 @@ TEST(KeyCodecTest, CorruptKeysAreErrors) {
   AttributeValue pk = AttributeValue::S("abc");
   std::string good = EncodeItemKey(1, pk, nullptr).bytes();
   KeySchemaTypes schema{KeyType::kS, std::nullopt};
-  ASSERT_TRUE(DecodeItemKey(good, schema).ok());
+  ASSERT_OK(DecodeItemKey(good, schema));
   // Every truncation fails; so does a flipped hash byte and a trailing byte.
   for (size_t len = 0; len < good.size(); ++len) {
     EXPECT_EQ(DecodeItemKey(good.substr(0, len), schema).status().code(),

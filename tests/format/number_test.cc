@@ -5,6 +5,7 @@
 #include <random>
 
 #include "tests/util/seed.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock::format {
 namespace {
@@ -17,7 +18,7 @@ constexpr char kDigits[] = "Attempting to store more than 38 significant digits 
 
 Number N(std::string_view s) {
   auto n = Number::Parse(s);
-  EXPECT_TRUE(n.ok()) << s << ": " << n.status().ToString();
+  EXPECT_OK(n);
   return n.ok() ? *n : Number();
 }
 
@@ -87,8 +88,8 @@ TEST(NumberTest, Errors) {
     EXPECT_EQ(n.status().message(), c.msg) << c.in;
   }
   // Zeros around the digits are not significant.
-  EXPECT_TRUE(Number::Parse("000" + std::string(38, '9') + "000").ok());
-  EXPECT_TRUE(Number::Parse("1" + std::string(100, '0')).ok());
+  EXPECT_OK(Number::Parse("000" + std::string(38, '9') + "000"));
+  EXPECT_OK(Number::Parse("1" + std::string(100, '0')));
 }
 
 TEST(NumberTest, CompareNumerically) {
@@ -126,13 +127,13 @@ TEST(NumberTest, AddSubtract) {
   };
   for (const auto& c : cases) {
     auto sum = Number::Add(N(c.a), N(c.b));
-    ASSERT_TRUE(sum.ok()) << c.a << " + " << c.b << ": " << sum.status().ToString();
+    ASSERT_OK(sum);
     if (c.sum) {
       EXPECT_EQ(*sum, N(c.sum)) << c.a << " + " << c.b << " = " << sum->ToString();
     }
     // a + b - b == a
     auto back = Number::Subtract(*sum, N(c.b));
-    ASSERT_TRUE(back.ok());
+    ASSERT_OK(back);
     EXPECT_EQ(*back, N(c.a));
   }
 }
@@ -174,12 +175,12 @@ TEST(NumberTest, RandomRoundTripAndIntegerOrder) {
     Number na = Number::FromInt64(a), nb = Number::FromInt64(b);
     ASSERT_EQ(na <=> nb, a <=> b) << a << " " << b;
     auto parsed = Number::Parse(na.ToString());
-    ASSERT_TRUE(parsed.ok());
+    ASSERT_OK(parsed);
     ASSERT_EQ(*parsed, na);
     // Sums of values far from INT64 limits are exact in __int128.
     __int128 exact = static_cast<__int128>(a) + b;
     auto sum = Number::Add(na, nb);
-    ASSERT_TRUE(sum.ok());
+    ASSERT_OK(sum);
     bool neg = exact < 0;
     unsigned __int128 mag = neg ? -exact : exact;
     ASSERT_EQ(*sum, Number::FromParts(neg, mag, 0)) << a << " + " << b;

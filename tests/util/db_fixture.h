@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dynarock/db.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock::testing {
 
@@ -21,7 +22,7 @@ inline std::string MakeTempDir() {
 
 inline Number Num(std::string_view s) {
   auto n = Number::Parse(s);
-  EXPECT_TRUE(n.ok()) << s;
+  EXPECT_OK(n);
   return n.ok() ? *n : Number();
 }
 inline AttributeValue S(std::string s) { return AttributeValue::S(std::move(s)); }
@@ -58,16 +59,16 @@ class DbTest : public ::testing::Test {
   void Reopen() {
     db_.reset();
     auto db = Database::Open(dir_, options_);
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ASSERT_OK(db);
     db_ = std::move(db).value();
   }
   void Create(const CreateTableRequest& r) {
     auto created = db_->CreateTable(r);
-    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    ASSERT_OK(created);
   }
   void Put(const std::string& table, Item item) {
     auto put = db_->PutItem({.table_name = table, .item = std::move(item)});
-    ASSERT_TRUE(put.ok()) << put.status().ToString();
+    ASSERT_OK(put);
   }
 
   std::string dir_;

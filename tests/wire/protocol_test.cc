@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "tools/server/wire.h"
+#include "tests/util/status_matchers.h"
 
 namespace dynarock::wire {
 namespace {
@@ -22,7 +23,7 @@ class ProtocolTest : public ::testing::Test {
            ("dynarock-protocol-test-" + std::to_string(getpid()));
     std::filesystem::remove_all(dir_);
     auto db = Database::Open(dir_, Options{});
-    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_OK(db);
     db_ = std::move(*db);
   }
   void TearDown() override {

@@ -123,18 +123,16 @@ Result<AttributeValue> Lenient(p::AttributeValue&& in) {
 Result<Item> ToItem(p::Map<p::AttributeValue>&& in) {
   Item item;
   for (auto& [name, value] : in) {
-    auto v = Lenient(std::move(value));
-    if (!v.ok()) return v.status();
-    item.insert_or_assign(std::move(name), std::move(v).value());
+    DYNAROCK_ASSIGN_OR_RETURN(auto v, Lenient(std::move(value)));
+    item.insert_or_assign(std::move(name), std::move(v));
   }
   return item;
 }
 
 Result<std::optional<Item>> ToItem(std::optional<p::Map<p::AttributeValue>>& in) {
   if (!in) return std::optional<Item>();
-  auto item = ToItem(std::move(*in));
-  if (!item.ok()) return item.status();
-  return std::optional<Item>(std::move(item).value());
+  DYNAROCK_ASSIGN_OR_RETURN(auto item, ToItem(std::move(*in)));
+  return std::optional<Item>(std::move(item));
 }
 
 // A required Item or Key: Check() has already reported it absent.
@@ -154,9 +152,8 @@ Result<std::optional<ExpressionAttributeValues>> Values(
   if (!in) return std::optional<ExpressionAttributeValues>();
   ExpressionAttributeValues out;
   for (auto& [k, v] : *in) {
-    auto value = Lenient(std::move(v));
-    if (!value.ok()) return value.status();
-    out.insert_or_assign(std::move(k), std::move(value).value());
+    DYNAROCK_ASSIGN_OR_RETURN(auto value, Lenient(std::move(v)));
+    out.insert_or_assign(std::move(k), std::move(value));
   }
   return std::optional<ExpressionAttributeValues>(std::move(out));
 }
@@ -166,9 +163,8 @@ Result<std::vector<AttributeValue>> ValueList(std::optional<std::vector<p::Attri
   if (!in) return out;
   out.reserve(in->size());
   for (auto& v : *in) {
-    auto value = Lenient(std::move(v));
-    if (!value.ok()) return value.status();
-    out.push_back(std::move(value).value());
+    DYNAROCK_ASSIGN_OR_RETURN(auto value, Lenient(std::move(v)));
+    out.push_back(std::move(value));
   }
   return out;
 }
