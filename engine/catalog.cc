@@ -364,7 +364,11 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   if (t.ttl_attribute) ttl = b.CreateString(*t.ttl_attribute);
   std::vector<flatbuffers::Offset<fb::Tag>> tag_offsets;
   for (const auto& [k, v] : t.tags) {
-    tag_offsets.push_back(fb::CreateTag(b, b.CreateString(k), b.CreateString(v)));
+    // One statement each: the order of function arguments' evaluation is
+    // unspecified (gcc and clang differ), and so would the bytes be.
+    auto key = b.CreateString(k);
+    auto value = b.CreateString(v);
+    tag_offsets.push_back(fb::CreateTag(b, key, value));
   }
   auto tags_offset = b.CreateVector(tag_offsets);
   auto name = b.CreateString(t.name);
