@@ -183,6 +183,9 @@ class Database::Impl {
   // Result only for I/O and corruption.
   Result<std::vector<write::Outcome>> RunWrites(const std::vector<write::Action>& actions,
                                                 const write::RunOptions& options);
+  // PutItem and DeleteItem (engine/items.cc): `plan` makes the action.
+  template <typename Response, typename Request, typename Plan>
+  Result<Response> RunPutOrDelete(const Request& request, Plan plan);
   // RunWrites for one action, its failure returned as the error.
   Result<write::Outcome> RunWrite(write::Action action, ReturnItemCollectionMetrics metrics,
                                   CapacityMeter* meter);

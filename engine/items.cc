@@ -52,11 +52,13 @@ Response PutOrDeleteResponse(const Request& request, write::Outcome done,
 
 }  // namespace
 
-Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
+// PutItem and DeleteItem differ only in how they plan their one action.
+template <typename Response, typename Request, typename Plan>
+Result<Response> Database::Impl::RunPutOrDelete(const Request& request, Plan plan) {
   DYNAROCK_ASSIGN_OR_RETURN(auto condition, CheckPutOrDelete(request));
   // Only now the table (VALIDATION.md 0: checks without it come first).
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(request.table_name));
-  DYNAROCK_ASSIGN_OR_RETURN(write::Action action, write::PlanPut(handle->info(), request.item));
+  DYNAROCK_ASSIGN_OR_RETURN(write::Action action, plan(handle->info()));
   action.condition = std::move(condition);
   action.on_condition_failure = request.return_values_on_condition_check_failure;
 
@@ -64,7 +66,18 @@ Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
   DYNAROCK_ASSIGN_OR_RETURN(
       write::Outcome done,
       RunWrite(std::move(action), request.return_item_collection_metrics, &meter));
-  return PutOrDeleteResponse<PutItemResponse>(request, std::move(done), meter);
+  return PutOrDeleteResponse<Response>(request, std::move(done), meter);
+}
+
+Result<PutItemResponse> Database::Impl::PutItem(const PutItemRequest& request) {
+  return RunPutOrDelete<PutItemResponse>(
+      request, [&](const TableInfo& table) { return write::PlanPut(table, request.item); });
+}
+
+Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& request) {
+  return RunPutOrDelete<DeleteItemResponse>(request, [&](const TableInfo& table) {
+    return write::PlanKeyed(write::Kind::kDelete, table, request.key);
+  });
 }
 
 Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
@@ -92,22 +105,6 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   response.consumed_capacity = meter.For(info.name);
   if (response.item && projection) response.item = expr::Project(*response.item, *projection);
   return response;
-}
-
-Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& request) {
-  DYNAROCK_ASSIGN_OR_RETURN(auto condition, CheckPutOrDelete(request));
-  // Only now the table (VALIDATION.md 0: checks without it come first).
-  DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(request.table_name));
-  DYNAROCK_ASSIGN_OR_RETURN(write::Action action,
-                            write::PlanKeyed(write::Kind::kDelete, handle->info(), request.key));
-  action.condition = std::move(condition);
-  action.on_condition_failure = request.return_values_on_condition_check_failure;
-
-  CapacityMeter meter(request.return_consumed_capacity);
-  DYNAROCK_ASSIGN_OR_RETURN(
-      write::Outcome done,
-      RunWrite(std::move(action), request.return_item_collection_metrics, &meter));
-  return PutOrDeleteResponse<DeleteItemResponse>(request, std::move(done), meter);
 }
 
 Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& request) {
