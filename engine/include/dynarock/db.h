@@ -5,13 +5,21 @@
 //   (*db)->CreateTable({...});
 //   (*db)->PutItem({.table_name = "Telemetry", .item = {...}});
 //
-// Every operation returns Result<Response>; an error Status carries the
-// DynamoDB exception name (Status::ErrorName()) and DynamoDB's message. No
+// Every operation returns Result<Response> (or Status); an error Status
+// carries the DynamoDB exception name (Status::ErrorName()) and DynamoDB's
+// message, in the order DynamoDB checks (shared/dynamodb/VALIDATION.md). No
 // exceptions cross this API. On error nothing was written.
 //
+// Errors every operation may return, besides those listed with it:
+//   ValidationException: the request breaks DynamoDB's model constraints or
+//     rules (lengths, ranges, required members, expressions, key shapes);
+//   InternalServerError (Status::Code kCorruption / kIOError / kInternal):
+//     the storage failed or its bytes are damaged.
+//
 // Thread safety: a Database may be used from any number of threads at once.
-// Each single-item write (and later each conditional write and transaction)
-// is atomic with respect to every other write of the same item.
+// Each write (single item, batch or transaction) is atomic with respect to
+// every other write of the same items, and a write's indexes and statistics
+// change in the same atomic batch as its items.
 #ifndef DYNAROCK_DB_H_
 #define DYNAROCK_DB_H_
 
@@ -64,18 +72,30 @@ class Database {
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
-  // ---- Tables. ResourceNotFoundException for unknown tables,
-  // ResourceInUseException for CreateTable of an existing name.
+  // ---- Tables. Catalog changes are always fsynced, whatever sync_writes.
+  //
+  // Creates an ACTIVE table (with its LSIs and GSIs). ResourceInUseException
+  // if a table of that name exists.
   Result<CreateTableResponse> CreateTable(const CreateTableRequest& request);
+  // The table's description with exact statistics. ResourceNotFoundException
+  // for an unknown table (this and the operations below).
   Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
+  // Table names in ascending order, at most `limit` (100) per page.
   Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
-  // Cheap whatever the table's size: one range deletion, not a scan.
+  // Waits for the table's in-flight operations, then drops it: cheap
+  // whatever its size (one range deletion, not a scan). Later operations on
+  // the name get ResourceNotFoundException.
   Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);
   // Adds a GSI (backfilled in batches from the table's items before this
   // returns; readable only when complete) or deletes one (a range deletion),
-  // and changes billing mode or throughput.
+  // and changes billing mode or throughput. LimitExceededException for more
+  // than one index change per call or while a backfill runs;
+  // ResourceNotFoundException for an unknown index to delete.
   Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
-  // TTL settings and tags, stored with the table descriptor.
+  // TTL settings and tags, stored with the table descriptor (expiry itself
+  // is not performed yet). Tags address the table by its ARN; an ARN of
+  // another region or account is ResourceNotFoundException;
+  // LimitExceededException beyond 50 tags.
   Result<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& request);
   Result<DescribeTimeToLiveResponse> DescribeTimeToLive(const DescribeTimeToLiveRequest& request);
   Status TagResource(const TagResourceRequest& request);
@@ -83,9 +103,16 @@ class Database {
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
 
   // ---- Items. Key and item validation as DynamoDB (missing or mistyped key
-  // attributes, empty keys, key and item size limits).
+  // attributes, empty keys, key and item size limits: ValidationException).
+  // Writes to a table with an LSI fail with
+  // ItemCollectionSizeLimitExceededException when they would grow the
+  // collection past Options::item_collection_size_limit_bytes.
+  //
+  // Replaces (or creates) the item with request.item.
   Result<PutItemResponse> PutItem(const PutItemRequest& request);
+  // The item, or an empty `item` when there is none (not an error).
   Result<GetItemResponse> GetItem(const GetItemRequest& request);
+  // Deletes the item; deleting an absent item succeeds and writes nothing.
   Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);
   // Applies an UpdateExpression (or legacy AttributeUpdates) atomically,
   // creating the item if it is absent. Puts, Deletes and Updates take an
@@ -95,27 +122,35 @@ class Database {
   // payload if ReturnValuesOnConditionCheckFailure is ALL_OLD.
   Result<UpdateItemResponse> UpdateItem(const UpdateItemRequest& request);
 
-  // ---- Batches: up to 100 keys read, up to 25 puts/deletes written (each
-  // atomic on its own, not the batch), across tables.
+  // ---- Batches: up to 100 keys read, up to 25 puts/deletes written, across
+  // tables. A batch write commits in one RocksDB batch (all or none: stronger
+  // than DynamoDB's per-item atomicity). ValidationException for duplicate
+  // keys or too many items; ResourceNotFoundException for an unknown table
+  // (before anything is read or written).
   Result<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& request);
   Result<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& request);
 
   // ---- Transactions: up to 100 actions on distinct items, all or nothing
   // (indexes and statistics included); TransactionCanceledException with a
-  // TransactionCanceledDetail payload when any condition fails. Reads come
-  // from one consistent snapshot.
+  // TransactionCanceledDetail payload when any condition fails (or an update
+  // is invalid, or a collection would grow past its limit). Reads come from
+  // one consistent snapshot. IdempotentParameterMismatchException /
+  // TransactionInProgressException for a reused ClientRequestToken.
   Result<TransactWriteItemsResponse> TransactWriteItems(const TransactWriteItemsRequest& request);
   Result<TransactGetItemsResponse> TransactGetItems(const TransactGetItemsRequest& request);
 
   // ---- Query reads one item collection: one seek, then only the items it
   // returns. Scan walks the table in hash order; a parallel Scan segment is a
-  // contiguous hash range.
+  // contiguous hash range. A page ends at `limit` items evaluated or at
+  // Options::max_page_bytes; last_evaluated_key then says where to resume.
+  // ResourceNotFoundException for an unknown table or index.
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
 
   // The `limit` largest item collections of a table by size, largest first:
   // where hot and big collections are. Read from the statistics kept with
-  // every write, not from a scan of the items.
+  // every write, not from a scan of the items. ResourceNotFoundException for
+  // an unknown table.
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
 
@@ -123,7 +158,8 @@ class Database {
   // manual compaction (a compaction filter observes each item as RocksDB
   // rewrites it), then corrects counters that drifted and drops the counters
   // of collections that became empty; recounts each index's totals from its
-  // entries too. Blocks item operations while it runs.
+  // entries too. Blocks item operations while it runs. Corruption if a
+  // counter cannot be read (unreadable items are reported, not fatal).
   Result<StatisticsReport> RecountStatistics();
 
   // Waits until RocksDB has no memtable flush or compaction running or

@@ -396,7 +396,7 @@ enum class ItemEncoding {
 // A page of stored items, packed into 64 KB blocks (no allocation per item,
 // no copy as the page grows). Item i is a string_view into a block, valid
 // while the StoredItems (or what it was moved to) lives; each item starts on
-// an 8-byte boundary, as ItemView requires (kItemBufferAlignment).
+// an 8-byte boundary, more than ItemView requires (kItemBufferAlignment, 4).
 class StoredItems {
  public:
   StoredItems() = default;
