@@ -219,7 +219,7 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
       return Status::Validation(
           "Transaction request cannot include multiple operations on one item");
     }
-    bytes += action.item ? format::ItemSize(*action.item) : format::ItemSize(action.key_map);
+    bytes += action.item ? format::ItemSize(*action.item) : format::ItemSize(*action.key_map);
     DYNAROCK_RETURN_IF_ERROR(CompileTransactExpressions(t, &action));
     actions.push_back(std::move(action));
   }

@@ -35,7 +35,7 @@ Result<Action> PlanPut(const TableInfo& table, const Item& item) {
   action.kind = Kind::kPut;
   action.table = &table;
   action.key = key.Encode(table.space_id);
-  action.partition = *key.partition;
+  action.partition = key.partition;
   action.item = &item;
   return action;
 }
@@ -46,8 +46,8 @@ Result<Action> PlanKeyed(Kind kind, const TableInfo& table, const Item& key_map)
   action.kind = kind;
   action.table = &table;
   action.key = key.Encode(table.space_id);
-  action.partition = *key.partition;
-  action.key_map = key_map;
+  action.partition = key.partition;
+  action.key_map = &key_map;
   return action;
 }
 
@@ -79,7 +79,7 @@ Result<std::optional<Item>> NewItem(const Action& action, const std::optional<It
       break;
   }
   // UpdateItem creates the item when it is absent, starting from its key.
-  Item item = before ? *before : action.key_map;
+  Item item = before ? *before : *action.key_map;
   if (action.update) DYNAROCK_RETURN_IF_ERROR(expr::ApplyUpdate(*action.update, &item));
   DYNAROCK_RETURN_IF_ERROR(CheckItemLimits(
       *action.table, item, "Item size to update has exceeded the maximum allowed size"));

@@ -30,11 +30,13 @@ enum class Kind { kPut, kDelete, kUpdate, kConditionCheck };
 // One planned write (or a transaction's condition check) of one item.
 struct Action {
   Kind kind = Kind::kPut;
-  const TableInfo* table = nullptr;  // REQUIRES: outlives the action (a held TableHandle)
-  format::EncodedKey key;            // the item's key in the items column family
-  AttributeValue partition;          // its partition key value (lock and metrics)
-  Item key_map;                      // Delete/Update/Check: the request's key
-  const Item* item = nullptr;        // Put: the new item (REQUIRES: outlives the action)
+  // Pointers into the table and the request, which outlive the action (the
+  // operation holds a TableHandle): planning copies nothing from the request.
+  const TableInfo* table = nullptr;
+  format::EncodedKey key;                     // the item's key in the items column family
+  const AttributeValue* partition = nullptr;  // its partition key value (the lock)
+  const Item* key_map = nullptr;              // Delete/Update/Check: the request's key
+  const Item* item = nullptr;                 // Put: the new item
   std::optional<expr::Condition> condition;    // must hold on the old item
   std::optional<expr::UpdateExpression> update;  // Update (set by SetUpdate)
   ReturnValuesOnConditionCheckFailure on_condition_failure =
@@ -43,6 +45,7 @@ struct Action {
 
 // Planning. Each checks what DynamoDB checks before reading anything, in
 // DynamoDB's order, and returns ValidationException on bad input.
+// REQUIRES: `table` and the item or key outlive the returned action.
 //
 // A put of `item`: attribute values, the key, the 400 KB limit (with LSI
 // entries), index key types.

@@ -72,7 +72,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     const std::vector<write::Action>& actions, const write::RunOptions& options) {
   // 1. Lock every item (or collection, on LSI tables).
   std::vector<std::mutex*> locks;
-  for (const auto& a : actions) locks.push_back(&WriteLock(*a.table, a.key, a.partition));
+  for (const auto& a : actions) locks.push_back(&WriteLock(*a.table, a.key, *a.partition));
   auto held = LockInAddressOrder(std::move(locks));
 
   // 2-5. Read, evaluate, compute and validate, for every action.

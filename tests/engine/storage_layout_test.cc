@@ -10,6 +10,7 @@
 #include "engine/catalog.h"
 #include "engine/stats.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/hex.h"
 #include "tests/util/status_matchers.h"
 
 namespace dynarock {
@@ -18,24 +19,8 @@ namespace {
 using testing::MakeTempDir;
 using testing::S;
 
-std::string Hex(std::string_view bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    if (!out.empty()) out += ' ';
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
-
-std::string Unhex(std::string_view hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 3) {
-    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return out;
-}
+using testing::Hex;
+using testing::Unhex;
 
 const std::vector<std::string> kColumnFamilies = {"default", "catalog", "items", "stats",
                                                   "indexes"};
@@ -81,7 +66,7 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
   // "DYNAROCK" | version 1 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4e 41 52 4f 43 4b 00 00 00 01");
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 01");
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -162,13 +147,13 @@ TEST(StorageLayoutGoldenTest, StatisticsKeysAndCounters) {
   // space id | 'C' | XXH64(enc(pk)) | enc(pk): the collection's items prefix
   // with the tag after the space id.
   EXPECT_EQ(Hex(CollectionStatsKey(7, S("VEH#1"))),
-            "00 00 00 07 43 e1 e2 f1 22 42 98 f0 88 56 45 48 23 31 00 01");
+            "00 00 00 07 43 E1 E2 F1 22 42 98 F0 88 56 45 48 23 31 00 01");
   EXPECT_EQ(Hex(CollectionStatsPrefix(7)), "00 00 00 07 43");
   // Two little-endian int64s: items, bytes.
   EXPECT_EQ(Hex(EncodeCounter({3, 300})),
-            "03 00 00 00 00 00 00 00 2c 01 00 00 00 00 00 00");
+            "03 00 00 00 00 00 00 00 2C 01 00 00 00 00 00 00");
   EXPECT_EQ(Hex(EncodeCounter({-1, -2})),
-            "ff ff ff ff ff ff ff ff fe ff ff ff ff ff ff ff");
+            "FF FF FF FF FF FF FF FF FE FF FF FF FF FF FF FF");
   Counter c;
   ASSERT_TRUE(DecodeCounter(Unhex("05 00 00 00 00 00 00 00 00 04 00 00 00 00 00 00"), &c));
   EXPECT_EQ(c.items, 5);
@@ -207,29 +192,29 @@ TableInfo GoldenTable() {
 
 // The descriptor's bytes (schemas/catalog.fbs, FlatBuffers): what this
 // build writes, and what any later build must still read.
-// Offset 4 holds the file identifier "DRKC" (44 52 4b 43).
+// Offset 4 holds the file identifier "DRKC" (44 52 4B 43).
 constexpr std::string_view kGoldenDescriptor =
-    "2c 00 00 00 44 52 4b 43 00 00 22 00 3c 00 3b 00 34 00 30 00 2c 00 28 00 "
-    "24 00 20 00 1f 00 00 00 00 00 14 00 10 00 0c 00 0b 00 04 00 22 00 00 00 "
-    "94 00 00 00 00 00 00 01 c0 00 00 00 cc 00 00 00 00 84 35 d7 9a 01 00 00 "
-    "00 00 00 01 3c 01 00 00 18 00 00 00 24 00 00 00 30 00 00 00 07 00 00 00 "
-    "54 00 00 00 00 00 00 01 0a 00 00 00 72 65 63 6f 72 64 65 64 41 74 00 00 "
-    "09 00 00 00 76 65 68 69 63 6c 65 49 64 00 00 00 24 00 00 00 35 62 30 66 "
-    "33 61 39 65 2d 30 63 31 64 2d 34 65 32 66 2d 38 61 33 62 2d 34 63 35 64 "
-    "36 65 37 66 38 30 39 31 00 00 00 00 09 00 00 00 54 65 6c 65 6d 65 74 72 "
-    "79 00 00 00 01 00 00 00 0c 00 00 00 08 00 0c 00 04 00 08 00 08 00 00 00 "
-    "14 00 00 00 04 00 00 00 05 00 00 00 66 6c 65 65 74 00 00 00 04 00 00 00 "
-    "74 65 61 6d 00 00 00 00 09 00 00 00 65 78 70 69 72 65 73 41 74 00 00 00 "
-    "01 00 00 00 18 00 00 00 00 00 12 00 20 00 1c 00 18 00 17 00 10 00 0c 00 "
-    "0b 00 04 00 12 00 00 00 48 00 00 00 00 00 00 01 14 00 00 00 20 00 00 00 "
-    "00 00 00 01 08 00 00 00 24 00 00 00 0a 00 00 00 72 65 63 6f 72 64 65 64 "
-    "41 74 00 00 09 00 00 00 64 65 70 6f 74 43 6f 64 65 00 00 00 07 00 00 00 "
-    "42 79 44 65 70 6f 74 00 01 00 00 00 04 00 00 00 08 00 00 00 73 70 65 65 "
-    "64 4b 70 68 00 00 00 00 03 00 00 00 44 00 00 00 20 00 00 00 04 00 00 00 "
-    "ce ff ff ff 04 00 00 00 09 00 00 00 76 65 68 69 63 6c 65 49 64 00 00 00 "
-    "e6 ff ff ff 04 00 00 00 0a 00 00 00 72 65 63 6f 72 64 65 64 41 74 00 00 "
-    "00 00 06 00 08 00 04 00 06 00 00 00 04 00 00 00 09 00 00 00 64 65 70 6f "
-    "74 43 6f 64 65 00 00 00";
+    "2C 00 00 00 44 52 4B 43 00 00 22 00 3C 00 3B 00 34 00 30 00 2C 00 28 00 "
+    "24 00 20 00 1F 00 00 00 00 00 14 00 10 00 0C 00 0B 00 04 00 22 00 00 00 "
+    "94 00 00 00 00 00 00 01 C0 00 00 00 CC 00 00 00 00 84 35 D7 9A 01 00 00 "
+    "00 00 00 01 3C 01 00 00 18 00 00 00 24 00 00 00 30 00 00 00 07 00 00 00 "
+    "54 00 00 00 00 00 00 01 0A 00 00 00 72 65 63 6F 72 64 65 64 41 74 00 00 "
+    "09 00 00 00 76 65 68 69 63 6C 65 49 64 00 00 00 24 00 00 00 35 62 30 66 "
+    "33 61 39 65 2D 30 63 31 64 2D 34 65 32 66 2D 38 61 33 62 2D 34 63 35 64 "
+    "36 65 37 66 38 30 39 31 00 00 00 00 09 00 00 00 54 65 6C 65 6D 65 74 72 "
+    "79 00 00 00 01 00 00 00 0C 00 00 00 08 00 0C 00 04 00 08 00 08 00 00 00 "
+    "14 00 00 00 04 00 00 00 05 00 00 00 66 6C 65 65 74 00 00 00 04 00 00 00 "
+    "74 65 61 6D 00 00 00 00 09 00 00 00 65 78 70 69 72 65 73 41 74 00 00 00 "
+    "01 00 00 00 18 00 00 00 00 00 12 00 20 00 1C 00 18 00 17 00 10 00 0C 00 "
+    "0B 00 04 00 12 00 00 00 48 00 00 00 00 00 00 01 14 00 00 00 20 00 00 00 "
+    "00 00 00 01 08 00 00 00 24 00 00 00 0A 00 00 00 72 65 63 6F 72 64 65 64 "
+    "41 74 00 00 09 00 00 00 64 65 70 6F 74 43 6F 64 65 00 00 00 07 00 00 00 "
+    "42 79 44 65 70 6F 74 00 01 00 00 00 04 00 00 00 08 00 00 00 73 70 65 65 "
+    "64 4B 70 68 00 00 00 00 03 00 00 00 44 00 00 00 20 00 00 00 04 00 00 00 "
+    "CE FF FF FF 04 00 00 00 09 00 00 00 76 65 68 69 63 6C 65 49 64 00 00 00 "
+    "E6 FF FF FF 04 00 00 00 0A 00 00 00 72 65 63 6F 72 64 65 64 41 74 00 00 "
+    "00 00 06 00 08 00 04 00 06 00 00 00 04 00 00 00 09 00 00 00 64 65 70 6F "
+    "74 43 6F 64 65 00 00 00";
 
 TEST(StorageLayoutGoldenTest, TableDescriptor) {
   EXPECT_EQ(Hex(EncodeTableDescriptor(GoldenTable())), kGoldenDescriptor);

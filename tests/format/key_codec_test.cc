@@ -7,22 +7,14 @@
 #include <random>
 #include <set>
 
+#include "tests/util/hex.h"
 #include "tests/util/seed.h"
 #include "tests/util/status_matchers.h"
 
 namespace dynarock::format {
 namespace {
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : bytes) {
-    if (!out.empty()) out += ' ';
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
+using testing::Hex;
 
 Number N(std::string_view s) {
   auto n = Number::Parse(s);
