@@ -3,6 +3,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "engine/validation.h"
@@ -177,6 +178,17 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
         "The number of attributes in NonKeyAttributes, summed across all indexes, exceeds the "
         "maximum of 100");
   }
+  if (const auto& spec = r.stream_specification) {
+    if (spec->stream_enabled && !spec->stream_view_type) {
+      return InvalidParameter(
+          "Table is being created with a stream enabled, UpdateViewType is required");
+    }
+    if (!spec->stream_enabled && spec->stream_view_type) {
+      return InvalidParameter(
+          "Table is being created with a stream disabled, UpdateViewType should not be "
+          "specified");
+    }
+  }
 
   TableInfo t;
   t.name = r.table_name;
@@ -270,6 +282,11 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
   d.creation_date_time = static_cast<double>(t.creation_time_ms) / 1000.0;
   d.billing_mode = t.billing_mode;
   d.provisioned_throughput = t.throughput;
+  if (t.stream) {
+    d.latest_stream_arn = d.table_arn + "/stream/" + t.stream->label;
+    d.latest_stream_label = t.stream->label;
+    if (t.stream->enabled) d.stream_specification = StreamSpecification{true, t.stream->view_type};
+  }
   for (const auto& i : t.indexes) {
     std::vector<KeySchemaElement> ks = {{i.partition_key.name, KeyType::kHash}};
     if (i.sort_key) ks.push_back({i.sort_key->name, KeyType::kRange});
@@ -371,6 +388,8 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
     tag_offsets.push_back(fb::CreateTag(b, key, value));
   }
   auto tags_offset = b.CreateVector(tag_offsets);
+  flatbuffers::Offset<flatbuffers::String> stream_label;
+  if (t.stream) stream_label = b.CreateString(t.stream->label);
   auto name = b.CreateString(t.name);
   auto uuid = b.CreateString(t.uuid);
   auto pk = b.CreateString(t.partition_key.name);
@@ -392,7 +411,14 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   d.add_indexes(indexes_offset);
   if (t.ttl_attribute) d.add_ttl_attribute(ttl);
   d.add_ttl_enabled(t.ttl_enabled);
+  d.add_ttl_changed_ms(t.ttl_changed_ms);
   d.add_tags(tags_offset);
+  if (t.stream) {
+    d.add_latest_stream_id(t.stream->id);
+    d.add_stream_enabled(t.stream->enabled);
+    d.add_stream_view_type(static_cast<uint8_t>(t.stream->view_type));
+    d.add_stream_label(stream_label);
+  }
   b.Finish(d.Finish(), fb::TableDescriptorIdentifier());
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -462,10 +488,104 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
   }
   if (d->ttl_attribute()) t.ttl_attribute = d->ttl_attribute()->str();
   t.ttl_enabled = d->ttl_enabled();
+  t.ttl_changed_ms = d->ttl_changed_ms();
   if (d->tags()) {
     for (const auto* tag : *d->tags()) t.tags[tag->key()->str()] = tag->value() ? tag->value()->str() : "";
   }
+  if (d->latest_stream_id() != 0) {
+    if (d->stream_view_type() > 3 || !d->stream_label()) {
+      return Status::Corruption("catalog: bad stream of table " + t.name);
+    }
+    t.stream =
+        TableInfo::Stream{d->latest_stream_id(), static_cast<StreamViewType>(d->stream_view_type()),
+                          d->stream_label()->str(), d->stream_enabled()};
+  }
   return t;
+}
+
+std::string TtlCursorKey(uint32_t space_id) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", space_id);
+  return std::string("ttl_cursor/") + hex;
+}
+
+std::string CatalogStreamKey(uint32_t stream_id) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", stream_id);
+  return std::string(kCatalogStreamPrefix) + hex;
+}
+
+static_assert(static_cast<int>(StreamViewType::kKeysOnly) == 0 &&
+              static_cast<int>(StreamViewType::kNewImage) == 1 &&
+              static_cast<int>(StreamViewType::kOldImage) == 2 &&
+              static_cast<int>(StreamViewType::kNewAndOldImages) == 3);  // catalog.fbs
+
+std::string EncodeStreamDescriptor(const StreamInfo& s) {
+  flatbuffers::FlatBufferBuilder b(256);
+  std::vector<flatbuffers::Offset<fb::ShardDescriptor>> shards;
+  for (const auto& shard : s.shards) {
+    auto id = b.CreateString(shard.id);
+    flatbuffers::Offset<flatbuffers::String> parent;
+    if (!shard.parent_id.empty()) parent = b.CreateString(shard.parent_id);
+    fb::ShardDescriptorBuilder sb(b);
+    sb.add_id(id);
+    if (!shard.parent_id.empty()) sb.add_parent_id(parent);
+    sb.add_start(shard.start);
+    sb.add_end(shard.end);
+    shards.push_back(sb.Finish());
+  }
+  auto shards_offset = b.CreateVector(shards);
+  auto table = b.CreateString(s.table_name);
+  auto label = b.CreateString(s.label);
+  auto pk = b.CreateString(s.partition_key.name);
+  flatbuffers::Offset<flatbuffers::String> sk;
+  if (s.sort_key) sk = b.CreateString(s.sort_key->name);
+  fb::StreamDescriptorBuilder d(b);
+  d.add_format_version(kDescriptorVersion);
+  d.add_stream_id(s.id);
+  d.add_table_name(table);
+  d.add_label(label);
+  d.add_view_type(static_cast<uint8_t>(s.view_type));
+  d.add_partition_key(pk);
+  if (s.sort_key) d.add_sort_key(sk);
+  d.add_enabled(s.enabled);
+  d.add_created_ms(s.created_ms);
+  d.add_disabled_ms(s.disabled_ms);
+  d.add_shards(shards_offset);
+  b.Finish(d.Finish(), "DRKC");
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+Result<StreamInfo> DecodeStreamDescriptor(std::string_view bytes) {
+  std::vector<uint32_t> aligned((bytes.size() + 3) / 4);
+  if (!bytes.empty()) std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  const auto* data = reinterpret_cast<const uint8_t*>(aligned.data());
+  flatbuffers::Verifier verifier(data, bytes.size());
+  if (!verifier.VerifyBuffer<fb::StreamDescriptor>("DRKC")) {
+    return Status::Corruption("catalog: invalid stream descriptor");
+  }
+  const auto* d = flatbuffers::GetRoot<fb::StreamDescriptor>(data);
+  if (d->format_version() != kDescriptorVersion || d->view_type() > 3) {
+    return Status::Corruption("catalog: unsupported stream descriptor");
+  }
+  StreamInfo s;
+  s.id = d->stream_id();
+  s.table_name = d->table_name()->str();
+  s.label = d->label()->str();
+  s.view_type = static_cast<StreamViewType>(d->view_type());
+  // Key types are not needed: DescribeStream reports names and roles only.
+  s.partition_key = {d->partition_key()->str(), ScalarAttributeType::kS};
+  if (d->sort_key()) s.sort_key = KeyAttribute{d->sort_key()->str(), ScalarAttributeType::kS};
+  s.enabled = d->enabled();
+  s.created_ms = d->created_ms();
+  s.disabled_ms = d->disabled_ms();
+  if (d->shards()) {
+    for (const auto* x : *d->shards()) {
+      s.shards.push_back(
+          {x->id()->str(), x->parent_id() ? x->parent_id()->str() : "", x->start(), x->end()});
+    }
+  }
+  return s;
 }
 
 }  // namespace dynarock

@@ -54,7 +54,20 @@ struct TableInfo {
   std::vector<IndexInfo> indexes;  // LSIs and GSIs
   std::optional<std::string> ttl_attribute;  // UpdateTimeToLive
   bool ttl_enabled = false;
+  int64_t ttl_changed_ms = 0;                // the last UpdateTimeToLive (its cooldown)
   std::map<std::string, std::string> tags;   // TagResource
+  // The latest stream, if the table ever had one; `enabled` false after a
+  // disable (DescribeTable still reports its ARN and label).
+  struct Stream {
+    uint32_t id = 0;  // its key space in the streams column family
+    StreamViewType view_type = StreamViewType::kKeysOnly;
+    std::string label;
+    bool enabled = false;
+  };
+  std::optional<Stream> stream;
+
+  // The stream new writes go to, or null.
+  const Stream* enabled_stream() const { return stream && stream->enabled ? &*stream : nullptr; }
 
   format::KeySchemaTypes key_types() const {
     return {partition_key.type, sort_key ? std::optional(sort_key->type) : std::nullopt};
@@ -108,17 +121,46 @@ std::string CatalogTableKey(std::string_view table_name);
 inline constexpr std::string_view kCatalogTablePrefix = "table/";
 inline constexpr std::string_view kCatalogNextSpaceIdKey = "next_space_id";
 inline constexpr std::string_view kCatalogFormatKey = "format";
+// "ttl_cursor/<8 hex digits of the table's space id>": the item key the TTL
+// sweep examined last.
+std::string TtlCursorKey(uint32_t space_id);
 
 // The format record, written when a database is created and checked by every
 // Open: the magic "DYNAROCK" then the storage format version (4 bytes,
 // big-endian). The version covers everything STORAGE_LAYOUT.md, KEY_FORMAT.md
 // and ITEM_FORMAT.md specify; a change to any of them bumps it, and Open
-// upgrades older versions step by step (none yet: 1 is the first).
+// upgrades older versions step by step (1 -> 2 adds the streams column family).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 1;
+inline constexpr uint32_t kStorageFormatVersion = 2;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);
+
+// A stream and its shards (catalog key "stream/<8 hex digits of id>").
+struct ShardInfo {
+  std::string id;         // shardId-<20 digits>-<8 hex>
+  std::string parent_id;  // empty for a stream's first shard
+  uint64_t start = 0;     // first sequence number of the shard
+  uint64_t end = 0;       // last one once closed; 0 while open
+  bool open() const { return end == 0; }
+};
+struct StreamInfo {
+  uint32_t id = 0;
+  std::string table_name;
+  std::string label;
+  StreamViewType view_type = StreamViewType::kKeysOnly;
+  KeyAttribute partition_key;
+  std::optional<KeyAttribute> sort_key;
+  bool enabled = true;
+  int64_t created_ms = 0;
+  int64_t disabled_ms = 0;
+  std::vector<ShardInfo> shards;  // oldest first; only the last may be open
+};
+std::string CatalogStreamKey(uint32_t stream_id);
+inline constexpr std::string_view kCatalogStreamPrefix = "stream/";
+std::string EncodeStreamDescriptor(const StreamInfo& stream);
+// Corruption if the bytes are not a valid stream descriptor.
+Result<StreamInfo> DecodeStreamDescriptor(std::string_view bytes);
 
 std::string EncodeTableDescriptor(const TableInfo& table);
 // Corruption if the bytes are not a valid descriptor.

@@ -33,6 +33,24 @@ Result<ListTagsOfResourceResponse> Database::ListTagsOfResource(
     const ListTagsOfResourceRequest& r) {
   return impl_->ListTagsOfResource(r);
 }
+Result<ListStreamsResponse> Database::ListStreams(const ListStreamsRequest& r) {
+  return impl_->ListStreams(r);
+}
+Result<DescribeStreamResponse> Database::DescribeStream(const DescribeStreamRequest& r) {
+  return impl_->DescribeStream(r);
+}
+Result<GetShardIteratorResponse> Database::GetShardIterator(const GetShardIteratorRequest& r) {
+  return impl_->GetShardIterator(r);
+}
+Result<GetRecordsResponse> Database::GetRecords(const GetRecordsRequest& r) {
+  return impl_->GetRecords(r);
+}
+Result<std::vector<StreamRecord>> Database::ReadStream(const std::string& stream_arn,
+                                                       const std::string& after, size_t limit) {
+  return impl_->ReadStream(stream_arn, after, limit);
+}
+Result<int64_t> Database::ExpireItems() { return impl_->ExpireItems(); }
+Status Database::Compact() { return impl_->Compact(); }
 Result<PutItemResponse> Database::PutItem(const PutItemRequest& r) { return impl_->PutItem(r); }
 Result<GetItemResponse> Database::GetItem(const GetItemRequest& r) { return impl_->GetItem(r); }
 Result<DeleteItemResponse> Database::DeleteItem(const DeleteItemRequest& r) {

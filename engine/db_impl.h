@@ -8,12 +8,14 @@
 
 #include <array>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dynarock/db.h"
@@ -23,6 +25,7 @@
 #include "engine/keys.h"
 #include "engine/recount.h"
 #include "engine/stats.h"
+#include "engine/streams/records.h"
 #include "engine/write/action.h"
 
 namespace dynarock {
@@ -117,6 +120,18 @@ class Database::Impl {
                                                                size_t limit);
   Result<StatisticsReport> RecountStatistics();
   Status WaitForCompactions();
+  Result<ListStreamsResponse> ListStreams(const ListStreamsRequest& request);
+  Result<DescribeStreamResponse> DescribeStream(const DescribeStreamRequest& request);
+  Result<GetShardIteratorResponse> GetShardIterator(const GetShardIteratorRequest& request);
+  Result<GetRecordsResponse> GetRecords(const GetRecordsRequest& request);
+  Result<std::vector<StreamRecord>> ReadStream(const std::string& stream_arn,
+                                               const std::string& after, size_t limit);
+  Result<int64_t> ExpireItems();
+  Status Compact();
+  // Starts the background TTL sweep (Options::ttl_sweep_interval_ms).
+  void StartTtlSweeper();
+  // The database's clock, ms since the epoch (Options::clock_ms).
+  int64_t NowMs() const;
 
   // Tables held by a multi-table operation, by name.
   using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;
@@ -206,6 +221,45 @@ class Database::Impl {
   Status Write(rocksdb::WriteBatch* batch);
   Status FromRocks(const rocksdb::Status& s);
 
+  // ---- Streams (engine/streams/streams.cc) ----
+  // Loads the stream descriptors, sets the sequencer past every number
+  // used, rolls each enabled stream's open shard and forgets streams past
+  // retention. At Open, after the catalog.
+  Status LoadStreams();
+  // CreateTable's, UpdateTable's and DeleteTable's stream change: a new
+  // stream for `info` (enable) or the end of its current one (disable),
+  // recorded in `info` and `batch`; *changed is the stream descriptor to
+  // InstallStream once the batch is written. ValidationException for
+  // enabling an enabled stream or disabling none.
+  // REQUIRES: catalog_mu_ held exclusively and the table held exclusively
+  // (no write of it in flight); spec.stream_view_type set iff enabling.
+  Status ApplyStreamChange(const StreamSpecification& spec, TableInfo* info,
+                           rocksdb::WriteBatch* batch, std::optional<StreamInfo>* changed);
+  StreamInfo NewStream(const TableInfo& info, StreamViewType view);
+  void InstallStream(StreamInfo stream);
+  // Closes the open shard of `stream` at the last number issued and opens
+  // its child. REQUIRES: streams_mu_ held.
+  void RollShard(StreamInfo* stream, rocksdb::WriteBatch* batch);
+  // The stream an ARN of this database names. REQUIRES: streams_mu_ held.
+  Result<StreamInfo*> FindStream(std::string_view arn);
+  std::string StreamArn(const StreamInfo& stream) const;
+  // The first sequence number not yet past retention.
+  uint64_t TrimPoint() const;
+  // Records of `stream_id` with numbers in [from, to], at most `limit` and
+  // about max_bytes (at least one), appended to `out`. Returns the number
+  // after the last one read (from, if none).
+  Result<uint64_t> ReadRecords(uint32_t stream_id, StreamViewType view, uint64_t from, uint64_t to,
+                               size_t limit, size_t max_bytes, std::vector<StreamRecord>* out);
+
+  // ---- TTL (engine/ttl.cc) ----
+  // Examines up to `budget` items of the table after *cursor (an item key;
+  // empty: from the start), deletes the expired ones (adding to *deleted)
+  // and moves *cursor on; true when it reached the end of the table (the
+  // cursor then starts over).
+  Result<bool> SweepTable(const std::string& table_name, size_t budget, std::string* cursor,
+                          int64_t* deleted);
+  void TtlSweeperLoop();
+
   struct Page;  // Query/Scan iteration, in query.cc
   // One Query/Scan page over [lower, upper): items evaluated up to Limit or
   // the page size; the filter (if any) decides what counts, evaluated on the
@@ -234,7 +288,9 @@ class Database::Impl {
   rocksdb::ColumnFamilyHandle* items_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* stats_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* streams_cf_ = nullptr;
   std::shared_ptr<RecountFilterFactory> recount_factory_ = std::make_shared<RecountFilterFactory>();
+  std::unique_ptr<streams::RetentionFilter> retention_filter_;  // the streams column family's
   rocksdb::WriteOptions write_options_;
 
   std::shared_mutex catalog_mu_;  // guards tables_ and next_space_id_
@@ -242,6 +298,19 @@ class Database::Impl {
   uint32_t next_space_id_ = 1;
 
   std::array<std::mutex, kLockStripes> stripes_;
+
+  // Streams: the sequence numbers of every stream's records, and the
+  // streams themselves by id (guarded by streams_mu_; lock order: a table's
+  // mu, then catalog_mu_, then streams_mu_).
+  streams::Sequencer sequencer_;
+  std::mutex streams_mu_;
+  std::map<uint32_t, StreamInfo> streams_;
+
+  // The TTL sweeper thread and how to stop it.
+  std::thread ttl_thread_;
+  std::mutex ttl_mu_;
+  std::condition_variable ttl_cv_;
+  bool stopping_ = false;  // guarded by ttl_mu_
 
   // TransactWriteItems idempotency: ClientRequestToken -> the request's
   // fingerprint and its response, for 10 minutes.

@@ -22,6 +22,7 @@ constexpr char kCatalogCf[] = "catalog";
 constexpr char kItemsCf[] = "items";
 constexpr char kStatsCf[] = "stats";
 constexpr char kIndexesCf[] = "indexes";
+constexpr char kStreamsCf[] = "streams";
 
 // REQUIRES: `existing` lists the column families of a RocksDB database in
 // `path`. Ours has exactly `ours` (a database whose creation was cut short
@@ -74,7 +75,16 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
                                 ". It was left untouched");
   }
   if (version < 1) return Status::Corruption(path + ": storage format version 0");
-  // Older versions are upgraded here, one step per version (none yet).
+  // Older versions are upgraded here, one step per version.
+  if (version == 1) {
+    // 1 -> 2: the streams column family, which Open has just created (an
+    // empty one: no stream existed before version 2).
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(
+        db_->Put(sync, catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(2))));
+    version = 2;
+  }
   return Status::OK();
 }
 
@@ -135,12 +145,25 @@ Status Database::Impl::Open(const std::string& path) {
   rocksdb::ColumnFamilyOptions catalog;
   catalog.table_factory = table_factory;
 
+  // Stream records: appended in sequence order per stream, read in order,
+  // dropped by the retention filter; every file is compacted at least once
+  // per retention period, so the filter sees it.
+  rocksdb::ColumnFamilyOptions streams_cf;
+  streams_cf.table_factory = table_factory;
+  streams_cf.compression = compression;
+  retention_filter_ = std::make_unique<streams::RetentionFilter>([this] { return NowMs(); },
+                                                                 options_.stream_retention_ms);
+  streams_cf.compaction_filter = retention_filter_.get();
+  streams_cf.periodic_compaction_seconds =
+      static_cast<uint64_t>(std::max<int64_t>(options_.stream_retention_ms / 1000, 1));
+
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {kCatalogCf, catalog},
       {kItemsCf, items},
       {kStatsCf, stats},
       {kIndexesCf, indexes},
+      {kStreamsCf, streams_cf},
   };
   // A RocksDB database already in the directory must be ours before
   // anything is opened for writing: opening another program's database would
@@ -156,6 +179,7 @@ Status Database::Impl::Open(const std::string& path) {
   items_cf_ = handles_[2];
   stats_cf_ = handles_[3];
   indexes_cf_ = handles_[4];
+  streams_cf_ = handles_[5];
   write_options_.sync = options_.sync_writes;
   DYNAROCK_RETURN_IF_ERROR(CheckFormatRecord(path));
 
@@ -179,7 +203,24 @@ Status Database::Impl::Open(const std::string& path) {
     std::string name = table.name;
     tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(table)));
   }
-  return FromRocks(it->status());
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  return LoadStreams();
+}
+
+int64_t Database::Impl::NowMs() const {
+  if (options_.clock_ms) return options_.clock_ms();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status Database::Impl::Compact() {
+  rocksdb::CompactRangeOptions o;
+  o.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  for (auto* cf : handles_) {
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->CompactRange(o, cf, nullptr, nullptr)));
+  }
+  return Status::OK();
 }
 
 Status Database::Impl::ResumeBackfills() {
@@ -197,6 +238,12 @@ Status Database::Impl::ResumeBackfills() {
 }
 
 Database::Impl::~Impl() {
+  {
+    std::lock_guard lock(ttl_mu_);
+    stopping_ = true;
+  }
+  ttl_cv_.notify_all();
+  if (ttl_thread_.joinable()) ttl_thread_.join();
   if (!db_) return;
   for (auto* h : handles_) {
     // Ignoring: a failure to free a handle at shutdown leaves nothing to do.
@@ -209,6 +256,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const 
   auto impl = std::make_unique<Impl>(options);
   DYNAROCK_RETURN_IF_ERROR(impl->Open(path));
   DYNAROCK_RETURN_IF_ERROR(impl->ResumeBackfills());
+  impl->StartTtlSweeper();
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }
 

@@ -28,13 +28,6 @@ std::string NewUuid() {
   return buf;
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-
 }  // namespace
 
 // ---- Finding and holding tables ------------------------------------------------------------
@@ -118,15 +111,22 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
   info.uuid = NewUuid();
   info.creation_time_ms = NowMs();
 
+  next_space_id_ = next_id;
+
   rocksdb::WriteBatch batch;
+  std::optional<StreamInfo> stream;
+  if (request.stream_specification && request.stream_specification->stream_enabled) {
+    DYNAROCK_RETURN_IF_ERROR(
+        ApplyStreamChange(*request.stream_specification, &info, &batch, &stream));
+  }
   std::string next;
-  format::PutFixed32BE(&next, next_id);
+  format::PutFixed32BE(&next, next_space_id_);
   batch.Put(catalog_cf_, std::string(kCatalogNextSpaceIdKey), next);
   batch.Put(catalog_cf_, CatalogTableKey(info.name), EncodeTableDescriptor(info));
   rocksdb::WriteOptions sync;
   sync.sync = true;  // catalog changes are rare: always make them durable
   DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
-  next_space_id_ = next_id;
+  if (stream) InstallStream(std::move(*stream));
 
   CreateTableResponse response;
   response.table_description = Describe(info, options_.region, options_.account_id);
@@ -211,9 +211,18 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
     batch.DeleteRange(indexes_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
     batch.DeleteRange(stats_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
   }
+  // The stream is disabled with the table; its records stay readable
+  // until retention, as DynamoDB keeps them.
+  std::optional<StreamInfo> stream;
+  if (table->info.enabled_stream()) {
+    TableInfo info = table->info;
+    DYNAROCK_RETURN_IF_ERROR(ApplyStreamChange({false, std::nullopt}, &info, &batch, &stream));
+  }
+  batch.Delete(catalog_cf_, TtlCursorKey(id));
   rocksdb::WriteOptions sync;
   sync.sync = true;
   DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+  if (stream) InstallStream(std::move(*stream));
   table->deleted = true;
   tables_.erase(request.table_name);
   return response;
@@ -227,6 +236,24 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     std::shared_ptr<TableState> state = locked.state;
     TableInfo info = state->info;
     rocksdb::WriteBatch batch;
+    std::optional<StreamInfo> stream;
+    if (const auto& spec = request.stream_specification) {
+      if (spec->stream_enabled && !spec->stream_view_type) {
+        return InvalidParameter("If stream is being enabled then UpdateViewType is required");
+      }
+      if (!spec->stream_enabled && spec->stream_view_type) {
+        return InvalidParameter(
+            "If stream is being disabled, then UpdateViewType must not be specified");
+      }
+      if (request.provisioned_throughput || request.billing_mode) {
+        return InvalidParameter("You cannot modify stream status while updating table IOPS");
+      }
+      if (request.global_secondary_index_updates &&
+          !request.global_secondary_index_updates->empty()) {
+        return InvalidParameter("You cannot create or delete index while changing stream status");
+      }
+      DYNAROCK_RETURN_IF_ERROR(ApplyStreamChange(*spec, &info, &batch, &stream));
+    }
     if (request.billing_mode) info.billing_mode = *request.billing_mode;
     if (request.provisioned_throughput) info.throughput = *request.provisioned_throughput;
     if (info.billing_mode == BillingMode::kPayPerRequest) info.throughput = {};
@@ -273,6 +300,7 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
       }
     }
     DYNAROCK_RETURN_IF_ERROR(ReplaceTable(state, std::move(info), &batch));
+    if (stream) InstallStream(std::move(*stream));
   }
   if (!backfill.empty()) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(request.table_name, backfill));
   DYNAROCK_ASSIGN_OR_RETURN(auto described, DescribeTable({request.table_name}));
@@ -290,19 +318,29 @@ Result<UpdateTimeToLiveResponse> Database::Impl::UpdateTimeToLive(
 
   DYNAROCK_ASSIGN_OR_RETURN(auto locked, LockTableExclusive(request.table_name));
   TableInfo info = locked.state->info;
+  // STREAMS.md 6: the content checks, then the cooldown.
+  if (info.ttl_enabled && info.ttl_attribute && *info.ttl_attribute != spec.attribute_name) {
+    return Status::Validation(
+        "TimeToLive is active on a different AttributeName: current AttributeName is " +
+        *info.ttl_attribute);
+  }
   if (spec.enabled && info.ttl_enabled) {
     return Status::Validation("TimeToLive is already enabled");
   }
   if (!spec.enabled && !info.ttl_enabled) {
     return Status::Validation("TimeToLive is already disabled");
   }
-  if (!spec.enabled && info.ttl_attribute && *info.ttl_attribute != spec.attribute_name) {
-    return Status::Validation("TimeToLive attribute name " + spec.attribute_name +
-                              " does not match the enabled attribute " + *info.ttl_attribute);
+  const int64_t now = NowMs();
+  if (info.ttl_changed_ms != 0 && now - info.ttl_changed_ms < options_.ttl_change_cooldown_ms) {
+    return Status::Validation(
+        "Time to live has been modified multiple times within a fixed interval");
   }
   info.ttl_enabled = spec.enabled;
   info.ttl_attribute = spec.attribute_name;
+  info.ttl_changed_ms = now;
   rocksdb::WriteBatch batch;
+  // A new setting sweeps the table from its start.
+  batch.Delete(catalog_cf_, TtlCursorKey(info.space_id));
   DYNAROCK_RETURN_IF_ERROR(ReplaceTable(locked.state, std::move(info), &batch));
   return UpdateTimeToLiveResponse{spec};
 }

@@ -18,6 +18,10 @@ std::string_view Status::ErrorName() const {
     case Code::kIdempotentParameterMismatch: return "IdempotentParameterMismatchException";
     case Code::kLimitExceeded: return "LimitExceededException";
     case Code::kTransactionInProgress: return "TransactionInProgressException";
+    case Code::kExpiredIterator:
+      return "ExpiredIteratorException";
+    case Code::kTrimmedDataAccess:
+      return "TrimmedDataAccessException";
     case Code::kInternal:
     case Code::kCorruption:
     case Code::kIOError:

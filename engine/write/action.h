@@ -41,6 +41,11 @@ struct Action {
   std::optional<expr::UpdateExpression> update;  // Update (set by SetUpdate)
   ReturnValuesOnConditionCheckFailure on_condition_failure =
       ReturnValuesOnConditionCheckFailure::kNone;
+  // A TTL deletion (engine/ttl.cc): the item is deleted only if, read under
+  // its lock, it is still expired at this time (epoch seconds), so an update
+  // that extended or removed its TTL attribute meanwhile wins; its stream
+  // record is marked as a TTL deletion.
+  std::optional<int64_t> ttl_expired_at_s;
 };
 
 // Planning. Each checks what DynamoDB checks before reading anything, in
@@ -67,6 +72,9 @@ struct Outcome {
   // or ItemCollectionSizeLimitExceeded.
   Status failure;
   std::optional<ItemCollectionMetrics> item_collection_metrics;
+  // A TTL deletion that found its item no longer expired (or gone): it
+  // wrote nothing, and is not a failure.
+  bool skipped = false;
 };
 
 // How RunWrites runs a set of actions.

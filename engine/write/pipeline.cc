@@ -6,6 +6,7 @@
 
 #include "engine/db_impl.h"
 #include "engine/index.h"
+#include "engine/ttl.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
 
@@ -44,6 +45,7 @@ bool ConditionHolds(const std::optional<expr::Condition>& condition,
 
 // Whether the action changes the items column family.
 bool Writes(const write::Action& action, const write::Outcome& outcome) {
+  if (outcome.skipped) return false;
   switch (action.kind) {
     case write::Kind::kPut:
     case write::Kind::kUpdate:
@@ -82,6 +84,12 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     const write::Action& a = actions[i];
     write::Outcome& o = outcomes[i];
     DYNAROCK_ASSIGN_OR_RETURN(o.before, ReadItem(a.key));
+    if (a.ttl_expired_at_s &&
+        (!o.before || !a.table->ttl_attribute ||
+         !ttl::Expired(*o.before, *a.table->ttl_attribute, *a.ttl_expired_at_s))) {
+      o.skipped = true;
+      continue;
+    }
     if (!ConditionHolds(a.condition, o.before)) {
       o.failure = ConditionFailed(o.before, a.on_condition_failure);
       failed = true;
@@ -119,10 +127,50 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     index_writes_end[i] = pending.index_writes.size();
   }
 
-  // 7. One WriteBatch: every item, index entry and counter, or none.
-  if (pending.batch.Count() > 0) DYNAROCK_RETURN_IF_ERROR(Write(&pending.batch));
+  // 7. Stream records (tables with an enabled stream): one per item change,
+  // numbered under the item locks, so an item's records are in the order
+  // of its changes.
+  std::vector<std::pair<uint32_t, std::string>> records;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const write::Action& a = actions[i];
+    const write::Outcome& o = outcomes[i];
+    const TableInfo::Stream* stream = a.table->enabled_stream();
+    if (stream == nullptr || !Writes(a, o)) continue;
+    const Item* after = o.after ? &*o.after : nullptr;
+    auto event = streams::EventOf(o.before, after);
+    if (!event) continue;  // nothing changed: DynamoDB writes no record
+    const Item& source = after ? *after : *o.before;
+    Item keys;
+    keys.emplace(a.table->partition_key.name, source.at(a.table->partition_key.name));
+    if (a.table->sort_key)
+      keys.emplace(a.table->sort_key->name, source.at(a.table->sort_key->name));
+    const bool new_image = stream->view_type == StreamViewType::kNewImage ||
+                           stream->view_type == StreamViewType::kNewAndOldImages;
+    const bool old_image = stream->view_type == StreamViewType::kOldImage ||
+                           stream->view_type == StreamViewType::kNewAndOldImages;
+    records.emplace_back(stream->id,
+                         streams::EncodeRecord(*event, a.ttl_expired_at_s.has_value(), keys,
+                                               old_image && o.before ? &*o.before : nullptr,
+                                               new_image ? after : nullptr));
+  }
 
-  // 8. Capacity: a write costs the larger of the old and new item (a delete
+  // 8. One WriteBatch: every item, index entry, counter and stream record,
+  // or none.
+  if (!records.empty()) {
+    const uint64_t first = sequencer_.Assign(NowMs(), records.size());
+    for (size_t j = 0; j < records.size(); ++j) {
+      pending.batch.Put(streams_cf_, streams::RecordKey(records[j].first, first + j),
+                        records[j].second);
+    }
+    // Released committed or not: readers wait only for batches in flight.
+    Status written = Write(&pending.batch);
+    sequencer_.Release(first);
+    DYNAROCK_RETURN_IF_ERROR(written);
+  } else if (pending.batch.Count() > 0) {
+    DYNAROCK_RETURN_IF_ERROR(Write(&pending.batch));
+  }
+
+  // 9. Capacity: a write costs the larger of the old and new item (a delete
   // of nothing still one unit), a condition check a read of the old item,
   // and each index its own units; transactions twice as much.
   if (options.meter != nullptr) {

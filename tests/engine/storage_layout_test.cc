@@ -22,8 +22,8 @@ using testing::S;
 using testing::Hex;
 using testing::Unhex;
 
-const std::vector<std::string> kColumnFamilies = {"default", "catalog", "items", "stats",
-                                                  "indexes"};
+const std::vector<std::string> kColumnFamilies = {"default", "catalog", "items",
+                                                  "stats",   "indexes", "streams"};
 
 class StorageLayoutTest : public ::testing::Test {
  protected:
@@ -65,8 +65,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 1 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 01");
+  // "DYNAROCK" | version 2 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 02");
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -106,13 +106,29 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 2; "
-                                                     "this build reads versions up to 1. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 3; "
+                                                     "this build reads versions up to 2. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
   EXPECT_EQ(record, future);
+  RawClose(std::move(raw), &handles);
+}
+
+// Version 1 had no streams column family: Open adds it, and the record says 2.
+TEST_F(StorageLayoutTest, VersionOneIsUpgradedToTwo) {
+  const std::vector<std::string> v1 = {"default", "catalog", "items", "stats", "indexes"};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto raw = RawOpen(v1, &handles);
+  ASSERT_OK(raw->Put(rocksdb::WriteOptions(), handles[1], "format", EncodeFormatRecord(1)));
+  RawClose(std::move(raw), &handles);
+  { ASSERT_OK(Database::Open(dir_, {})); }
+  EXPECT_EQ(ColumnFamilies(), kColumnFamilies);
+  raw = RawOpen(kColumnFamilies, &handles);
+  std::string record;
+  ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
+  EXPECT_EQ(record, EncodeFormatRecord(2));
   RawClose(std::move(raw), &handles);
 }
 

@@ -216,6 +216,9 @@ namespace dynarock {
 namespace {
 
 TEST_F(TableTest, TimeToLiveAndTagsPersistWithTheTable) {
+  auto now_ms = std::make_shared<int64_t>(1'800'000'000'000);
+  options_.clock_ms = [now_ms] { return *now_ms; };
+  Reopen();
   Create(testing::TableRequest("Telemetry", "vehicleId", ScalarAttributeType::kS));
   const std::string arn = db_->DescribeTable({"Telemetry"})->table.table_arn;
   ASSERT_OK(db_->UpdateTimeToLive({"Telemetry", {true, "expiresAt"}}));
@@ -230,8 +233,19 @@ TEST_F(TableTest, TimeToLiveAndTagsPersistWithTheTable) {
   EXPECT_TRUE(ttl->enabled);
   EXPECT_EQ(ttl->attribute_name, "expiresAt");
   EXPECT_EQ(db_->ListTagsOfResource({arn})->tags, (std::map<std::string, std::string>{{"team", "fleet"}}));
+  // STREAMS.md 6: content checks first, then one change per cooldown, which
+  // survives a restart.
+  EXPECT_EQ(db_->UpdateTimeToLive({"Telemetry", {true, "other"}}).status(),
+            Status::Validation("TimeToLive is active on a different AttributeName: current "
+                               "AttributeName is expiresAt"));
+  EXPECT_EQ(
+      db_->UpdateTimeToLive({"Telemetry", {false, "expiresAt"}}).status(),
+      Status::Validation("Time to live has been modified multiple times within a fixed interval"));
+  *now_ms += options_.ttl_change_cooldown_ms;
   ASSERT_OK(db_->UpdateTimeToLive({"Telemetry", {false, "expiresAt"}}));
   EXPECT_FALSE(db_->DescribeTimeToLive({"Telemetry"})->enabled);
+  EXPECT_EQ(db_->UpdateTimeToLive({"Telemetry", {false, "expiresAt"}}).status(),
+            Status::Validation("TimeToLive is already disabled"));
 }
 
 }  // namespace

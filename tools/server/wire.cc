@@ -5,13 +5,14 @@
 
 #include <algorithm>
 #include <functional>
-#include <optional>
 #include <map>
+#include <optional>
 #include <type_traits>
 
 #include "engine/request_expr.h"
 #include "format/json.h"
 #include "tools/server/protocol/model_gen.h"
+#include "tools/server/streams_wire.h"
 #include "tools/server/wire_requests.h"
 
 namespace dynarock::wire {
@@ -95,6 +96,7 @@ const char* TableStatusName(TableStatus s) {
 }
 
 void WriteTable(Writer& w, const TableDescription& d) {
+  using streams_wire::StreamViewTypeName;
   w.StartObject();
   Key(w, "AttributeDefinitions");
   w.StartArray();
@@ -179,6 +181,23 @@ void WriteTable(Writer& w, const TableDescription& d) {
       w.EndObject();
     }
     w.EndArray();
+  }
+  if (d.stream_specification) {
+    Key(w, "StreamSpecification");
+    w.StartObject();
+    Key(w, "StreamEnabled");
+    w.Bool(d.stream_specification->stream_enabled);
+    if (d.stream_specification->stream_view_type) {
+      Key(w, "StreamViewType");
+      w.String(StreamViewTypeName(*d.stream_specification->stream_view_type));
+    }
+    w.EndObject();
+  }
+  if (d.latest_stream_arn) {
+    Key(w, "LatestStreamArn");
+    Str(w, *d.latest_stream_arn);
+    Key(w, "LatestStreamLabel");
+    Str(w, *d.latest_stream_label);
   }
   w.EndObject();
 }
@@ -718,7 +737,17 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
   if (!body.empty() && parser->parse(body.data(), body.size()).get(root) != simdjson::SUCCESS) {
     return BareError("SerializationException");
   }
+  // Both services on one port, told apart by the target's prefix.
   constexpr std::string_view kPrefix = "DynamoDB_20120810.";
+  if (target.starts_with(streams_wire::kTargetPrefix)) {
+    const std::string_view name = target.substr(streams_wire::kTargetPrefix.size());
+    if (!streams_wire::IsOperation(name)) return BareError("UnknownOperationException");
+    if (authenticate) {
+      if (auto denied = authenticate()) return std::move(*denied);
+    }
+    if (body.empty()) return BareError("SerializationException");
+    return streams_wire::Serve(db, name, root);
+  }
   if (target.substr(0, kPrefix.size()) != kPrefix) return BareError("UnknownOperationException");
   auto op = Operations().find(target.substr(kPrefix.size()));
   if (op == Operations().end()) return BareError("UnknownOperationException");

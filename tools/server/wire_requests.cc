@@ -72,6 +72,11 @@ constexpr std::pair<std::string_view, ProjectionType> kProjections[] = {
     {"ALL", ProjectionType::kAll}};
 constexpr std::pair<std::string_view, BillingMode> kBilling[] = {
     {"PROVISIONED", BillingMode::kProvisioned}, {"PAY_PER_REQUEST", BillingMode::kPayPerRequest}};
+constexpr std::pair<std::string_view, StreamViewType> kViewTypes[] = {
+    {"KEYS_ONLY", StreamViewType::kKeysOnly},
+    {"NEW_IMAGE", StreamViewType::kNewImage},
+    {"OLD_IMAGE", StreamViewType::kOldImage},
+    {"NEW_AND_OLD_IMAGES", StreamViewType::kNewAndOldImages}};
 constexpr std::pair<std::string_view, AttributeAction> kActions[] = {
     {"PUT", AttributeAction::kPut}, {"ADD", AttributeAction::kAdd},
     {"DELETE", AttributeAction::kDelete}};
@@ -320,6 +325,13 @@ Result<AttributeValue> ToValue(p::AttributeValue&& in, int level) {
   return std::move(*out);  // N
 }
 
+// REQUIRES: the model check passed (StreamEnabled is present).
+std::optional<StreamSpecification> StreamSpec(const std::optional<p::StreamSpecification>& in) {
+  if (!in) return std::nullopt;
+  return StreamSpecification{in->stream_enabled.value_or(false),
+                             EnumOf(in->stream_view_type, kViewTypes)};
+}
+
 Result<CreateTableRequest> ToRequest(p::CreateTableInput&& in) {
   CreateTableRequest r;
   r.table_name = Take(in.table_name);
@@ -342,6 +354,7 @@ Result<CreateTableRequest> ToRequest(p::CreateTableInput&& in) {
                                              Throughput(g.provisioned_throughput)});
     }
   }
+  r.stream_specification = StreamSpec(in.stream_specification);
   return r;
 }
 
@@ -372,6 +385,7 @@ Result<UpdateTableRequest> ToRequest(p::UpdateTableInput&& in) {
       r.global_secondary_index_updates->push_back(std::move(x));
     }
   }
+  r.stream_specification = StreamSpec(in.stream_specification);
   return r;
 }
 

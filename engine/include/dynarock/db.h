@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -50,6 +51,25 @@ struct Options {
   // Used in table ARNs: arn:aws:dynamodb:<region>:<account_id>:table/<name>.
   std::string region = "local";
   std::string account_id = "000000000000";
+
+  // The clock (milliseconds since the epoch) that TTL expiry, stream
+  // retention, iterator ages and stream timestamps read. Null: the system
+  // clock. Tests move it instead of sleeping.
+  std::function<int64_t()> clock_ms;
+  // Stream records older than this are trimmed (DynamoDB: 24 hours).
+  int64_t stream_retention_ms = int64_t{24} * 3600 * 1000;
+  // A stream's open shard is closed and a child opened after this long
+  // (DynamoDB rolls shards every few hours), and at every Open.
+  int64_t stream_shard_lifetime_ms = int64_t{4} * 3600 * 1000;
+  // The background TTL sweep: every interval it examines up to
+  // ttl_sweep_batch_items items of each table with TTL enabled, resuming
+  // where it stopped (also across restarts), and deletes the expired ones.
+  // 0: no background sweep (ExpireItems() still runs one).
+  int64_t ttl_sweep_interval_ms = 1000;
+  size_t ttl_sweep_batch_items = 1000;
+  // UpdateTimeToLive accepts one change per table per this interval, as
+  // DynamoDB (which documents up to an hour).
+  int64_t ttl_change_cooldown_ms = int64_t{3600} * 1000;
 };
 
 class Database {
@@ -92,10 +112,16 @@ class Database {
   // than one index change per call or while a backfill runs;
   // ResourceNotFoundException for an unknown index to delete.
   Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
-  // TTL settings and tags, stored with the table descriptor (expiry itself
-  // is not performed yet). Tags address the table by its ARN; an ARN of
-  // another region or account is ResourceNotFoundException;
-  // LimitExceededException beyond 50 tags.
+  // UpdateTable also enables a stream (a new one, with a new label and ARN)
+  // or disables the current one (its records stay readable until
+  // retention); ValidationException as DynamoDB for enabling twice,
+  // disabling none, a missing or superfluous view type, or a stream change
+  // combined with a throughput or index change.
+  //
+  // TTL settings and tags are stored with the table descriptor; items whose
+  // TTL attribute is in the past are deleted by the TTL sweep (Options).
+  // Tags address the table by its ARN; an ARN of another region or account
+  // is ResourceNotFoundException; LimitExceededException beyond 50 tags.
   Result<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& request);
   Result<DescribeTimeToLiveResponse> DescribeTimeToLive(const DescribeTimeToLiveRequest& request);
   Status TagResource(const TagResourceRequest& request);
@@ -146,6 +172,51 @@ class Database {
   // ResourceNotFoundException for an unknown table or index.
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
+
+  // ---- DynamoDB Streams. Each item change of a table with an enabled stream
+  // has exactly one record, written in the same atomic batch as the change
+  // (a write that changes nothing has none). A stream has one open shard at
+  // a time; it is closed (and a child opened) at every Open and after
+  // Options::stream_shard_lifetime_ms, and when the stream is disabled.
+  //
+  // Streams of every table (disabled ones too, until retention), in
+  // creation order. ResourceNotFoundException for an unknown table or
+  // ExclusiveStartStreamArn.
+  Result<ListStreamsResponse> ListStreams(const ListStreamsRequest& request);
+  // A stream and its shards with their lineage. ResourceNotFoundException
+  // for an unknown stream.
+  Result<DescribeStreamResponse> DescribeStream(const DescribeStreamRequest& request);
+  // An iterator into a shard. ResourceNotFoundException for an unknown
+  // stream or shard; ValidationException for a sequence number missing,
+  // superfluous, malformed or outside the shard; TrimmedDataAccessException
+  // for one past retention.
+  Result<GetShardIteratorResponse> GetShardIterator(const GetShardIteratorRequest& request);
+  // Up to `limit` records (and about 1 MB) from an iterator, and the
+  // iterator to continue with (absent at the end of a closed shard).
+  // ExpiredIteratorException 15 minutes after the iterator was issued;
+  // TrimmedDataAccessException when its position is past retention;
+  // ValidationException for an iterator this database did not issue.
+  Result<GetRecordsResponse> GetRecords(const GetRecordsRequest& request);
+  // The consumer helper for C++ users: up to `limit` records of the stream
+  // with sequence numbers above `after_sequence_number` (empty: from the
+  // oldest record retained), in order across all its shards; pass the last
+  // record's sequence number to continue. No iterator, no expiry.
+  // ResourceNotFoundException for an unknown stream; ValidationException
+  // for a malformed sequence number.
+  Result<std::vector<StreamRecord>> ReadStream(const std::string& stream_arn,
+                                               const std::string& after_sequence_number,
+                                               size_t limit);
+
+  // ---- TTL. Runs one complete sweep now: deletes every item whose TTL
+  // attribute is a number of epoch seconds in the past (by Options::clock_ms)
+  // but not more than 5 years old, as DynamoDB does; through the write
+  // path, so indexes, statistics and the stream (a REMOVE record marked as
+  // a TTL deletion) stay exact. Returns the number of items deleted.
+  Result<int64_t> ExpireItems();
+
+  // Compacts every column family fully (stream records past retention go,
+  // as in any compaction).
+  Status Compact();
 
   // The `limit` largest item collections of a table by size, largest first:
   // where hot and big collections are. Read from the statistics kept with

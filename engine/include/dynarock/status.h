@@ -30,22 +30,24 @@ class [[nodiscard]] Status {
   // Do not reorder: Code values may appear in logs and test expectations.
   enum class Code {
     kOk = 0,
-    kValidation,                   // ValidationException
-    kSerialization,                // SerializationException (malformed JSON/types)
-    kConditionalCheckFailed,       // ConditionalCheckFailedException
-    kResourceNotFound,             // ResourceNotFoundException
-    kResourceInUse,                // ResourceInUseException
+    kValidation,              // ValidationException
+    kSerialization,           // SerializationException (malformed JSON/types)
+    kConditionalCheckFailed,  // ConditionalCheckFailedException
+    kResourceNotFound,        // ResourceNotFoundException
+    kResourceInUse,           // ResourceInUseException
     kItemCollectionSizeLimitExceeded,
     kTransactionCanceled,
     kTransactionConflict,
     kIdempotentParameterMismatch,
     kLimitExceeded,
-    kInternal,                     // InternalServerError
-    kCorruption,                   // bytes on disk (or given to a decoder) are not ours
+    kInternal,    // InternalServerError
+    kCorruption,  // bytes on disk (or given to a decoder) are not ours
     kIOError,
-    kTransactionInProgress,        // TransactionInProgressException
-    kInvalidArgument,              // a caller's mistake outside DynamoDB's API (e.g. a foreign directory)
-    kNotSupported,                 // e.g. a database written by a newer Dynarock
+    kTransactionInProgress,  // TransactionInProgressException
+    kInvalidArgument,        // a caller's mistake outside DynamoDB's API (e.g. a foreign directory)
+    kNotSupported,           // e.g. a database written by a newer Dynarock
+    kExpiredIterator,        // ExpiredIteratorException (Streams)
+    kTrimmedDataAccess,      // TrimmedDataAccessException (Streams)
   };
 
   Status() = default;  // OK
@@ -83,6 +85,14 @@ class [[nodiscard]] Status {
     return {Code::kInvalidArgument, std::move(msg)};
   }
   static Status NotSupported(std::string msg) { return {Code::kNotSupported, std::move(msg)}; }
+  static Status ExpiredIterator(
+      std::string msg = "The provided iterator exceeds the maximum age allowed.") {
+    return {Code::kExpiredIterator, std::move(msg)};
+  }
+  static Status TrimmedDataAccess(
+      std::string msg = "The data you are trying to access has been trimmed.") {
+    return {Code::kTrimmedDataAccess, std::move(msg)};
+  }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

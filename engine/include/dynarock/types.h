@@ -65,6 +65,16 @@ struct GlobalSecondaryIndex {
   std::optional<ProvisionedThroughput> provisioned_throughput{};
 };
 
+// DynamoDB Streams: a table's stream carries one record per item change
+// (engine/streams/). The view type fixes what each record carries; it cannot
+// change in place (disable, then enable a new stream).
+// Stored in descriptors (schemas/catalog.fbs): never renumber.
+enum class StreamViewType { kKeysOnly = 0, kNewImage = 1, kOldImage = 2, kNewAndOldImages = 3 };
+struct StreamSpecification {
+  bool stream_enabled = false;
+  std::optional<StreamViewType> stream_view_type{};  // required to enable, absent to disable
+};
+
 struct CreateTableRequest {
   std::string table_name{};
   std::vector<AttributeDefinition> attribute_definitions{};
@@ -74,6 +84,7 @@ struct CreateTableRequest {
   std::optional<ProvisionedThroughput> provisioned_throughput{};
   std::optional<std::vector<LocalSecondaryIndex>> local_secondary_indexes{};
   std::optional<std::vector<GlobalSecondaryIndex>> global_secondary_indexes{};
+  std::optional<StreamSpecification> stream_specification{};
 };
 
 enum class IndexStatus { kCreating, kUpdating, kDeleting, kActive };
@@ -116,6 +127,11 @@ struct TableDescription {
   int64_t table_size_bytes = 0;  // DynamoDB item sizes (format/item_size.h)
   std::optional<std::vector<LocalSecondaryIndexDescription>> local_secondary_indexes{};
   std::optional<std::vector<GlobalSecondaryIndexDescription>> global_secondary_indexes{};
+  // Present while a stream is enabled (absent after a disable, as DynamoDB).
+  std::optional<StreamSpecification> stream_specification{};
+  // The latest stream, enabled or not: stays after a disable.
+  std::optional<std::string> latest_stream_arn{};
+  std::optional<std::string> latest_stream_label{};
 };
 
 struct CreateTableResponse {
@@ -157,13 +173,17 @@ struct UpdateTableRequest {
   std::optional<BillingMode> billing_mode{};
   std::optional<ProvisionedThroughput> provisioned_throughput{};
   std::optional<std::vector<GlobalSecondaryIndexUpdate>> global_secondary_index_updates{};
+  // Enables a new stream or disables the current one.
+  std::optional<StreamSpecification> stream_specification{};
 };
 struct UpdateTableResponse {
   TableDescription table_description{};
 };
 
-// Time to live: the setting is stored with the table (expiry itself is not
-// performed yet).
+// Time to live: items whose TTL attribute (a number, epoch seconds) is in the
+// past are deleted by a background sweep (Options::ttl_sweep_interval_ms),
+// through the ordinary write path: indexes, statistics and the stream see a
+// TTL deletion as a delete.
 struct TimeToLiveSpecification {
   bool enabled = false;
   std::string attribute_name{};
@@ -642,6 +662,93 @@ struct QueryResponse {
   std::optional<ConsumedCapacity> consumed_capacity{};
 };
 using ScanResponse = QueryResponse;
+
+// ---- DynamoDB Streams (the DynamoDBStreams_20120810 API) --------------------------
+
+struct ListStreamsRequest {
+  std::optional<std::string> table_name{};
+  std::optional<int32_t> limit{};  // 1..100, default 100
+  std::optional<std::string> exclusive_start_stream_arn{};
+};
+struct StreamSummary {
+  std::string stream_arn{};
+  std::string table_name{};
+  std::string stream_label{};
+};
+struct ListStreamsResponse {
+  std::vector<StreamSummary> streams{};
+  std::optional<std::string> last_evaluated_stream_arn{};  // absent on the last page
+};
+
+struct DescribeStreamRequest {
+  std::string stream_arn{};
+  std::optional<int32_t> limit{};  // shards, 1..100, default 100
+  std::optional<std::string> exclusive_start_shard_id{};
+};
+// Sequence numbers are strings of 21 decimal digits that sort numerically.
+struct SequenceNumberRange {
+  std::string starting_sequence_number{};
+  std::optional<std::string> ending_sequence_number{};  // set once the shard is closed
+};
+struct StreamShard {
+  std::string shard_id{};
+  SequenceNumberRange sequence_number_range{};
+  std::optional<std::string> parent_shard_id{};
+};
+enum class StreamStatus { kEnabling, kEnabled, kDisabling, kDisabled };
+struct StreamDescription {
+  std::string stream_arn{};
+  std::string stream_label{};
+  StreamStatus stream_status = StreamStatus::kEnabled;
+  StreamViewType stream_view_type = StreamViewType::kKeysOnly;
+  double creation_request_date_time = 0;  // seconds since the epoch
+  std::string table_name{};
+  std::vector<KeySchemaElement> key_schema{};
+  std::vector<StreamShard> shards{};  // oldest first; fully trimmed closed shards are gone
+  std::optional<std::string> last_evaluated_shard_id{};
+};
+struct DescribeStreamResponse {
+  StreamDescription stream_description{};
+};
+
+enum class ShardIteratorType { kTrimHorizon, kLatest, kAtSequenceNumber, kAfterSequenceNumber };
+struct GetShardIteratorRequest {
+  std::string stream_arn{};
+  std::string shard_id{};
+  ShardIteratorType shard_iterator_type = ShardIteratorType::kTrimHorizon;
+  // Required by AT_/AFTER_SEQUENCE_NUMBER, refused by the others.
+  std::optional<std::string> sequence_number{};
+};
+struct GetShardIteratorResponse {
+  std::string shard_iterator{};  // opaque; valid for 15 minutes
+};
+
+enum class StreamEventName { kInsert, kModify, kRemove };
+// One item change, as GetRecords returns it.
+struct StreamRecord {
+  std::string event_id{};  // 32 hex digits, unique
+  StreamEventName event_name = StreamEventName::kInsert;
+  // A deletion by TTL expiry: DynamoDB's userIdentity {type: Service,
+  // principalId: dynamodb.amazonaws.com}.
+  bool time_to_live_deletion = false;
+  double approximate_creation_date_time = 0;  // seconds, rounded down
+  Item keys{};
+  std::optional<Item> new_image{};  // per the view type; never on REMOVE
+  std::optional<Item> old_image{};  // per the view type; never on INSERT
+  std::string sequence_number{};
+  int64_t size_bytes = 0;  // DynamoDB item sizes of keys and images
+  StreamViewType stream_view_type = StreamViewType::kKeysOnly;
+  std::string aws_region{};  // Options::region
+};
+struct GetRecordsRequest {
+  std::string shard_iterator{};
+  std::optional<int32_t> limit{};  // 1..1000, default 1000
+};
+struct GetRecordsResponse {
+  std::vector<StreamRecord> records{};  // at most `limit` and about 1 MB
+  // Absent once a closed shard is read to its end.
+  std::optional<std::string> next_shard_iterator{};
+};
 
 }  // namespace dynarock
 
