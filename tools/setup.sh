@@ -24,6 +24,10 @@ packages=(
   python3 python3-boto3 python3-pytest awscli   # wire tests with real clients
   python3-botocore                 # DynamoDB's service model: tools/codegen/gen_protocol.py
 )
+# Wire tests with the AWS SDK for JavaScript (tests/wire/js): Node.js and
+# npm, unless the machine has them from elsewhere.
+command -v node > /dev/null || packages+=(nodejs)
+command -v npm > /dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -50,5 +54,9 @@ case "$mode" in
                -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${@:2}") ;;
   *) dir="$top/build"; cfg=(-DCMAKE_BUILD_TYPE=Release) ;;
 esac
+if [ "$mode" = --test ] && [ ! -d "$top/tests/wire/js/node_modules" ]; then
+  # The SDK's exact versions, from the lockfile.
+  (cd "$top/tests/wire/js" && npm ci --no-audit --no-fund --loglevel=error)
+fi
 cmake -S "$top" -B "$dir" -G Ninja "${cfg[@]}"
 cmake --build "$dir" -j2

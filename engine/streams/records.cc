@@ -242,7 +242,7 @@ std::string StreamLabel(int64_t time_ms) {
   const std::time_t secs = static_cast<std::time_t>(time_ms / 1000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  char buf[40];
+  char buf[80];  // room for any int fields, as gcc's format check wants
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03d", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<int>(time_ms % 1000));

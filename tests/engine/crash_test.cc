@@ -33,10 +33,33 @@ struct Write {
   std::optional<std::string> value;  // nullopt: delete
 };
 
+// A stream record as the test predicts it: key, event, old and new values.
+struct Change {
+  std::string key;
+  StreamEventName event;
+  std::string old_value, new_value;  // "" where the image has none
+  bool operator==(const Change&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const Change& c) {
+  return os << c.key << " " << static_cast<int>(c.event) << " " << c.old_value.substr(0, 12)
+            << " -> " << c.new_value.substr(0, 12);
+}
+// The record `w` makes on `state`, if any (a delete of nothing has none).
+std::optional<Change> ChangeOf(const std::map<std::string, std::string>& state, const Write& w) {
+  auto old = state.find(w.key);
+  if (!w.value) {
+    if (old == state.end()) return std::nullopt;
+    return Change{w.key, StreamEventName::kRemove, old->second, ""};
+  }
+  if (old == state.end()) return Change{w.key, StreamEventName::kInsert, "", *w.value};
+  return Change{w.key, StreamEventName::kModify, old->second, *w.value};
+}
+
 TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   std::mt19937_64 rng(testing::TestSeed("CrashTest.AcknowledgedWritesSurviveSigkill"));
   std::string dir = testing::MakeTempDir();
   std::map<std::string, std::string> expected;  // key -> value, absent = deleted/never written
+  std::vector<Change> changes;                  // every committed change, in order: the stream
   constexpr int kCycles = 5;
   for (int cycle = 0; cycle < kCycles; ++cycle) {
     int out[2];
@@ -63,6 +86,7 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     size_t cap = 0;
     bool killed = false;
     auto apply = [&](const Write& w) {
+      if (auto c = ChangeOf(expected, w)) changes.push_back(*c);
       if (w.value) {
         expected[w.key] = *w.value;
       } else {
@@ -113,6 +137,9 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
         with_it.erase(in_flight->key);
       }
       ASSERT_TRUE(found == expected || found == with_it) << "cycle " << cycle;
+      if (found == with_it && found != expected) {
+        if (auto c = ChangeOf(expected, *in_flight)) changes.push_back(*c);
+      }
       expected = found;
     } else {
       ASSERT_EQ(found, expected) << "cycle " << cycle;
@@ -149,6 +176,22 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     for (const auto& c : *top) counted[c.key.at("pk").s()] = c.item_count;
     EXPECT_EQ(counted, collection_items) << "cycle " << cycle;
     EXPECT_EQ((*d->table.global_secondary_indexes)[0].item_count, static_cast<int64_t>(gsi_expected.size()));
+
+    // The stream: exactly one record per committed change, in commit order,
+    // none for the write the kill cut short if it did not land, across every
+    // restart (and the shard each restart rolls).
+    auto records = (*db)->ReadStream(*d->table.latest_stream_arn, "", 1 << 20);
+    ASSERT_OK(records);
+    std::vector<Change> got;
+    for (const auto& r : *records) {
+      const std::string key = r.keys.at("pk").s() + " " + r.keys.at("sk").n().ToString();
+      got.push_back({key, r.event_name, r.old_image ? r.old_image->at("v").s() : "",
+                     r.new_image ? r.new_image->at("v").s() : ""});
+    }
+    ASSERT_EQ(got.size(), changes.size()) << "cycle " << cycle;
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], changes[i]) << "record " << i;
+    std::printf("cycle %d: %d writes acknowledged, %zu stream records checked\n", cycle, acked,
+                got.size());
   }
   std::filesystem::remove_all(dir);
 }

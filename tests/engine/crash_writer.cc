@@ -83,12 +83,16 @@ int main(int argc, char** argv) {
       {"ByDepot", {{"depot", KeyType::kHash}}, {ProjectionType::kAll, {}}, std::nullopt}};
   create.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
       {"BySpeed", {{"pk", KeyType::kHash}, {"speed", KeyType::kRange}}, {ProjectionType::kKeysOnly, {}}}};
+  // And each change's stream record.
+  create.stream_specification = StreamSpecification{true, StreamViewType::kNewAndOldImages};
   auto created = (*db)->CreateTable(create);
   if (!created.ok() && created.status().code() != Status::Code::kResourceInUse) {
     std::fprintf(stderr, "create: %s\n", created.status().ToString().c_str());
     return 1;
   }
   std::mt19937_64 rng(std::stoull(argv[2]));
+  // Values are unique across runs, so no put rewrites an identical item.
+  const std::string run = std::to_string(rng() % 1000000) + "-";
   for (uint64_t n = 0;; ++n) {
     int pk = static_cast<int>(rng() % 20), sk = static_cast<int>(rng() % 10);
     std::string key = "veh" + std::to_string(pk) + " " + std::to_string(sk);
@@ -100,7 +104,7 @@ int main(int argc, char** argv) {
       auto r = (*db)->DeleteItem({.table_name = "Crash", .key = k});
       if (!r.ok()) return 1;
     } else {
-      std::string value = std::to_string(n) + std::string(rng() % 200, 'x');
+      std::string value = run + std::to_string(n) + std::string(rng() % 200, 'x');
       std::printf("B P %s %s\n", key.c_str(), value.c_str());
       std::fflush(stdout);
       Item item = k;

@@ -269,12 +269,14 @@ void GetRecords(Database* db, Element json, Writer& w) {
     w.String(StreamViewTypeName(r.stream_view_type));
     w.EndObject();
     if (r.time_to_live_deletion) {
+      // The Streams model's Identity shape capitalizes its members (Lambda's
+      // event JSON does not).
       w.Key("userIdentity");
       w.StartObject();
-      w.Key("type");
-      w.String("Service");
-      w.Key("principalId");
+      w.Key("PrincipalId");
       w.String("dynamodb.amazonaws.com");
+      w.Key("Type");
+      w.String("Service");
       w.EndObject();
     }
     w.EndObject();
