@@ -321,8 +321,10 @@ BENCHMARK(BM_Put_RocksDB);
 BENCHMARK(BM_Put_SQLite);
 
 // PutItem by table shape: no index, the ByDepot GSI, a BySpeed LSI (which
-// also locks and checks the collection size). Each in its own table.
-void PutVariant(benchmark::State& state, const std::string& table, bool gsi, bool lsi) {
+// also locks and checks the collection size), a stream (NEW_AND_OLD_IMAGES:
+// the largest record). Each in its own table.
+void PutVariant(benchmark::State& state, const std::string& table, bool gsi, bool lsi,
+                bool stream = false) {
   auto& d = Dyn();
   CreateTableRequest t{.table_name = table};
   t.key_schema = {{"vehicleId", KeyType::kHash}, {"recordedAt", KeyType::kRange}};
@@ -344,6 +346,9 @@ void PutVariant(benchmark::State& state, const std::string& table, bool gsi, boo
          {{"vehicleId", KeyType::kHash}, {"speedKph", KeyType::kRange}},
          {ProjectionType::kKeysOnly, {}}}};
   }
+  if (stream) {
+    t.stream_specification = StreamSpecification{true, StreamViewType::kNewAndOldImages};
+  }
   (void)d.db->CreateTable(t);  // ResourceInUse on repetitions: the table is reused
   int i = 0;
   std::mt19937 rng(5);
@@ -356,7 +361,11 @@ void PutVariant(benchmark::State& state, const std::string& table, bool gsi, boo
 void BM_PutNoIndex_Dynarock(benchmark::State& s) { PutVariant(s, "PlainTable", false, false); }
 void BM_PutGsi_Dynarock(benchmark::State& s) { PutVariant(s, "GsiTable", true, false); }
 void BM_PutLsi_Dynarock(benchmark::State& s) { PutVariant(s, "LsiTable", false, true); }
+void BM_PutStream_Dynarock(benchmark::State& s) {
+  PutVariant(s, "StreamTable", false, false, true);
+}
 BENCHMARK(BM_PutNoIndex_Dynarock);
+BENCHMARK(BM_PutStream_Dynarock);
 BENCHMARK(BM_PutGsi_Dynarock);
 BENCHMARK(BM_PutLsi_Dynarock);
 

@@ -66,6 +66,10 @@ if raw_put and all(v for _, v in variants):
     print("\nPutItem by table shape (µs, and Dynarock / raw RocksDB): " + ", ".join(
         f"{label} {us(v):.2f} ({raw_us / us(v):.2f})"
         for label, v in variants) + ".")
+plain, streamed = medians.get("BM_PutNoIndex_Dynarock"), medians.get("BM_PutStream_Dynarock")
+if plain and streamed:
+    print(f"\nThe cost of a stream (NEW_AND_OLD_IMAGES, no index): PutItem {us(plain):.2f} µs without, "
+          f"{us(streamed):.2f} µs with; throughput with / without = {us(plain) / us(streamed):.2f}.")
 items = medians.get("BM_QueryWindowItems_Dynarock")
 if items:
     print(f"\nThe window Query handing back decoded Items (std::map per item) instead: "

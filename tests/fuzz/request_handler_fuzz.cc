@@ -22,12 +22,14 @@
 namespace {
 
 constexpr std::string_view kOperations[] = {
-    "BatchGetItem",   "BatchWriteItem",     "CreateTable",        "DeleteItem",
-    "DeleteTable",    "DescribeEndpoints",  "DescribeLimits",     "DescribeTable",
-    "DescribeTimeToLive", "GetItem",        "ListTables",         "ListTagsOfResource",
-    "PutItem",        "Query",              "Scan",               "TagResource",
-    "TransactGetItems", "TransactWriteItems", "UntagResource",    "UpdateItem",
-    "UpdateTable",    "UpdateTimeToLive"};
+    "BatchGetItem", "BatchWriteItem", "CreateTable", "DeleteItem", "DeleteTable",
+    "DescribeEndpoints", "DescribeLimits", "DescribeTable", "DescribeTimeToLive", "GetItem",
+    "ListTables", "ListTagsOfResource", "PutItem", "Query", "Scan", "TagResource",
+    "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateItem", "UpdateTable",
+    "UpdateTimeToLive",
+    // DynamoDB Streams (same handler, its own target prefix).
+    "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords"};
+constexpr size_t kFirstStreamsOperation = 22;
 
 constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_REQUEST",
  "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],
@@ -37,7 +39,8 @@ constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_RE
  "LocalSecondaryIndexes":[{"IndexName":"BySpeed","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},
   {"AttributeName":"speed","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}],
  "GlobalSecondaryIndexes":[{"IndexName":"ByDepot","KeySchema":[{"AttributeName":"depot","KeyType":"HASH"},
-  {"AttributeName":"sk","KeyType":"RANGE"}],"Projection":{"ProjectionType":"KEYS_ONLY"}}]})";
+  {"AttributeName":"sk","KeyType":"RANGE"}],"Projection":{"ProjectionType":"KEYS_ONLY"}}],
+ "StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NEW_AND_OLD_IMAGES"}})";
 
 struct Fixture {
   std::string dir;
@@ -75,8 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   Fixture& f = TheFixture();
   if (++f.runs % 5000 == 0) f.Reset();
-  std::string target = "DynamoDB_20120810.";
-  target += kOperations[data[0] % std::size(kOperations)];
+  const size_t op = data[0] % std::size(kOperations);
+  std::string target =
+      op < kFirstStreamsOperation ? "DynamoDB_20120810." : "DynamoDBStreams_20120810.";
+  target += kOperations[op];
   std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
   auto response = dynarock::wire::Handle(f.db.get(), target, body);
   if (response.http_status != 200 && response.http_status != 400) std::abort();
