@@ -423,12 +423,25 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
 
+namespace {
+
+// A copy of catalog bytes, aligned for FlatBuffers' verifier: the catalog is
+// read once at open, the copy's cost is irrelevant.
+struct AlignedCopy {
+  explicit AlignedCopy(std::string_view bytes) : words((bytes.size() + 3) / 4), size(bytes.size()) {
+    if (!bytes.empty()) std::memcpy(words.data(), bytes.data(), bytes.size());
+  }
+  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(words.data()); }
+  std::vector<uint32_t> words;
+  size_t size;
+};
+
+}  // namespace
+
 Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
-  // Copy for alignment: the catalog is read once at open, cost is irrelevant.
-  std::vector<uint32_t> aligned((bytes.size() + 3) / 4);
-  if (!bytes.empty()) std::memcpy(aligned.data(), bytes.data(), bytes.size());
-  const auto* data = reinterpret_cast<const uint8_t*>(aligned.data());
-  flatbuffers::Verifier verifier(data, bytes.size());
+  const AlignedCopy aligned(bytes);
+  const uint8_t* data = aligned.data();
+  flatbuffers::Verifier verifier(data, aligned.size);
   if (!fb::VerifyTableDescriptorBuffer(verifier)) {
     return Status::Corruption("catalog: invalid table descriptor");
   }
@@ -557,10 +570,9 @@ std::string EncodeStreamDescriptor(const StreamInfo& s) {
 }
 
 Result<StreamInfo> DecodeStreamDescriptor(std::string_view bytes) {
-  std::vector<uint32_t> aligned((bytes.size() + 3) / 4);
-  if (!bytes.empty()) std::memcpy(aligned.data(), bytes.data(), bytes.size());
-  const auto* data = reinterpret_cast<const uint8_t*>(aligned.data());
-  flatbuffers::Verifier verifier(data, bytes.size());
+  const AlignedCopy aligned(bytes);
+  const uint8_t* data = aligned.data();
+  flatbuffers::Verifier verifier(data, aligned.size);
   if (!verifier.VerifyBuffer<fb::StreamDescriptor>("DRKC")) {
     return Status::Corruption("catalog: invalid stream descriptor");
   }

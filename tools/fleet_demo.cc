@@ -123,7 +123,9 @@ int main(int argc, char** argv) {
                vehicles, readings, vehicles * (readings + 1), dir, secs);
   }  // closed: everything below is read back from disk
 
-  auto db = Database::Open(dir, {});
+  Options options;
+  options.ttl_sweep_interval_ms = 0;  // section 7 runs the TTL sweep itself
+  auto db = Database::Open(dir, options);
   if (!db.ok()) return Fail(db.status());
   auto described = (*db)->DescribeTable({kTable});
   if (!described.ok()) return Fail(described.status());
@@ -250,6 +252,50 @@ int main(int argc, char** argv) {
     fmt::print("Query touched {:.0f}x fewer keys than Scan for the same {} items.\n",
                static_cast<double>(counter.keys_touched()) / static_cast<double>(query_keys),
                query_items);
+  }
+
+  // 7. A stream of the table's changes, and TTL: a reading that expired is
+  //    deleted by the sweep, and its REMOVE record says the TTL service did it.
+  {
+    auto enabled = (*db)->UpdateTable(
+        {.table_name = kTable,
+         .stream_specification = StreamSpecification{true, StreamViewType::kNewAndOldImages}});
+    if (!enabled.ok()) return Fail(enabled.status());
+    const std::string arn = *enabled->table_description.latest_stream_arn;
+    UpdateItemRequest model{.table_name = kTable,
+                            .key = {{"vehicleId", AttributeValue::S(vehicle)},
+                                    {"recordedAt", AttributeValue::S("META")}},
+                            .update_expression = "SET model = :m"};
+    model.expression_attribute_values =
+        ExpressionAttributeValues{{":m", AttributeValue::S("eVan 3")}};
+    if (auto r = (*db)->UpdateItem(model); !r.ok()) return Fail(r.status());
+    const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+    Item reading{{"vehicleId", AttributeValue::S(vehicle)},
+                 {"recordedAt", AttributeValue::S("TS#2026-01-01T00:00:00Z")},
+                 {"speedKph", AttributeValue::N(Num("12"))},
+                 {"expiresAt", AttributeValue::N(Number::FromInt64(now_s - 60))}};
+    if (auto r = (*db)->PutItem({.table_name = kTable, .item = reading}); !r.ok()) {
+      return Fail(r.status());
+    }
+    if (auto r = (*db)->UpdateTimeToLive({kTable, {true, "expiresAt"}}); !r.ok()) {
+      return Fail(r.status());
+    }
+    auto expired = (*db)->ExpireItems();
+    if (!expired.ok()) return Fail(expired.status());
+    auto records = (*db)->ReadStream(arn, "", 100);
+    if (!records.ok()) return Fail(records.status());
+    fmt::print(
+        "\nStream {} (NEW_AND_OLD_IMAGES), after an UpdateItem, a PutItem and a TTL sweep "
+        "that deleted {} expired item(s):\n",
+        enabled->table_description.latest_stream_label.value_or(""), *expired);
+    constexpr const char* kEvents[] = {"INSERT", "MODIFY", "REMOVE"};
+    for (const auto& r : *records) {
+      fmt::print("    {} {:<6} {} {}{}\n", r.sequence_number,
+                 kEvents[static_cast<int>(r.event_name)], r.keys.at("vehicleId").s(),
+                 r.keys.at("recordedAt").s(), r.time_to_live_deletion ? "  (deleted by TTL)" : "");
+    }
   }
   return 0;
 }

@@ -6,12 +6,14 @@
 // (engine/write/pipeline.cc), which runs the same steps for all of them:
 //
 //   lock -> read the old item -> evaluate the condition -> compute the new
-//   item -> validate it -> prepare index entries and statistics -> commit one
+//   item -> validate it -> prepare index entries and statistics -> the
+//   stream record of each change (tables with a stream) -> commit one
 //   WriteBatch -> meter capacity
 //
 // Only the mapping of a failed action to the operation's error differs
 // (ConditionalCheckFailedException for a single write, CancellationReasons
-// for a transaction). A rule added here holds for all five operations.
+// for a transaction). A rule added here holds for all five operations, and
+// for the TTL sweep's deletions (engine/ttl.cc).
 #ifndef DYNAROCK_ENGINE_WRITE_ACTION_H_
 #define DYNAROCK_ENGINE_WRITE_ACTION_H_
 
