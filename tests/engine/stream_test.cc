@@ -333,7 +333,9 @@ TEST_F(StreamTest, ShardsRollAtOpenAndWithAgeKeepingLineage) {
         it = *page->next_shard_iterator;
       }
     }
-    if (i + 1 < shards.size()) EXPECT_TRUE(it.empty()) << "closed shard " << i << " never ended";
+    if (i + 1 < shards.size()) {
+      EXPECT_TRUE(it.empty()) << "closed shard " << i << " never ended";
+    }
   }
   EXPECT_EQ(keys, (std::vector<Item>{Key("V", 1), Key("V", 2), Key("V", 3)}));
 }
@@ -521,7 +523,9 @@ TEST_F(StreamTest, ConcurrentWritersAndAPollingReaderLoseNothing) {
   ASSERT_EQ(seen.size(), static_cast<size_t>(kWriters * kPerWriter));
   std::map<std::string, int> next_ts;  // per writer, its items in its own order
   for (size_t i = 0; i < seen.size(); ++i) {
-    if (i > 0) ASSERT_LT(seen[i - 1].sequence_number, seen[i].sequence_number);
+    if (i > 0) {
+      ASSERT_LT(seen[i - 1].sequence_number, seen[i].sequence_number);
+    }
     const std::string v = seen[i].keys.at("vehicleId").s();
     EXPECT_EQ(seen[i].keys.at("ts").n().ToString(), std::to_string(next_ts[v]++));
   }
