@@ -167,7 +167,7 @@ Status Database::Impl::Open(const std::string& path) {
   };
   // A RocksDB database already in the directory must be ours before
   // anything is opened for writing: opening another program's database would
-  // add four column families to it.
+  // add five column families to it.
   std::vector<std::string> existing;
   if (rocksdb::DB::ListColumnFamilies(db_options, path, &existing).ok()) {
     DYNAROCK_RETURN_IF_ERROR(CheckColumnFamilies(path, existing, cfs));

@@ -10,7 +10,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -20,7 +22,8 @@
 namespace {
 
 int Serve(const std::string& host, uint16_t port, size_t threads, std::string data_dir,
-          bool in_memory, const std::map<std::string, std::string>& credentials) {
+          bool in_memory, const std::string& region,
+          const std::map<std::string, std::string>& credentials) {
   std::filesystem::path temp;
   if (in_memory) {
     // A throw-away database: a private directory removed at exit.
@@ -34,13 +37,18 @@ int Serve(const std::string& host, uint16_t port, size_t threads, std::string da
   }
   int rc = 0;
   {
-    auto db = dynarock::Database::Open(data_dir, {});
+    dynarock::Options options;
+    options.region = region;  // in every ARN the server hands out
+    auto db = dynarock::Database::Open(data_dir, options);
     if (!db.ok()) {
       fmt::print(stderr, "error: {}\n", db.status().ToString());
       return 1;
     }
-    dynarock::server::Server server(db->get(),
-                                    {.host = host, .port = port, .threads = threads, .credentials = credentials});
+    dynarock::server::Server server(db->get(), {.host = host,
+                                                .port = port,
+                                                .threads = threads,
+                                                .region = region,
+                                                .credentials = credentials});
     dynarock::Status started = server.Start();
     if (!started.ok()) {
       fmt::print(stderr, "error: {}\n", started.ToString());
@@ -82,16 +90,42 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256));
   auto* dir = serve->add_option("--data-dir", data_dir, "database directory");
   auto* mem = serve->add_flag("--in-memory", in_memory, "a throw-away database, removed at exit");
+  std::string region = "us-east-1";
+  serve->add_option("--region", region,
+                    "the region in ARNs, the health answer and signed requests' scope "
+                    "(default us-east-1)");
   std::vector<std::string> auth;
   serve->add_option("--auth", auth,
-                    "verify AWS Signature V4 with these ACCESS_KEY_ID:SECRET pairs (repeatable); "
-                    "without it any signature is accepted");
+                    "verify AWS Signature V4 with these ACCESS_KEY_ID:SECRET pairs (repeatable; "
+                    "visible in ps: prefer --auth-file or DYNAROCK_AUTH); without any, every "
+                    "signature is accepted");
+  std::string auth_file;
+  serve
+      ->add_option("--auth-file", auth_file,
+                   "read ACCESS_KEY_ID:SECRET pairs from this file, one per line")
+      ->check(CLI::ExistingFile);
   dir->excludes(mem);
   CLI11_PARSE(app, argc, argv);
   if (serve->parsed()) {
     if (!in_memory && data_dir.empty()) {
       fmt::print(stderr, "error: give --data-dir DIR or --in-memory\n");
       return 2;
+    }
+    // Keys from the flag, the file and the environment (DYNAROCK_AUTH, pairs
+    // separated by commas), so secrets need not appear on a command line.
+    if (!auth_file.empty()) {
+      std::ifstream in(auth_file);
+      for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line[0] != '#') auth.push_back(line);
+      }
+    }
+    if (const char* env = std::getenv("DYNAROCK_AUTH"); env != nullptr && *env != '\0') {
+      std::string all(env);
+      for (size_t start = 0, comma;; start = comma + 1) {
+        comma = all.find(',', start);
+        auth.push_back(all.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+      }
     }
     std::map<std::string, std::string> credentials;
     for (const auto& pair : auth) {
@@ -102,7 +136,7 @@ int main(int argc, char** argv) {
       }
       credentials[pair.substr(0, colon)] = pair.substr(colon + 1);
     }
-    return Serve(host, port, threads, data_dir, in_memory, credentials);
+    return Serve(host, port, threads, data_dir, in_memory, region, credentials);
   }
   return 2;
 }

@@ -1,10 +1,13 @@
 #include "tools/server/http_server.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <zlib.h>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -182,9 +185,23 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
       for (const auto& f : req)
         sr.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
       sr.body = req.body();
-      if (auto error = VerifySigV4(sr, options.credentials)) {
-        return wire::WireResponse{
-            400, "{\"__type\":\"" + error->type + "\",\"message\":\"" + error->message + "\"}"};
+      VerifyOptions verify;
+      verify.now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+      verify.region = options.region;
+      if (auto error = VerifySigV4(sr, options.credentials, verify)) {
+        // Messages quote request bytes (the date, the scope): written by a
+        // JSON writer, never pasted.
+        rapidjson::StringBuffer buf;
+        rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+        w.StartObject();
+        w.Key("__type");
+        w.String(error->type.c_str());
+        w.Key("message");
+        w.String(error->message.data(), static_cast<rapidjson::SizeType>(error->message.size()));
+        w.EndObject();
+        return wire::WireResponse{400, std::string(buf.GetString(), buf.GetSize())};
       }
       return std::nullopt;
     };

@@ -22,7 +22,8 @@ struct ServerOptions {
   size_t max_connections = 256;
   int idle_timeout_seconds = 60;
   size_t max_body_bytes = 16 << 20;  // DynamoDB's request size cap
-  // Named by the GET health answer ("healthy: dynamodb.<region>.amazonaws.com ").
+  // Named by the GET health answer ("healthy: dynamodb.<region>.amazonaws.com ")
+  // and required in the credential scope of signed requests (--auth).
   std::string region = "us-east-1";
   // --auth: access key id -> secret. Empty: any signature is accepted, as
   // local DynamoDB implementations do. Otherwise every request must carry a

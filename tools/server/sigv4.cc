@@ -1,11 +1,13 @@
 #include "tools/server/sigv4.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 
 namespace dynarock::server {
 namespace {
@@ -55,6 +57,46 @@ AuthError Error(const char* name, std::string message) {
   return {std::string("com.amazon.coral.service#") + name, std::move(message)};
 }
 
+// ISO-8601 basic format, as X-Amz-Date carries it: 20261201T160000Z.
+std::optional<int64_t> ParseAmzDate(std::string_view d) {
+  if (d.size() != 16 || d[8] != 'T' || d[15] != 'Z') return std::nullopt;
+  for (size_t i = 0; i < 15; ++i) {
+    if (i != 8 && !std::isdigit(static_cast<unsigned char>(d[i]))) return std::nullopt;
+  }
+  auto num = [&](size_t at, size_t n) { return std::stoi(std::string(d.substr(at, n))); };
+  std::tm tm{};
+  tm.tm_year = num(0, 4) - 1900;
+  tm.tm_mon = num(4, 2) - 1;
+  tm.tm_mday = num(6, 2);
+  tm.tm_hour = num(9, 2);
+  tm.tm_min = num(11, 2);
+  tm.tm_sec = num(13, 2);
+  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+      tm.tm_sec > 60) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+std::string FormatAmzDate(int64_t t) {
+  const std::time_t secs = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+
+std::vector<std::string> Split(std::string_view s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t at; (at = s.find(sep, start)) != std::string_view::npos; start = at + 1) {
+    parts.emplace_back(s.substr(start, at - start));
+  }
+  parts.emplace_back(s.substr(start));
+  return parts;
+}
+
 }  // namespace
 
 std::string SignatureV4(const SignedRequest& r, const std::string& secret,
@@ -71,25 +113,21 @@ std::string SignatureV4(const SignedRequest& r, const std::string& secret,
     canonical += h + ":" + value + "\n";
     names += (names.empty() ? "" : ";") + h;
   }
-  auto payload = Header(r, "x-amz-content-sha256");
-  canonical += "\n" + names + "\n" + (payload ? *payload : Sha256Hex(r.body));
+  // The body's own hash, whatever x-amz-content-sha256 claims: a captured
+  // signature cannot be replayed with another body.
+  canonical += "\n" + names + "\n" + Sha256Hex(r.body);
   std::string to_sign =
       "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" + Sha256Hex(canonical);
   // scope = date/region/service/aws4_request
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t slash; (slash = scope.find('/', start)) != std::string::npos; start = slash + 1) {
-    parts.push_back(scope.substr(start, slash - start));
-  }
-  parts.push_back(scope.substr(start));
   std::string key = "AWS4" + secret;
-  for (const auto& p : parts) key = Hmac(key, p);
+  for (const auto& p : Split(scope, '/')) key = Hmac(key, p);
   std::string sig = Hmac(key, to_sign);
   return Hex(reinterpret_cast<const unsigned char*>(sig.data()), sig.size());
 }
 
 std::optional<AuthError> VerifySigV4(const SignedRequest& r,
-                                     const std::map<std::string, std::string>& keys) {
+                                     const std::map<std::string, std::string>& keys,
+                                     const VerifyOptions& options) {
   auto auth = Header(r, "authorization");
   if (!auth)
     return Error("MissingAuthenticationTokenException", "Request is missing Authentication Token");
@@ -114,27 +152,88 @@ std::optional<AuthError> VerifySigV4(const SignedRequest& r,
         "IncompleteSignatureException",
         "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters");
   }
-  const std::string& credential = fields["Credential"];
-  size_t slash = credential.find('/');
-  if (slash == std::string::npos)
-    return Error("IncompleteSignatureException", "Malformed Credential");
-  std::string access_key = credential.substr(0, slash), scope = credential.substr(slash + 1);
+  auto amz_date = Header(r, "x-amz-date");
+  if (!amz_date) return Error("IncompleteSignatureException", "Missing X-Amz-Date");
+
+  // The date: its format, then the skew window.
+  const auto signed_at = ParseAmzDate(*amz_date);
+  if (!signed_at) {
+    return Error("IncompleteSignatureException",
+                 "Date must be in ISO-8601 'basic format'. Got '" + *amz_date +
+                     "'. See http://en.wikipedia.org/wiki/ISO_8601");
+  }
+  if (*signed_at < options.now_s - options.max_skew_s) {
+    return Error("InvalidSignatureException",
+                 "Signature expired: " + *amz_date + " is now earlier than " +
+                     FormatAmzDate(options.now_s - options.max_skew_s) + " (" +
+                     FormatAmzDate(options.now_s) + " - 15 min.)");
+  }
+  if (*signed_at > options.now_s + options.max_skew_s) {
+    return Error("InvalidSignatureException",
+                 "Signature not yet current: " + *amz_date + " is still later than " +
+                     FormatAmzDate(options.now_s + options.max_skew_s) + " (" +
+                     FormatAmzDate(options.now_s) + " + 15 min.)");
+  }
+
+  // What must be signed.
+  const std::vector<std::string> signed_headers = Split(fields["SignedHeaders"], ';');
+  auto is_signed = [&](std::string_view h) {
+    return std::find(signed_headers.begin(), signed_headers.end(), h) != signed_headers.end();
+  };
+  if (!is_signed("host")) {
+    return Error("InvalidSignatureException",
+                 "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.");
+  }
+  if (!is_signed("x-amz-date")) {
+    return Error("InvalidSignatureException",
+                 "'X-Amz-Date' must be a 'SignedHeader' in the AWS Authorization.");
+  }
+  if (Header(r, "x-amz-target") && !is_signed("x-amz-target")) {
+    return Error("InvalidSignatureException",
+                 "'X-Amz-Target' must be a 'SignedHeader' in the AWS Authorization.");
+  }
+
+  // The credential: key/date/region/service/aws4_request.
+  const std::vector<std::string> credential = Split(fields["Credential"], '/');
+  if (credential.size() != 5) {
+    return Error("IncompleteSignatureException",
+                 "Credential must have exactly 5 slash-delimited elements, e.g. "
+                 "keyid/date/region/service/term, got '" +
+                     fields["Credential"] + "'");
+  }
+  const std::string& access_key = credential[0];
+  if (credential[1] != amz_date->substr(0, 8)) {
+    return Error("InvalidSignatureException",
+                 "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date "
+                 "from HTTP: '" +
+                     credential[1] + "' != '" + amz_date->substr(0, 8) + "', from '" + *amz_date +
+                     "'.");
+  }
+  if (credential[2] != options.region) {
+    return Error("InvalidSignatureException",
+                 "Credential should be scoped to a valid region, not '" + credential[2] + "'. ");
+  }
+  if (credential[3] != options.service) {
+    return Error("InvalidSignatureException",
+                 "Credential should be scoped to correct service: '" + options.service + "'. ");
+  }
+  if (credential[4] != "aws4_request") {
+    return Error("InvalidSignatureException",
+                 "Credential should be scoped with a valid terminator: 'aws4_request', not '" +
+                     credential[4] + "'. ");
+  }
   auto secret = keys.find(access_key);
   if (secret == keys.end()) {
     return Error("UnrecognizedClientException",
                  "The security token included in the request is invalid.");
   }
-  auto amz_date = Header(r, "x-amz-date");
-  if (!amz_date) return Error("IncompleteSignatureException", "Missing X-Amz-Date");
-  std::vector<std::string> signed_headers;
-  std::string_view names(fields["SignedHeaders"]);
-  size_t start = 0;
-  for (size_t semi; (semi = names.find(';', start)) != std::string_view::npos; start = semi + 1) {
-    signed_headers.emplace_back(names.substr(start, semi - start));
-  }
-  signed_headers.emplace_back(names.substr(start));
-  std::string expected = SignatureV4(r, secret->second, *amz_date, scope, signed_headers);
-  if (expected != fields["Signature"]) {
+  const std::string scope =
+      credential[1] + "/" + credential[2] + "/" + credential[3] + "/" + credential[4];
+  const std::string expected = SignatureV4(r, secret->second, *amz_date, scope, signed_headers);
+  const std::string& given = fields["Signature"];
+  // Constant time: the comparison leaks nothing about how much matched.
+  if (given.size() != expected.size() ||
+      CRYPTO_memcmp(given.data(), expected.data(), expected.size()) != 0) {
     return Error("InvalidSignatureException",
                  "The request signature we calculated does not match the signature you provided. "
                  "Check your AWS Secret Access Key and signing method. Consult the service "

@@ -2,6 +2,7 @@
 #ifndef DYNAROCK_TOOLS_SERVER_SIGV4_H_
 #define DYNAROCK_TOOLS_SERVER_SIGV4_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,10 +26,24 @@ struct AuthError {
   std::string message;
 };
 
-// Checks the Authorization header against `keys` (access key id -> secret).
-// nullopt when the signature is valid.
+// What a signature must match besides the key.
+struct VerifyOptions {
+  int64_t now_s = 0;   // the server's clock, seconds since the epoch
+  std::string region;  // the credential scope's region
+  std::string service = "dynamodb";
+  int64_t max_skew_s = 15 * 60;  // X-Amz-Date within this of now, either way
+};
+
+// Checks the Authorization header against `keys` (access key id -> secret),
+// as AWS does: the header's parts, the date's format and skew, the
+// credential scope (date, region, service, terminator), that `host`,
+// `x-amz-date` and `x-amz-target` (when sent) are signed, the key, and the
+// signature over the body's own SHA-256 (a payload-hash header that does not
+// match the body cannot make a replayed signature valid). Signatures are
+// compared in constant time. nullopt when the request is authentic.
 std::optional<AuthError> VerifySigV4(const SignedRequest& request,
-                                     const std::map<std::string, std::string>& keys);
+                                     const std::map<std::string, std::string>& keys,
+                                     const VerifyOptions& options);
 
 // The signature of a request (hex), for tests and clients.
 std::string SignatureV4(const SignedRequest& request, const std::string& secret,
