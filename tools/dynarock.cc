@@ -1,10 +1,12 @@
 // The `dynarock` command.
 //
 //   dynarock serve [--host 127.0.0.1] [--port 8000] (--data-dir DIR | --in-memory)
+//                  [--durability sync|relaxed] [--region R] [--auth KEY:SECRET ...]
 //
 // serve speaks DynamoDB's HTTP JSON protocol, so any AWS SDK or the AWS CLI
 // works against it with --endpoint-url http://127.0.0.1:8000.
 #include <fmt/core.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
@@ -21,8 +23,23 @@
 
 namespace {
 
+// Raises the soft limit on open files to the hard one, and returns how many
+// connections that leaves room for beside RocksDB's files.
+size_t ConnectionBound() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 1024;
+  if (lim.rlim_cur < lim.rlim_max) {
+    rlimit raised = lim;
+    raised.rlim_cur = lim.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+  }
+  constexpr rlim_t kReserved = 1024;  // RocksDB's table files, the WAL, logs
+  return lim.rlim_cur > 2 * kReserved ? static_cast<size_t>(lim.rlim_cur - kReserved)
+                                      : static_cast<size_t>(lim.rlim_cur / 2);
+}
+
 int Serve(const std::string& host, uint16_t port, size_t threads, std::string data_dir,
-          bool in_memory, const std::string& region,
+          bool in_memory, bool sync, size_t max_connections, const std::string& region,
           const std::map<std::string, std::string>& credentials) {
   std::filesystem::path temp;
   if (in_memory) {
@@ -39,6 +56,9 @@ int Serve(const std::string& host, uint16_t port, size_t threads, std::string da
   {
     dynarock::Options options;
     options.region = region;  // in every ARN the server hands out
+    // sync: every acknowledged write is fsynced; concurrent writers share
+    // an fsync (RocksDB commits them as one group).
+    options.sync_writes = sync;
     auto db = dynarock::Database::Open(data_dir, options);
     if (!db.ok()) {
       fmt::print(stderr, "error: {}\n", db.status().ToString());
@@ -47,6 +67,7 @@ int Serve(const std::string& host, uint16_t port, size_t threads, std::string da
     dynarock::server::Server server(db->get(), {.host = host,
                                                 .port = port,
                                                 .threads = threads,
+                                                .max_connections = max_connections,
                                                 .region = region,
                                                 .credentials = credentials});
     dynarock::Status started = server.Start();
@@ -57,10 +78,17 @@ int Serve(const std::string& host, uint16_t port, size_t threads, std::string da
       // SIGINT/SIGTERM: stop accepting, let in-flight requests finish, close.
       boost::asio::io_context signals_io;
       boost::asio::signal_set signals(signals_io, SIGINT, SIGTERM);
-      signals.async_wait([&](const boost::system::error_code&, int) { server.Stop(); });
+      // The first signal stops gracefully; a second one exits at once.
+      signals.async_wait([&](const boost::system::error_code&, int) {
+        server.Stop();
+        signals.async_wait([](const boost::system::error_code&, int) { std::_Exit(130); });
+      });
       std::thread signal_thread([&] { signals_io.run(); });
-      fmt::print("dynarock serving DynamoDB on http://{}:{} (data: {})\n", host, server.port(),
-                 in_memory ? "in memory" : data_dir);
+      fmt::print(
+          "dynarock serving DynamoDB on http://{}:{} (data: {}, durability: {}, "
+          "up to {} connections)\n",
+          host, server.port(), in_memory ? "in memory" : data_dir, sync ? "sync" : "relaxed",
+          max_connections);
       std::fflush(stdout);
       server.Run();
       signals_io.stop();
@@ -90,6 +118,17 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256));
   auto* dir = serve->add_option("--data-dir", data_dir, "database directory");
   auto* mem = serve->add_flag("--in-memory", in_memory, "a throw-away database, removed at exit");
+  std::string durability = "sync";
+  serve
+      ->add_option("--durability", durability,
+                   "sync (default): each acknowledged write is fsynced, surviving power loss; "
+                   "relaxed: written to the log but not fsynced, surviving a crash of this "
+                   "process only (--in-memory implies it)")
+      ->check(CLI::IsMember({"sync", "relaxed"}));
+  size_t max_connections = 0;
+  serve->add_option("--max-connections", max_connections,
+                    "past this many connections the longest-idle one is closed (default: from "
+                    "the open-file limit, raised to its maximum)");
   std::string region = "us-east-1";
   serve->add_option("--region", region,
                     "the region in ARNs, the health answer and signed requests' scope "
@@ -136,7 +175,10 @@ int main(int argc, char** argv) {
       }
       credentials[pair.substr(0, colon)] = pair.substr(colon + 1);
     }
-    return Serve(host, port, threads, data_dir, in_memory, region, credentials);
+    const size_t bound = ConnectionBound();
+    if (max_connections == 0 || max_connections > bound) max_connections = bound;
+    return Serve(host, port, threads, data_dir, in_memory, durability == "sync" && !in_memory,
+                 max_connections, region, credentials);
   }
   return 2;
 }

@@ -25,7 +25,10 @@ mkdir -p "$work"
 
 rm -rf "$work/dynarock-data" "$work/dynalite-data"
 mkdir -p "$work/dynarock-data" "$work/dynalite-data"
-"$top/build/tools/dynarock" serve --port 8100 --data-dir "$work/dynarock-data" > "$work/dynarock.log" 2>&1 &
+# relaxed durability (the log written, not fsynced), as dynalite's LevelDB
+# writes: the same guarantee on both sides.
+"$top/build/tools/dynarock" serve --port 8100 --data-dir "$work/dynarock-data" --durability relaxed \
+  > "$work/dynarock.log" 2>&1 &
 dynarock_pid=$!
 node "$work/node_modules/dynalite/cli.js" --port 8101 --path "$work/dynalite-data" --createTableMs 0 \
   > "$work/dynalite.log" 2>&1 &

@@ -61,3 +61,7 @@ def fleet_table(dynamodb):
         BillingMode="PAY_PER_REQUEST")
     yield name
     dynamodb.delete_table(TableName=name)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "serve(*args): extra `dynarock serve` flags for `server`")

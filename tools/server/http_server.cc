@@ -46,8 +46,18 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};
   std::mutex mu;  // guards sessions
   std::set<std::weak_ptr<Session>, std::owner_less<std::weak_ptr<Session>>> sessions;
+  asio::steady_timer accept_retry{io};  // after EMFILE and the like
+  // Stop()'s grace period, handled on one strand (Stop and the last
+  // session's end both touch it).
+  asio::strand<asio::io_context::executor_type> control{io.get_executor()};
+  asio::steady_timer grace{control};
+  std::atomic<size_t> live{0};  // sessions not yet destroyed
 
   void Accept();
+  // At the connection bound: ends the connection idle the longest (waiting
+  // for its next request), so that a new client is served instead of reset.
+  // False if every connection is busy. REQUIRES: mu held.
+  bool EvictIdlest();
   wire::WireResponse Respond(const http::request<http::string_body>& req);
 };
 
@@ -71,20 +81,47 @@ std::string_view MediaType(const http::request<http::string_body>& req) {
 // Handlers run on the server's fixed pool of threads.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, Server::Impl* server) : stream_(std::move(socket)), server_(server) {}
+  Session(tcp::socket socket, Server::Impl* server) : stream_(std::move(socket)), server_(server) {
+    ++server_->live;
+  }
+  // The last connection gone ends Stop()'s wait at once.
+  ~Session() {
+    if (--server_->live == 0 && server_->stopping) {
+      Server::Impl* server = server_;
+      asio::post(server->control, [server] { server->grace.cancel(); });
+    }
+  }
 
   void Start() { Read(); }
 
-  // Ends an idle wait for the next request (used by Stop).
+  // Ends an idle wait for the next request (used by Stop and eviction): a
+  // request being read or answered finishes first.
   void Interrupt() {
     asio::post(stream_.get_executor(), [self = shared_from_this()] {
-      beast::error_code ec;
-      self->stream_.socket().shutdown(tcp::socket::shutdown_receive, ec);
+      // On the session's strand, so `idle_` cannot change meanwhile.
+      if (self->idle_) self->Close();
     });
   }
+  // Closes the connection whatever it is doing (Stop's grace period is over).
+  void ForceClose() {
+    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->Close(); });
+  }
+  // Waiting for (or reading) its next request since idle_since_ms(); a
+  // connection whose request the engine runs or whose answer is being
+  // written is not idle.
+  bool idle() const { return idle_; }
+  int64_t idle_since_ms() const { return idle_since_ms_; }
 
  private:
+  static int64_t NowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
   void Read() {
+    idle_since_ms_ = NowMs();
+    idle_ = true;
     parser_.emplace();
     parser_->body_limit(server_->options.max_body_bytes);
     parser_->header_limit(64 * 1024);
@@ -100,6 +137,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     if (ec) return Close();  // closed, timed out, or not HTTP: nothing more to answer
+    idle_ = false;
     const auto& req = parser_->get();
     stream_
         .expires_never();  // the engine may take its time; idle time only counts between requests
@@ -129,6 +167,9 @@ class Session : public std::enable_shared_from_this<Session> {
     res_.keep_alive(keep);
     res_.body() = std::move(r.body);
     res_.prepare_payload();
+    // A client that does not read its answer loses the connection after the
+    // write deadline instead of holding it (and Stop) forever.
+    stream_.expires_after(std::chrono::seconds(server_->options.write_timeout_seconds));
     http::async_write(stream_, res_,
                       [self = shared_from_this(), keep](beast::error_code ec, size_t) {
                         if (ec || !keep) return self->Close();
@@ -142,6 +183,8 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.socket().close(ec);
   }
 
+  std::atomic<bool> idle_{false};
+  std::atomic<int64_t> idle_since_ms_{0};
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -211,16 +254,37 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
                       authenticate);
 }
 
+bool Server::Impl::EvictIdlest() {
+  std::shared_ptr<Session> idlest;
+  for (const auto& weak : sessions) {
+    auto s = weak.lock();
+    if (s && s->idle() && (!idlest || s->idle_since_ms() < idlest->idle_since_ms())) {
+      idlest = std::move(s);
+    }
+  }
+  if (!idlest) return false;
+  idlest->Interrupt();
+  return true;
+}
+
 void Server::Impl::Accept() {
   acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
     if (stopping || !acceptor.is_open()) return;
-    if (!ec) {
+    if (ec) {
+      // Out of file descriptors (or another transient failure): accepting
+      // again at once would spin; try again shortly.
+      accept_retry.expires_after(std::chrono::milliseconds(50));
+      accept_retry.async_wait([this](beast::error_code) { Accept(); });
+      return;
+    }
+    {
       std::lock_guard lock(mu);
       for (auto it = sessions.begin(); it != sessions.end();) {
         it = it->expired() ? sessions.erase(it) : std::next(it);
       }
-      if (sessions.size() >= options.max_connections) {
-        // Bounded concurrency: refuse rather than queue without limit.
+      // At the bound, the longest-idle keep-alive connection makes room; a
+      // new client is refused only when every connection is busy.
+      if (sessions.size() >= options.max_connections && !EvictIdlest()) {
         socket.close(ec);
       } else {
         auto session = std::make_shared<Session>(std::move(socket), this);
@@ -270,15 +334,27 @@ void Server::Run() {
 void Server::Stop() {
   if (impl_->stopping.exchange(true)) return;
   // Stop accepting; connections waiting for their next request end now, and
-  // those mid-request finish it (keep-alive off). io.run() returns when no
+  // those mid-request finish it (keep-alive off) within the grace period,
+  // after which every connection left is closed. io.run() returns when no
   // work is left.
-  asio::post(impl_->io, [this] {
+  asio::post(impl_->control, [this] {
     boost::system::error_code ec;
-    impl_->acceptor.close(ec);
-    std::lock_guard lock(impl_->mu);
-    for (const auto& weak : impl_->sessions) {
-      if (auto s = weak.lock()) s->Interrupt();
+    impl_->acceptor.close(ec);  // a pending accept retry then finds it closed
+    {
+      std::lock_guard lock(impl_->mu);
+      for (const auto& weak : impl_->sessions) {
+        if (auto s = weak.lock()) s->Interrupt();
+      }
     }
+    if (impl_->live == 0) return;
+    impl_->grace.expires_after(std::chrono::seconds(impl_->options.shutdown_grace_seconds));
+    impl_->grace.async_wait([this](beast::error_code cancelled) {
+      if (cancelled) return;
+      std::lock_guard lock(impl_->mu);
+      for (const auto& weak : impl_->sessions) {
+        if (auto s = weak.lock()) s->ForceClose();
+      }
+    });
   });
 }
 

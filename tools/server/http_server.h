@@ -1,7 +1,8 @@
 // `dynarock serve`: DynamoDB's HTTP JSON protocol on a loopback port.
 // HTTP/1.1 with keep-alive (Boost.Beast, asynchronous), a small fixed pool of
-// threads, a bound on connections, a 16 MB body cap, an idle timeout, and a
-// clean stop.
+// threads, a high bound on connections past which the longest-idle one is
+// closed, a 16 MB body cap, read (idle) and write deadlines, and a stop that
+// lets requests in flight finish within a grace period.
 #ifndef DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
 #define DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
 
@@ -19,8 +20,13 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;  // 0: any free port (see Server::port())
   size_t threads = 4;    // the fixed pool that runs every request
-  size_t max_connections = 256;
-  int idle_timeout_seconds = 60;
+  // Past this many connections, the longest-idle keep-alive connection is
+  // closed to make room (a new client is refused only when every one is
+  // busy). `dynarock serve` derives it from the file-descriptor limit.
+  size_t max_connections = 10000;
+  int idle_timeout_seconds = 60;     // to read a whole request, from its first wait
+  int write_timeout_seconds = 60;    // to write an answer to a client that does not read
+  int shutdown_grace_seconds = 10;   // Stop(): then the connections left are closed
   size_t max_body_bytes = 16 << 20;  // DynamoDB's request size cap
   // Named by the GET health answer ("healthy: dynamodb.<region>.amazonaws.com ")
   // and required in the credential scope of signed requests (--auth).
