@@ -6,15 +6,18 @@
 
 #include <rocksdb/write_batch.h>
 
+#include "dynarock/item_view.h"
 #include "engine/db_impl.h"
-#include "format/item_codec.h"
+#include "engine/keys.h"
 
 namespace dynarock {
 
 bool ttl::Expired(const Item& item, std::string_view attribute, int64_t now_s) {
   auto it = item.find(attribute);
-  if (it == item.end() || it->second.type() != AttrType::kN) return false;
-  const Number& v = it->second.n();
+  return it != item.end() && it->second.type() == AttrType::kN && Expired(it->second.n(), now_s);
+}
+
+bool ttl::Expired(const Number& v, int64_t now_s) {
   // trunc(v) <= now  <=>  v < now + 1;  trunc(v) > now - 5y  <=>  v >= now - 5y + 1.
   return v < Number::FromInt64(now_s + 1) && v >= Number::FromInt64(now_s - kMaxAgeSeconds + 1);
 }
@@ -38,6 +41,7 @@ Result<bool> Database::Impl::SweepTable(const std::string& table_name, size_t bu
     std::string lower = cursor->empty() ? SpaceBound(table.space_id) : *cursor + '\0';
     RangeIterator it(db_.get(), items_cf_, lower, SpaceBound(table.space_id + 1));
     size_t examined = 0;
+    std::string bytes;  // reused
     for (; it->Valid(); it->Next()) {
       if (examined == budget) {
         at_end = false;
@@ -45,13 +49,19 @@ Result<bool> Database::Impl::SweepTable(const std::string& table_name, size_t bu
       }
       ++examined;
       cursor->assign(it->key().data(), it->key().size());
-      auto item = format::DecodeItem(std::string_view(it->value().data(), it->value().size()));
-      if (!item.ok()) continue;  // unreadable items are RecountStatistics' to report
-      if (!ttl::Expired(*item, *table.ttl_attribute, now_s)) continue;
-      Item key;
-      key.emplace(table.partition_key.name, item->at(table.partition_key.name));
-      if (table.sort_key) key.emplace(table.sort_key->name, item->at(table.sort_key->name));
-      expired_keys.push_back(std::move(key));
+      // Only the TTL attribute is read, in place (as query.cc reads: our own
+      // bytes, checksummed by RocksDB, copied into an aligned buffer); an
+      // expired item is decoded for its key. Unreadable items are
+      // RecountStatistics' to report.
+      bytes.assign(it->value().data(), it->value().size());
+      const ItemView view = ItemView::OpenTrusted(bytes);
+      auto value = view.Find(*table.ttl_attribute);
+      if (!value || value->type() != AttrType::kN) continue;
+      auto number = value->number();
+      if (!number.ok() || !ttl::Expired(*number, now_s)) continue;
+      auto item = view.Decode();
+      if (!item.ok()) continue;
+      expired_keys.push_back(KeyOf(table, *item));
     }
     DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
   }

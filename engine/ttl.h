@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "dynarock/attribute_value.h"
+#include "dynarock/number.h"
 
 namespace dynarock::ttl {
 
@@ -16,6 +17,8 @@ namespace dynarock::ttl {
 // expire). Millisecond timestamps look like far-future dates: never expire.
 inline constexpr int64_t kMaxAgeSeconds = int64_t{5} * 365 * 24 * 3600;
 bool Expired(const Item& item, std::string_view attribute, int64_t now_s);
+// The same rule for the attribute's value, read in place by the sweep.
+bool Expired(const Number& value, int64_t now_s);
 
 }  // namespace dynarock::ttl
 

@@ -139,11 +139,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     const Item* after = o.after ? &*o.after : nullptr;
     auto event = streams::EventOf(o.before, after);
     if (!event) continue;  // nothing changed: DynamoDB writes no record
-    const Item& source = after ? *after : *o.before;
-    Item keys;
-    keys.emplace(a.table->partition_key.name, source.at(a.table->partition_key.name));
-    if (a.table->sort_key)
-      keys.emplace(a.table->sort_key->name, source.at(a.table->sort_key->name));
+    const Item keys = KeyOf(*a.table, after ? *after : *o.before);
     const bool new_image = stream->view_type == StreamViewType::kNewImage ||
                            stream->view_type == StreamViewType::kNewAndOldImages;
     const bool old_image = stream->view_type == StreamViewType::kOldImage ||
