@@ -1,6 +1,8 @@
-// Filling a GSI that UpdateTable added from the table's items, and counting
-// an index's entries.
+// Filling a GSI that UpdateTable added from the table's items, in the
+// background and resumable, and counting an index's entries.
 #include <rocksdb/write_batch.h>
+
+#include <algorithm>
 
 #include "engine/db_impl.h"
 #include "engine/index.h"
@@ -9,32 +11,91 @@
 
 namespace dynarock {
 
+void Database::Impl::QueueBackfill(std::string table_name, std::string index_name) {
+  {
+    std::lock_guard lock(backfill_mu_);
+    backfill_queue_.emplace_back(std::move(table_name), std::move(index_name));
+  }
+  backfill_cv_.notify_all();
+}
+
+void Database::Impl::BackfillLoop() {
+  std::unique_lock lock(backfill_mu_);
+  while (true) {
+    backfill_cv_.wait(lock, [this] { return backfill_stopping_ || !backfill_queue_.empty(); });
+    if (backfill_stopping_) return;
+    auto [table, index] = std::move(backfill_queue_.front());
+    backfill_queue_.erase(backfill_queue_.begin());
+    backfill_running_ = true;
+    lock.unlock();
+    Status s = BackfillIndex(table, index);
+    lock.lock();
+    backfill_running_ = false;
+    // A failed backfill stays CREATING; the next Open retries it from its
+    // cursor. Other tables' backfills go on.
+    if (!s.ok() && backfill_error_.ok()) backfill_error_ = s;
+    backfill_cv_.notify_all();
+  }
+}
+
+Status Database::Impl::WaitForBackfills() {
+  std::unique_lock lock(backfill_mu_);
+  backfill_cv_.wait(lock, [this] {
+    return backfill_stopping_ || (backfill_queue_.empty() && !backfill_running_);
+  });
+  return backfill_error_;
+}
+
 Status Database::Impl::BackfillIndex(const std::string& table_name, const std::string& index_name) {
-  // Batches of items, each item read and indexed under its write lock, so a
+  // Steps of items, each item read and indexed under its write lock, so a
   // concurrent write of the same item (which maintains the new index itself)
-  // can never be overwritten by a stale entry.
-  constexpr size_t kBatchItems = 1000;
+  // can never be overwritten by a stale entry. Entries are written without
+  // fsync; the cursor after each step is fsynced, and the WAL is ordered, so
+  // a durable cursor implies durable entries before it.
+  const size_t step_items = std::max<size_t>(1, options_.backfill_batch_items);
+  rocksdb::WriteOptions relaxed;
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
   std::string start;
   std::optional<uint32_t> first_space_id;
   uint32_t space_id = 0;
+  uint32_t index_space_id = 0;
   while (true) {
-    DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table_name));
-    const TableInfo& info = handle->info();
+    {
+      std::lock_guard lock(backfill_mu_);
+      if (backfill_stopping_) return Status::OK();  // the next Open resumes at the cursor
+    }
+    auto handle_or = AcquireTable(table_name);
+    if (!handle_or.ok()) {
+      // Dropped meanwhile (DeleteTable removed the cursor with the table).
+      return handle_or.status().code() == Status::Code::kResourceNotFound ? Status::OK()
+                                                                          : handle_or.status();
+    }
+    const TableInfo& info = (*handle_or)->info();
     const IndexInfo* index = info.FindIndex(index_name);
-    if (index == nullptr) return Status::OK();  // deleted meanwhile
     // A table dropped and re-created under the same name is another table.
     if (!first_space_id) first_space_id = info.space_id;
-    if (info.space_id != *first_space_id) return Status::OK();
+    if (index == nullptr || !index->backfilling || info.space_id != *first_space_id) {
+      return Status::OK();
+    }
     space_id = info.space_id;
+    if (index_space_id == 0) {
+      index_space_id = index->space_id;
+      rocksdb::Status got =
+          db_->Get(rocksdb::ReadOptions(), catalog_cf_, BackfillCursorKey(index_space_id), &start);
+      if (got.IsNotFound())
+        start.clear();
+      else
+        DYNAROCK_RETURN_IF_ERROR(FromRocks(got));
+    }
     RangeIterator it(db_.get(), items_cf_, start.empty() ? SpaceBound(info.space_id) : start,
                      SpaceBound(info.space_id + 1));
     std::vector<std::string> keys;
-    for (; it->Valid() && keys.size() < kBatchItems; it->Next()) {
+    for (; it->Valid() && keys.size() < step_items; it->Next()) {
       keys.push_back(it->key().ToString());
     }
     DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
-    bool done = !it->Valid();
-    rocksdb::WriteBatch batch;
+    const bool done = !it->Valid();
     for (const auto& k : keys) {
       format::EncodedKey key(k);
       DYNAROCK_ASSIGN_OR_RETURN(auto decoded, format::DecodeItemKey(k, info.key_types()));
@@ -46,10 +107,12 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
       rocksdb::WriteBatch one;
       one.Put(indexes_cf_, index_key->bytes(),
               format::EncodeItem(ProjectForIndex(info, *index, *item)));
-      DYNAROCK_RETURN_IF_ERROR(Write(&one));
+      DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(relaxed, &one)));
     }
     if (done) break;
     start = keys.back() + std::string(1, '\0');
+    DYNAROCK_RETURN_IF_ERROR(
+        FromRocks(db_->Put(sync, catalog_cf_, BackfillCursorKey(index_space_id), start)));
   }
   // Complete: recount the index exactly and make it readable, with no write
   // running meanwhile.
@@ -62,13 +125,14 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
   if (info.space_id != space_id) return Status::OK();  // dropped and re-created meanwhile
   IndexInfo* index = nullptr;
   for (auto& i : info.indexes) {
-    if (i.name == index_name) index = &i;
+    if (i.name == index_name && i.space_id == index_space_id) index = &i;
   }
   if (index == nullptr) return Status::OK();
   DYNAROCK_ASSIGN_OR_RETURN(auto total, CountIndexEntries(index->space_id));
   index->backfilling = false;
   rocksdb::WriteBatch batch;
   batch.Put(stats_cf_, TableStatsKey(index->space_id), EncodeCounter(total));
+  batch.Delete(catalog_cf_, BackfillCursorKey(index->space_id));
   return ReplaceTable(state, std::move(info), &batch);
 }
 

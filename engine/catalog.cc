@@ -275,7 +275,11 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
   d.table_id = t.uuid;
   d.table_arn = "arn:aws:dynamodb:" + std::string(region) + ":" + std::string(account_id) +
                 ":table/" + t.name;
+  // A GSI being backfilled keeps the table UPDATING (and available).
   d.table_status = TableStatus::kActive;
+  for (const auto& i : t.indexes) {
+    if (i.backfilling) d.table_status = TableStatus::kUpdating;
+  }
   d.attribute_definitions = t.attribute_definitions;
   d.key_schema.push_back({t.partition_key.name, KeyType::kHash});
   if (t.sort_key) d.key_schema.push_back({t.sort_key->name, KeyType::kRange});
@@ -520,6 +524,12 @@ std::string TtlCursorKey(uint32_t space_id) {
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", space_id);
   return std::string("ttl_cursor/") + hex;
+}
+
+std::string BackfillCursorKey(uint32_t index_space_id) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", index_space_id);
+  return std::string("backfill_cursor/") + hex;
 }
 
 std::string CatalogStreamKey(uint32_t stream_id) {

@@ -124,14 +124,18 @@ inline constexpr std::string_view kCatalogFormatKey = "format";
 // "ttl_cursor/<8 hex digits of the table's space id>": the item key the TTL
 // sweep examined last.
 std::string TtlCursorKey(uint32_t space_id);
+// "backfill_cursor/<8 hex digits of the GSI's space id>": the item key after
+// which a GSI backfill resumes (since format version 3).
+std::string BackfillCursorKey(uint32_t index_space_id);
 
 // The format record, written when a database is created and checked by every
 // Open: the magic "DYNAROCK" then the storage format version (4 bytes,
 // big-endian). The version covers everything STORAGE_LAYOUT.md, KEY_FORMAT.md
 // and ITEM_FORMAT.md specify; a change to any of them bumps it, and Open
-// upgrades older versions step by step (1 -> 2 adds the streams column family).
+// upgrades older versions step by step (1 -> 2 adds the streams column family;
+// 2 -> 3 adds backfill cursors).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 2;
+inline constexpr uint32_t kStorageFormatVersion = 3;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

@@ -80,4 +80,5 @@ Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std
 }
 Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
 Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
+Status Database::WaitForBackfills() { return impl_->WaitForBackfills(); }
 }  // namespace dynarock

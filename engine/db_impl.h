@@ -91,8 +91,10 @@ class Database::Impl {
   // RocksDB database that is not Dynarock's, and a newer format version,
   // leaving them untouched.
   Status Open(const std::string& path);
-  // Finishes GSI backfills a crash interrupted (they are idempotent).
-  Status ResumeBackfills();
+  // Starts the background backfill thread, queueing the GSI backfills a
+  // crash or a close interrupted (they resume at their saved cursor).
+  void StartBackfills();
+  Status WaitForBackfills();
 
   Result<CreateTableResponse> CreateTable(const CreateTableRequest& request);
   Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
@@ -139,9 +141,14 @@ class Database::Impl {
  private:
   // Checks the format record (writing it into a new database).
   Status CheckFormatRecord(const std::string& path);
-  // Fills a new GSI from the table's items, then marks it ACTIVE with exact
-  // totals. Idempotent, so Open re-runs an interrupted one.
+  // Fills a new GSI from the table's items, Options::backfill_batch_items
+  // per step, saving its position after each (BackfillCursorKey), then
+  // marks it ACTIVE with exact totals. Idempotent; returns early (OK) when
+  // the database is closing, and the next Open resumes at the cursor.
   Status BackfillIndex(const std::string& table_name, const std::string& index_name);
+  // Queues a backfill for the background thread.
+  void QueueBackfill(std::string table_name, std::string index_name);
+  void BackfillLoop();
   // Items and bytes of an index's entries, counted by a scan of its key space.
   Result<Counter> CountIndexEntries(uint32_t index_space_id);
   // Installs a changed descriptor (catalog write + a new TableState).
@@ -311,6 +318,17 @@ class Database::Impl {
   std::mutex ttl_mu_;
   std::condition_variable ttl_cv_;
   bool stopping_ = false;  // guarded by ttl_mu_
+
+  // The background GSI backfill thread: its queue of (table, index), the
+  // one it runs, and the first error of a failed one (all guarded by
+  // backfill_mu_; backfill_cv_ signals both new work and completion).
+  std::thread backfill_thread_;
+  std::mutex backfill_mu_;
+  std::condition_variable backfill_cv_;
+  std::vector<std::pair<std::string, std::string>> backfill_queue_;
+  bool backfill_running_ = false;
+  bool backfill_stopping_ = false;
+  Status backfill_error_;
 
   // TransactWriteItems idempotency: ClientRequestToken -> the request's
   // fingerprint and its response, for 10 minutes.

@@ -1,5 +1,5 @@
 // Opening and closing a database: RocksDB's options for each column
-// family, loading the catalog, finishing interrupted index backfills; and
+// family, loading the catalog, resuming interrupted index backfills; and
 // the storage access every operation shares (ReadItem, Write, counters).
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
@@ -84,6 +84,15 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
     DYNAROCK_RETURN_IF_ERROR(FromRocks(
         db_->Put(sync, catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(2))));
     version = 2;
+  }
+  if (version == 2) {
+    // 2 -> 3: GSI backfills save a cursor (backfill_cursor/<id>). A version
+    // 2 backfill has none and starts from the first key, as version 2 did.
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(
+        db_->Put(sync, catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(3))));
+    version = 3;
   }
   return Status::OK();
 }
@@ -223,18 +232,16 @@ Status Database::Impl::Compact() {
   return Status::OK();
 }
 
-Status Database::Impl::ResumeBackfills() {
-  std::vector<std::pair<std::string, std::string>> pending;
+void Database::Impl::StartBackfills() {
   {
     std::shared_lock lock(catalog_mu_);
     for (const auto& [name, state] : tables_) {
       for (const auto& i : state->info.indexes) {
-        if (i.backfilling) pending.emplace_back(name, i.name);
+        if (i.backfilling) backfill_queue_.emplace_back(name, i.name);
       }
     }
   }
-  for (const auto& [table, index] : pending) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(table, index));
-  return Status::OK();
+  backfill_thread_ = std::thread([this] { BackfillLoop(); });
 }
 
 Database::Impl::~Impl() {
@@ -244,6 +251,12 @@ Database::Impl::~Impl() {
   }
   ttl_cv_.notify_all();
   if (ttl_thread_.joinable()) ttl_thread_.join();
+  {
+    std::lock_guard lock(backfill_mu_);
+    backfill_stopping_ = true;
+  }
+  backfill_cv_.notify_all();
+  if (backfill_thread_.joinable()) backfill_thread_.join();
   if (!db_) return;
   for (auto* h : handles_) {
     // Ignoring: a failure to free a handle at shutdown leaves nothing to do.
@@ -255,7 +268,7 @@ Database::Impl::~Impl() {
 Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const Options& options) {
   auto impl = std::make_unique<Impl>(options);
   DYNAROCK_RETURN_IF_ERROR(impl->Open(path));
-  DYNAROCK_RETURN_IF_ERROR(impl->ResumeBackfills());
+  impl->StartBackfills();
   impl->StartTtlSweeper();
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }

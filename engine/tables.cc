@@ -210,6 +210,7 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   for (const auto& index : table->info.indexes) {
     batch.DeleteRange(indexes_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
     batch.DeleteRange(stats_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
+    if (index.backfilling) batch.Delete(catalog_cf_, BackfillCursorKey(index.space_id));
   }
   // The stream is disabled with the table; its records stay readable
   // until retention, as DynamoDB keeps them.
@@ -302,8 +303,10 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     DYNAROCK_RETURN_IF_ERROR(ReplaceTable(state, std::move(info), &batch));
     if (stream) InstallStream(std::move(*stream));
   }
-  if (!backfill.empty()) DYNAROCK_RETURN_IF_ERROR(BackfillIndex(request.table_name, backfill));
+  // Described as committed (a new index CREATING and Backfilling), before
+  // the background backfill can have finished it.
   DYNAROCK_ASSIGN_OR_RETURN(auto described, DescribeTable({request.table_name}));
+  if (!backfill.empty()) QueueBackfill(request.table_name, backfill);
   UpdateTableResponse response;
   response.table_description = std::move(described.table);
   return response;

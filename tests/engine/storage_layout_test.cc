@@ -65,8 +65,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 2 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 02");
+  // "DYNAROCK" | version 3 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 03");
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -106,8 +106,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 3; "
-                                                     "this build reads versions up to 2. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 4; "
+                                                     "this build reads versions up to 3. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -116,8 +116,9 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
   RawClose(std::move(raw), &handles);
 }
 
-// Version 1 had no streams column family: Open adds it, and the record says 2.
-TEST_F(StorageLayoutTest, VersionOneIsUpgradedToTwo) {
+// Version 1 had no streams column family: Open adds it, and the record says
+// the current version (2 -> 3 adds only a catalog key kind).
+TEST_F(StorageLayoutTest, VersionOneIsUpgradedStepByStep) {
   const std::vector<std::string> v1 = {"default", "catalog", "items", "stats", "indexes"};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   auto raw = RawOpen(v1, &handles);
@@ -128,7 +129,7 @@ TEST_F(StorageLayoutTest, VersionOneIsUpgradedToTwo) {
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  EXPECT_EQ(record, EncodeFormatRecord(2));
+  EXPECT_EQ(record, EncodeFormatRecord(3));
   RawClose(std::move(raw), &handles);
 }
 
@@ -156,6 +157,8 @@ TEST(StorageLayoutGoldenTest, CatalogKeys) {
   EXPECT_EQ(CatalogTableKey("Telemetry"), "table/Telemetry");
   EXPECT_EQ(kCatalogNextSpaceIdKey, "next_space_id");
   EXPECT_EQ(kCatalogFormatKey, "format");
+  EXPECT_EQ(TtlCursorKey(0x2a), "ttl_cursor/0000002a");
+  EXPECT_EQ(BackfillCursorKey(0x2a), "backfill_cursor/0000002a");
 }
 
 TEST(StorageLayoutGoldenTest, StatisticsKeysAndCounters) {

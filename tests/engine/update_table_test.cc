@@ -93,11 +93,23 @@ TEST_F(UpdateTableTest, AddGsiBackfillsWhileWritersWrite) {
   });
   while (writes < 200) std::this_thread::yield();  // the writer is running
   auto r = db_->UpdateTable(AddByDepot());
+  ASSERT_OK(r);
+  // Returned at once, as DynamoDB does: the index CREATING and backfilling,
+  // the table UPDATING; the backfill runs in the background while the
+  // writer goes on.
+  ASSERT_TRUE(r->table_description.global_secondary_indexes.has_value());
+  EXPECT_EQ((*r->table_description.global_secondary_indexes)[0].index_status,
+            IndexStatus::kCreating);
+  EXPECT_EQ((*r->table_description.global_secondary_indexes)[0].backfilling, true);
+  EXPECT_EQ(r->table_description.table_status, TableStatus::kUpdating);
+  ASSERT_OK(db_->WaitForBackfills());
   stop = true;
   writer.join();
-  ASSERT_OK(r);
-  ASSERT_TRUE(r->table_description.global_secondary_indexes.has_value());
-  EXPECT_EQ((*r->table_description.global_secondary_indexes)[0].index_status, IndexStatus::kActive);
+  auto after = db_->DescribeTable({"Telemetry"});
+  ASSERT_OK(after);
+  EXPECT_EQ(after->table.table_status, TableStatus::kActive);
+  EXPECT_EQ((*after->table.global_secondary_indexes)[0].index_status, IndexStatus::kActive);
+  EXPECT_FALSE((*after->table.global_secondary_indexes)[0].backfilling);
   auto expected = ExpectedEntries();
   EXPECT_GT(expected.size(), 1000u);
   EXPECT_EQ(IndexEntries(), expected);
@@ -117,6 +129,7 @@ TEST_F(UpdateTableTest, AddGsiBackfillsWhileWritersWrite) {
 TEST_F(UpdateTableTest, DeleteGsiAndErrors) {
   for (int i = 0; i < 10; ++i) Put("Telemetry", Reading(1, i, "DEP-A"));
   ASSERT_OK(db_->UpdateTable(AddByDepot()));
+  ASSERT_OK(db_->WaitForBackfills());
   EXPECT_EQ(db_->UpdateTable(AddByDepot()).status(),
             Status::Validation("One or more parameter values were invalid: Duplicate index name: ByDepot"));
   UpdateTableRequest two = AddByDepot();
@@ -134,8 +147,69 @@ TEST_F(UpdateTableTest, DeleteGsiAndErrors) {
   // Re-created under the same name, it starts from the table, not from the old entries.
   ASSERT_OK(db_->DeleteItem({.table_name = "Telemetry", .key = Reading(1, 0, "")}));
   ASSERT_OK(db_->UpdateTable(AddByDepot()));
+  ASSERT_OK(db_->WaitForBackfills());
   EXPECT_EQ(IndexEntries().size(), 9u);
   EXPECT_EQ(db_->UpdateTable({.table_name = "Nope"}).status().code(), Status::Code::kResourceNotFound);
+}
+
+// While the backfill runs, the table serves reads and writes, the new
+// index refuses reads, and a second index change is refused; closing the
+// database stops the backfill between steps, and the next Open resumes it
+// at its saved cursor and completes it with exact entries and totals.
+TEST_F(UpdateTableTest, BackfillRunsInTheBackgroundAndResumesAfterClose) {
+  options_.backfill_batch_items = 7;  // many steps, so a close lands midway
+  Reopen();
+  for (int i = 0; i < 3000; ++i) Put("Telemetry", Reading(i % 40, i, i % 5 ? "DEP-A" : ""));
+  auto r = db_->UpdateTable(AddByDepot());
+  ASSERT_OK(r);
+  EXPECT_EQ((*r->table_description.global_secondary_indexes)[0].index_status,
+            IndexStatus::kCreating);
+  // The table stays available.
+  Put("Telemetry", Reading(3, 50000, "DEP-B"));
+  EXPECT_OK(db_->GetItem({.table_name = "Telemetry", .key = Reading(3, 50000, "")}));
+  ScanRequest s{.table_name = "Telemetry", .index_name = "ByDepot"};
+  auto during = db_->Scan(s);
+  auto state = db_->DescribeTable({"Telemetry"});
+  ASSERT_OK(state);
+  if ((*state->table.global_secondary_indexes)[0].index_status == IndexStatus::kCreating) {
+    // (Only if the backfill has not finished yet; at 7 items a step it rarely has.)
+    EXPECT_EQ(during.status(),
+              Status::Validation("Cannot read from backfilling global secondary index: ByDepot"));
+    UpdateTableRequest del{.table_name = "Telemetry"};
+    del.global_secondary_index_updates =
+        std::vector<GlobalSecondaryIndexUpdate>{{.delete_index_name = "ByDepot"}};
+    EXPECT_EQ(db_->UpdateTable(del).status().code(), Status::Code::kLimitExceeded);
+  }
+  Reopen();  // stops the backfill at its next step; Open resumes it
+  Put("Telemetry", Reading(4, 50001, "DEP-C"));
+  ASSERT_OK(db_->WaitForBackfills());
+  auto expected = ExpectedEntries();
+  EXPECT_EQ(expected.size(), 2402u);  // 4 of 5 of 3,000, plus the two written during the backfill
+  EXPECT_EQ(IndexEntries(), expected);
+  auto d = db_->DescribeTable({"Telemetry"});
+  ASSERT_OK(d);
+  EXPECT_EQ(d->table.table_status, TableStatus::kActive);
+  EXPECT_EQ((*d->table.global_secondary_indexes)[0].item_count,
+            static_cast<int64_t>(expected.size()));
+}
+
+// DeleteTable during a backfill ends it; a table re-created under the name
+// starts with no index and nothing left over.
+TEST_F(UpdateTableTest, DeleteTableDuringBackfill) {
+  options_.backfill_batch_items = 5;
+  Reopen();
+  for (int i = 0; i < 2000; ++i) Put("Telemetry", Reading(i % 40, i, "DEP-A"));
+  ASSERT_OK(db_->UpdateTable(AddByDepot()));
+  ASSERT_OK(db_->DeleteTable({"Telemetry"}));
+  ASSERT_OK(db_->WaitForBackfills());
+  Create(testing::TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
+  auto d = db_->DescribeTable({"Telemetry"});
+  ASSERT_OK(d);
+  EXPECT_FALSE(d->table.global_secondary_indexes.has_value());
+  EXPECT_EQ(d->table.table_status, TableStatus::kActive);
+  Reopen();
+  ASSERT_OK(db_->WaitForBackfills());
+  EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 0);
 }
 
 }  // namespace

@@ -164,8 +164,21 @@ def test_update_table_and_limits(dynamodb, fleet_table):
         GlobalSecondaryIndexUpdates=[{"Create": {
             "IndexName": "ByFuel", "KeySchema": [{"AttributeName": "fuelBand", "KeyType": "HASH"}],
             "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
-    names = [g["IndexName"] for g in out["TableDescription"]["GlobalSecondaryIndexes"]]
-    assert "ByFuel" in names
+    created = {g["IndexName"]: g for g in out["TableDescription"]["GlobalSecondaryIndexes"]}
+    # Answered at once with the index CREATING and backfilling (the table
+    # UPDATING), as DynamoDB does; a client polls until it is ACTIVE.
+    assert created["ByFuel"]["IndexStatus"] == "CREATING"
+    assert created["ByFuel"]["Backfilling"] is True
+    assert out["TableDescription"]["TableStatus"] == "UPDATING"
+    import time
+    deadline = time.time() + 30
+    while True:
+        table = dynamodb.describe_table(TableName=fleet_table)["Table"]
+        status = {g["IndexName"]: g["IndexStatus"] for g in table["GlobalSecondaryIndexes"]}
+        if status["ByFuel"] == "ACTIVE" and table["TableStatus"] == "ACTIVE":
+            break
+        assert time.time() < deadline
+        time.sleep(0.05)
     dynamodb.update_table(TableName=fleet_table, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "ByFuel"}}])
     names = [g["IndexName"] for g in dynamodb.describe_table(TableName=fleet_table)["Table"]["GlobalSecondaryIndexes"]]
     assert names == ["ByDepot"]

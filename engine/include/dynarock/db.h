@@ -70,14 +70,18 @@ struct Options {
   // UpdateTimeToLive accepts one change per table per this interval, as
   // DynamoDB (which documents up to an hour).
   int64_t ttl_change_cooldown_ms = int64_t{3600} * 1000;
+  // A GSI that UpdateTable adds is filled in the background, this many
+  // items per step (each step's position is saved, so a restart resumes
+  // there). Configurable so tests can catch a backfill midway.
+  size_t backfill_batch_items = 1000;
 };
 
 class Database {
  public:
   // Opens the database in directory `path`, creating it when the directory
   // holds none and options.create_if_missing is set (a new database gets the
-  // format record of format/STORAGE_LAYOUT.md). Finishes any GSI backfill a
-  // crash interrupted before returning.
+  // format record of format/STORAGE_LAYOUT.md). A GSI backfill that a crash
+  // or a close interrupted resumes in the background where it stopped.
   // Errors, each leaving the directory untouched:
   //   InvalidArgument: the directory holds a RocksDB database that is not a
   //     Dynarock database, or holds none and create_if_missing is false;
@@ -86,7 +90,8 @@ class Database {
   //     (including the directory being open in another process).
   static Result<std::unique_ptr<Database>> Open(const std::string& path, const Options& options);
 
-  // Flushes nothing extra (every acknowledged write is already in the WAL)
+  // Stops a running backfill at its next step (the next Open resumes it),
+  // flushes nothing extra (every acknowledged write is already in the WAL)
   // and releases the directory lock.
   ~Database();
   Database(const Database&) = delete;
@@ -106,11 +111,14 @@ class Database {
   // whatever its size (one range deletion, not a scan). Later operations on
   // the name get ResourceNotFoundException.
   Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);
-  // Adds a GSI (backfilled in batches from the table's items before this
-  // returns; readable only when complete) or deletes one (a range deletion),
-  // and changes billing mode or throughput. LimitExceededException for more
-  // than one index change per call or while a backfill runs;
-  // ResourceNotFoundException for an unknown index to delete.
+  // Adds a GSI or deletes one (a range deletion), and changes billing mode
+  // or throughput. A new GSI is returned CREATING with Backfilling true (the
+  // table UPDATING) and filled from the table's items in the background;
+  // the table serves reads and writes meanwhile (writes maintain the new
+  // index), the index itself answers ValidationException until it is ACTIVE
+  // (see WaitForBackfills). LimitExceededException for more than one index
+  // change per call or while a backfill runs; ResourceNotFoundException for
+  // an unknown index to delete.
   Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
   // UpdateTable also enables a stream (a new one, with a new label and ARN)
   // or disables the current one (its records stay readable until
@@ -238,6 +246,11 @@ class Database {
   // the L0 files the load left behind. Item operations may run meanwhile
   // (the wait then covers the work they cause too).
   Status WaitForCompactions();
+
+  // Waits until no GSI backfill is queued or running (every index ACTIVE),
+  // as a DynamoDB client polls DescribeTable. The error of a backfill that
+  // failed (it stays CREATING and is retried at the next Open), else OK.
+  Status WaitForBackfills();
 
   class Impl;
 
