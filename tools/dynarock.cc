@@ -2,6 +2,7 @@
 //
 //   dynarock serve [--host 127.0.0.1] [--port 8000] (--data-dir DIR | --in-memory)
 //                  [--durability sync|relaxed] [--region R] [--auth KEY:SECRET ...]
+//                  [--workers N] [--max-connections N] [--max-buffered-mb N]
 //
 // serve speaks DynamoDB's HTTP JSON protocol, so any AWS SDK or the AWS CLI
 // works against it with --endpoint-url http://127.0.0.1:8000.
@@ -9,6 +10,7 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
@@ -38,9 +40,9 @@ size_t ConnectionBound() {
                                       : static_cast<size_t>(lim.rlim_cur / 2);
 }
 
-int Serve(const std::string& host, uint16_t port, size_t threads, std::string data_dir,
-          bool in_memory, bool sync, size_t max_connections, const std::string& region,
-          const std::map<std::string, std::string>& credentials) {
+int Serve(const std::string& host, uint16_t port, size_t workers, std::string data_dir,
+          bool in_memory, bool sync, size_t max_connections, size_t max_buffered_bytes,
+          const std::string& region, const std::map<std::string, std::string>& credentials) {
   std::filesystem::path temp;
   if (in_memory) {
     // A throw-away database: a private directory removed at exit.
@@ -66,8 +68,9 @@ int Serve(const std::string& host, uint16_t port, size_t threads, std::string da
     }
     dynarock::server::Server server(db->get(), {.host = host,
                                                 .port = port,
-                                                .threads = threads,
+                                                .worker_threads = workers,
                                                 .max_connections = max_connections,
+                                                .max_buffered_bytes = max_buffered_bytes,
                                                 .region = region,
                                                 .credentials = credentials});
     dynarock::Status started = server.Start();
@@ -109,13 +112,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string host = "127.0.0.1", data_dir;
   uint16_t port = 8000;
-  size_t threads = 4;
+  // Engine calls block on fsync and table locks as well as using CPU.
+  size_t workers = std::max<size_t>(8, 4 * std::max(1u, std::thread::hardware_concurrency()));
   bool in_memory = false;
   CLI::App* serve = app.add_subcommand("serve", "serve DynamoDB's HTTP JSON protocol");
   serve->add_option("--host", host, "address to listen on (loopback by default)");
   serve->add_option("--port", port, "port (0: any free port)");
-  serve->add_option("--threads", threads, "threads that serve requests (default 4)")
-      ->check(CLI::Range(1, 256));
+  serve
+      ->add_option("--workers", workers,
+                   "threads that run engine calls, apart from the I/O threads (default: 4 per "
+                   "core, at least 8)")
+      ->check(CLI::Range(1, 1024));
   auto* dir = serve->add_option("--data-dir", data_dir, "database directory");
   auto* mem = serve->add_flag("--in-memory", in_memory, "a throw-away database, removed at exit");
   std::string durability = "sync";
@@ -129,6 +136,12 @@ int main(int argc, char** argv) {
   serve->add_option("--max-connections", max_connections,
                     "past this many connections the longest-idle one is closed (default: from "
                     "the open-file limit, raised to its maximum)");
+  size_t max_buffered_mb = 256;
+  serve
+      ->add_option("--max-buffered-mb", max_buffered_mb,
+                   "memory for request bodies being read or handled; past it, uploads wait "
+                   "(default 256)")
+      ->check(CLI::Range(16, 1 << 20));
   std::string region = "us-east-1";
   serve->add_option("--region", region,
                     "the region in ARNs, the health answer and signed requests' scope "
@@ -177,8 +190,8 @@ int main(int argc, char** argv) {
     }
     const size_t bound = ConnectionBound();
     if (max_connections == 0 || max_connections > bound) max_connections = bound;
-    return Serve(host, port, threads, data_dir, in_memory, durability == "sync" && !in_memory,
-                 max_connections, region, credentials);
+    return Serve(host, port, workers, data_dir, in_memory, durability == "sync" && !in_memory,
+                 max_connections, max_buffered_mb << 20, region, credentials);
   }
   return 2;
 }

@@ -88,9 +88,9 @@ def test_malformed_http_and_oversized_body_then_still_serving(endpoint):
     assert status == 200 and "TableNames" in json.loads(body)
 
 
-def test_threads_option(tmp_path):
-    """--threads 1 still serves several keep-alive connections at once (every
-    session is asynchronous); --threads 0 is refused before anything starts."""
+def test_workers_option(tmp_path):
+    """--workers 1 still serves several keep-alive connections at once (every
+    session is asynchronous); --workers 0 is refused before anything starts."""
     import os
     import signal
     import subprocess
@@ -100,13 +100,13 @@ def test_threads_option(tmp_path):
     from botocore.config import Config
 
     binary = os.environ["DYNAROCK_BIN"]
-    refused = subprocess.run([binary, "serve", "--data-dir", str(tmp_path / "x"), "--threads", "0"],
+    refused = subprocess.run([binary, "serve", "--data-dir", str(tmp_path / "x"), "--workers", "0"],
                              capture_output=True, text=True, timeout=30)
     assert refused.returncode != 0
-    assert "--threads" in refused.stderr
+    assert "--workers" in refused.stderr
     assert not (tmp_path / "x").exists()
 
-    proc = subprocess.Popen([binary, "serve", "--in-memory", "--port", "0", "--threads", "1"],
+    proc = subprocess.Popen([binary, "serve", "--in-memory", "--port", "0", "--workers", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     assert "serving" in line, proc.stderr.read()

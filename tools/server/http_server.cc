@@ -5,9 +5,13 @@
 #include <zlib.h>
 
 #include <boost/asio.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <ctime>
+#include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -15,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tools/server/content_coding.h"
 #include "tools/server/sigv4.h"
 #include "tools/server/wire.h"
 
@@ -42,6 +47,8 @@ struct Server::Impl {
   Database* db;
   ServerOptions options;
   asio::io_context io;
+  // Engine calls run here, never on the I/O threads (Run() sizes it).
+  std::unique_ptr<asio::thread_pool> workers;
   tcp::acceptor acceptor{io};
   std::atomic<bool> stopping{false};
   std::mutex mu;  // guards sessions
@@ -53,12 +60,36 @@ struct Server::Impl {
   asio::steady_timer grace{control};
   std::atomic<size_t> live{0};  // sessions not yet destroyed
 
+  // The memory that request bodies being read or handled may take
+  // (options.max_buffered_bytes): a body is read only once its declared size
+  // is reserved, so many large uploads wait instead of exhausting memory.
+  std::mutex budget_mu;
+  size_t budget_used = 0;  // guarded by budget_mu
+  struct BudgetWaiter {
+    size_t bytes;
+    std::function<void()> grant;
+  };
+  std::list<BudgetWaiter> budget_waiters;  // guarded by budget_mu
+  // Runs `grant` (posted to the io_context) once `bytes` are reserved.
+  void Reserve(size_t bytes, std::function<void()> grant);
+  void Release(size_t bytes);
+
   void Accept();
   // At the connection bound: ends the connection idle the longest (waiting
   // for its next request), so that a new client is served instead of reset.
   // False if every connection is busy. REQUIRES: mu held.
   bool EvictIdlest();
+  // The answer to a whole request (decoding its body first). Runs on a
+  // worker thread for POST, on the I/O thread for anything else.
   wire::WireResponse Respond(const http::request<http::string_body>& req);
+  // Header-only checks before a large body is read: a Content-Encoding we
+  // cannot decode, and (with --auth) a request that cannot be authentic.
+  // `length`: the declared Content-Length, if any; `chunked`: a body of
+  // unknown size follows.
+  std::optional<wire::WireResponse> CheckBeforeBody(const http::request<http::string_body>& req,
+                                                    std::optional<uint64_t> length, bool chunked);
+  std::optional<AuthError> Authenticate(const http::request<http::string_body>& req,
+                                        bool headers_only) const;
 };
 
 namespace {
@@ -75,10 +106,93 @@ std::string_view MediaType(const http::request<http::string_body>& req) {
   return v;
 }
 
+std::string_view HeaderValue(const http::request<http::string_body>& req, http::field f) {
+  auto it = req.find(f);
+  if (it == req.end()) return {};
+  return {it->value().data(), it->value().size()};
+}
+
+// A body larger than this is not read before the header-only
+// authentication checks pass. Smaller ones keep DynamoDB's order (JSON and
+// target errors before authentication errors).
+constexpr size_t kUnauthenticatedBodyBytes = 64 * 1024;
+
+std::string JsonError(std::string_view type, std::string_view message) {
+  // Messages quote request bytes (the date, the scope): written by a JSON
+  // writer, never pasted.
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("__type");
+  w.String(type.data(), static_cast<rapidjson::SizeType>(type.size()));
+  if (!message.empty()) {
+    w.Key("message");
+    w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+  }
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+// A body whose Content-Encoding cannot be undone is a body that cannot be
+// deserialized: SerializationException, as for bad JSON.
+wire::WireResponse BadEncoding(std::string_view message) {
+  return {400, JsonError("com.amazon.coral.service#SerializationException", message)};
+}
+
+// The Date header's IMF-fixdate (RFC 9110 5.6.7), as DynamoDB sends it.
+std::string HttpDate() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[64];
+  size_t n = std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return std::string(buf, n);
+}
+
+// An answer ready to write: typed as the request was, compressed if the
+// client accepts it, with the CRC32 the SDKs check (of the bytes sent).
+struct Prepared {
+  unsigned status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+Prepared Prepare(wire::WireResponse r, std::string_view media, std::string_view accept_encoding,
+                 bool cors) {
+  Prepared p;
+  p.status = static_cast<unsigned>(r.http_status);
+  p.headers = std::move(r.headers);
+  // VALIDATION.md 1b and 7: any request with an Origin may be read by the
+  // page that sent it; the answer is typed as the request was.
+  if (cors) p.headers.emplace_back("Access-Control-Allow-Origin", "*");
+  const char* type = media == "application/x-amz-json-1.0"   ? "application/x-amz-json-1.0"
+                     : media == "application/x-amz-json-1.1" ? "application/x-amz-json-1.1"
+                                                             : "application/json";
+  p.headers.emplace_back("Content-Type", type);
+  p.body = std::move(r.body);
+  if (!p.body.empty()) {
+    if (Coding c = ChooseResponseCoding(accept_encoding); c != Coding::kIdentity) {
+      p.body = Compress(c, p.body);
+      p.headers.emplace_back("Content-Encoding", CodingName(c));
+    }
+  }
+  // The SDKs verify this CRC32 of the body as sent (compressed, if it is).
+  p.headers.emplace_back("x-amz-crc32",
+                         std::to_string(crc32(0L, reinterpret_cast<const Bytef*>(p.body.data()),
+                                              static_cast<uInt>(p.body.size()))));
+  return p;
+}
+
+Prepared Prepare(wire::WireResponse r, const http::request<http::string_body>& req) {
+  return Prepare(std::move(r), MediaType(req), HeaderValue(req, http::field::accept_encoding),
+                 req.find(http::field::origin) != req.end());
+}
+
 }  // namespace
 
-// One connection: read a request, answer it, repeat while keep-alive lasts.
-// Handlers run on the server's fixed pool of threads.
+// One connection: read a request's head, check it, reserve its body's
+// memory, read the body, hand the request to a worker, write the answer,
+// repeat while keep-alive lasts. I/O runs on the session's strand.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, Server::Impl* server) : stream_(std::move(socket)), server_(server) {
@@ -86,6 +200,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
   // The last connection gone ends Stop()'s wait at once.
   ~Session() {
+    ReleaseBudget();
     if (--server_->live == 0 && server_->stopping) {
       Server::Impl* server = server_;
       asio::post(server->control, [server] { server->grace.cancel(); });
@@ -106,9 +221,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void ForceClose() {
     asio::post(stream_.get_executor(), [self = shared_from_this()] { self->Close(); });
   }
-  // Waiting for (or reading) its next request since idle_since_ms(); a
-  // connection whose request the engine runs or whose answer is being
-  // written is not idle.
+  // Waiting for the head of its next request since idle_since_ms(); a
+  // connection whose request is being read, run or answered is not idle.
   bool idle() const { return idle_; }
   int64_t idle_since_ms() const { return idle_since_ms_; }
 
@@ -124,49 +238,127 @@ class Session : public std::enable_shared_from_this<Session> {
     idle_ = true;
     parser_.emplace();
     parser_->body_limit(server_->options.max_body_bytes);
-    parser_->header_limit(64 * 1024);
+    parser_->header_limit(static_cast<uint32_t>(server_->options.max_header_bytes));
+    stream_.expires_after(std::chrono::seconds(server_->options.idle_timeout_seconds));
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+  }
+
+  void OnHeader(beast::error_code ec, size_t) {
+    if (ec == http::error::body_limit) return TooLarge();  // a declared length past 16 MB
+    if (ec == http::error::header_limit) {
+      // A request line and headers past the limit: 400, and the connection
+      // closes (the rest of the request is never read).
+      return WriteAndClose(Prepare({400, ""}, "", "", false), 11);
+    }
+    if (ec) {
+      // Bytes that are not an HTTP request get a 400 before the close;
+      // a closed or timed-out connection gets nothing.
+      if (ec != http::error::end_of_stream && ec != beast::error::timeout &&
+          ec != asio::error::eof && ec != asio::error::operation_aborted && buffer_.size() > 0) {
+        return WriteAndClose(Prepare({400, ""}, "", "", false), 11);
+      }
+      return Close();
+    }
+    idle_ = false;
+    const auto& req = parser_->get();
+    std::optional<uint64_t> declared;
+    if (auto length = parser_->content_length()) declared = *length;
+    if (auto refused = server_->CheckBeforeBody(req, declared, parser_->chunked())) {
+      return WriteAndClose(Prepare(std::move(*refused), req), req.version());
+    }
+    size_t bytes = 0;
+    if (auto length = parser_->content_length()) {
+      bytes = static_cast<size_t>(std::min<uint64_t>(*length, server_->options.max_body_bytes));
+    } else if (parser_->chunked()) {
+      bytes = server_->options.max_body_bytes;  // unknown until read: the most it may be
+    }
+    if (bytes == 0) return ReadBody();
+    server_->Reserve(bytes, [self = shared_from_this(), bytes] {
+      self->reserved_ = bytes;
+      self->ContinueAndReadBody();
+    });
+  }
+
+  void ContinueAndReadBody() {
+    // curl and others wait for "100 Continue" before sending a large body;
+    // it is sent only once the head passed its checks.
+    auto expect = parser_->get().find(http::field::expect);
+    if (expect != parser_->get().end() && beast::iequals(expect->value(), "100-continue")) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      stream_.expires_after(std::chrono::seconds(server_->options.write_timeout_seconds));
+      asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+                        [self = shared_from_this()](beast::error_code ec, size_t) {
+                          if (ec) return self->Close();
+                          self->ReadBody();
+                        });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    // Beast reads at most the buffer's free capacity (at least 512 bytes,
+    // at most 64 KB) per call: room for 64 KB makes a 16 MB body 256 reads
+    // instead of thousands (Write gives the room back).
+    if (reserved_ > 4096) buffer_.reserve(64 << 10);
+    // The body gets its own deadline (its wait for memory did not count).
     stream_.expires_after(std::chrono::seconds(server_->options.idle_timeout_seconds));
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnRead, shared_from_this()));
   }
 
   void OnRead(beast::error_code ec, size_t) {
-    if (ec == http::error::body_limit) {
-      // VALIDATION.md 1a: 413 with an empty body.
-      Write({413, ""}, 413, 11, /*keep_alive=*/false, "application/json");
-      return;
-    }
+    if (ec == http::error::body_limit) return TooLarge();
     if (ec) return Close();  // closed, timed out, or not HTTP: nothing more to answer
-    idle_ = false;
+    // The engine may take its time: idle time only counts between requests.
+    stream_.expires_never();
     const auto& req = parser_->get();
-    stream_
-        .expires_never();  // the engine may take its time; idle time only counts between requests
-    wire::WireResponse r = server_->Respond(req);
-    // VALIDATION.md 1b and 7: any request with an Origin may be read by the
-    // page that sent it; the answer is typed as the request was.
-    if (req.find(http::field::origin) != req.end()) {
-      r.headers.emplace_back("Access-Control-Allow-Origin", "*");
+    if (req.method() != http::verb::post) {
+      // Health checks, CORS preflights, unknown methods: answered here, so
+      // they stay quick however busy the workers are.
+      Prepared p = Prepare(server_->Respond(req), req);
+      ReleaseBudget();
+      return Write(std::move(p), req.version(), req.keep_alive());
     }
-    const std::string_view media = MediaType(req);
-    const char* type = media == "application/x-amz-json-1.0"   ? "application/x-amz-json-1.0"
-                       : media == "application/x-amz-json-1.1" ? "application/x-amz-json-1.1"
-                                                               : "application/json";
-    Write(std::move(r), r.http_status, req.version(), req.keep_alive(), type);
+    // Engine work runs on a worker; the work guard keeps io.run() (and so
+    // Stop's wait) alive until the answer is back on this strand.
+    asio::post(*server_->workers, [self = shared_from_this(),
+                                   guard = asio::make_work_guard(server_->io)]() mutable {
+      auto& request = self->parser_->get();
+      Prepared p = Prepare(self->server_->Respond(request), request);
+      const unsigned version = request.version();
+      const bool keep_alive = request.keep_alive();
+      std::string().swap(request.body());  // the body's memory goes back now
+      self->ReleaseBudget();
+      asio::post(self->stream_.get_executor(),
+                 [self, p = std::move(p), version, keep_alive, guard = std::move(guard)]() mutable {
+                   self->Write(std::move(p), version, keep_alive);
+                 });
+    });
   }
 
-  void Write(wire::WireResponse r, int status, unsigned version, bool keep_alive,
-             const char* content_type) {
-    res_ = {static_cast<http::status>(status), version};
-    res_.set(http::field::content_type, content_type);
-    for (auto& [name, value] : r.headers) res_.set(name, value);
+  // VALIDATION.md 1a: 413 with an empty body, and the connection closes
+  // (the rest of the body is not read).
+  void TooLarge() { WriteAndClose(Prepare({413, ""}, parser_->get()), 11); }
+
+  void WriteAndClose(Prepared p, unsigned version) {
+    idle_ = false;
+    ReleaseBudget();
+    Write(std::move(p), version, /*keep_alive=*/false);
+  }
+
+  void Write(Prepared p, unsigned version, bool keep_alive) {
+    res_ = {static_cast<http::status>(p.status), version};
+    for (auto& [name, value] : p.headers) res_.set(name, value);
+    res_.set(http::field::server, "Server");
+    res_.set(http::field::date, HttpDate());
     res_.set("x-amzn-RequestId", RequestId());
-    // The SDKs verify this CRC32 of the body.
-    res_.set("x-amz-crc32", std::to_string(crc32(0L, reinterpret_cast<const Bytef*>(r.body.data()),
-                                                 static_cast<uInt>(r.body.size()))));
     bool keep = keep_alive && !server_->stopping;
     res_.keep_alive(keep);
-    res_.body() = std::move(r.body);
+    res_.body() = std::move(p.body);
     res_.prepare_payload();
+    if (buffer_.size() == 0) buffer_.shrink_to_fit();  // idle connections stay small
     // A client that does not read its answer loses the connection after the
     // write deadline instead of holding it (and Stop) forever.
     stream_.expires_after(std::chrono::seconds(server_->options.write_timeout_seconds));
@@ -177,6 +369,10 @@ class Session : public std::enable_shared_from_this<Session> {
                       });
   }
 
+  void ReleaseBudget() {
+    if (size_t bytes = reserved_.exchange(0)) server_->Release(bytes);
+  }
+
   void Close() {
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
@@ -185,12 +381,80 @@ class Session : public std::enable_shared_from_this<Session> {
 
   std::atomic<bool> idle_{false};
   std::atomic<int64_t> idle_since_ms_{0};
+  std::atomic<size_t> reserved_{0};  // of the body budget, for the request being read or run
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
   Server::Impl* server_;
 };
+
+void Server::Impl::Reserve(size_t bytes, std::function<void()> grant) {
+  {
+    std::lock_guard lock(budget_mu);
+    if (budget_used + bytes > options.max_buffered_bytes && budget_used > 0) {
+      budget_waiters.push_back({bytes, std::move(grant)});
+      return;
+    }
+    budget_used += bytes;  // (one body larger than the whole budget runs alone)
+  }
+  asio::post(io, std::move(grant));
+}
+
+void Server::Impl::Release(size_t bytes) {
+  std::vector<std::function<void()>> granted;
+  {
+    std::lock_guard lock(budget_mu);
+    budget_used -= bytes;
+    // Every waiter that now fits, oldest first; a large one does not hold
+    // up small ones behind it.
+    for (auto it = budget_waiters.begin(); it != budget_waiters.end();) {
+      if (budget_used + it->bytes <= options.max_buffered_bytes || budget_used == 0) {
+        budget_used += it->bytes;
+        granted.push_back(std::move(it->grant));
+        it = budget_waiters.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& g : granted) asio::post(io, std::move(g));
+}
+
+std::optional<AuthError> Server::Impl::Authenticate(const http::request<http::string_body>& req,
+                                                    bool headers_only) const {
+  SignedRequest sr;
+  sr.method = std::string(req.method_string());
+  std::string target(req.target());
+  size_t q = target.find('?');
+  sr.path = target.substr(0, q);
+  sr.query = q == std::string::npos ? "" : target.substr(q + 1);
+  for (const auto& f : req)
+    sr.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+  sr.body = req.body();  // as sent (compressed, if it is): what was signed
+  VerifyOptions verify;
+  verify.now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+  verify.region = options.region;
+  verify.headers_only = headers_only;
+  return VerifySigV4(sr, options.credentials, verify);
+}
+
+std::optional<wire::WireResponse> Server::Impl::CheckBeforeBody(
+    const http::request<http::string_body>& req, std::optional<uint64_t> length, bool chunked) {
+  if (!SupportedContentEncoding(HeaderValue(req, http::field::content_encoding))) {
+    return BadEncoding("Unsupported Content-Encoding: " +
+                       std::string(HeaderValue(req, http::field::content_encoding)));
+  }
+  if (options.credentials.empty() || req.method() != http::verb::post) return std::nullopt;
+  const bool large = chunked || (length && *length > kUnauthenticatedBodyBytes);
+  if (!large) return std::nullopt;
+  if (auto error = Authenticate(req, /*headers_only=*/true)) {
+    return wire::WireResponse{400, JsonError(error->type, error->message)};
+  }
+  return std::nullopt;
+}
 
 wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>& req) {
   // VALIDATION.md 1b-1d, in order: CORS preflight, GET health, then any
@@ -210,48 +474,40 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
   if (req.method() == http::verb::get) {
     return {200, "healthy: dynamodb." + options.region + ".amazonaws.com "};
   }
+  // The body as the client meant it: decoded, and bounded by the same
+  // 16 MB after decoding (a small gzip body cannot inflate past it).
+  std::string decoded;
+  std::string_view body = req.body();
+  if (std::string_view coding = HeaderValue(req, http::field::content_encoding); !coding.empty()) {
+    switch (DecodeBody(coding, req.body(), options.max_body_bytes, &decoded)) {
+      case DecodeResult::kOk:
+        body = decoded;
+        break;
+      case DecodeResult::kTooLarge:
+        return {413, ""};
+      case DecodeResult::kUnsupported:
+        return BadEncoding("Unsupported Content-Encoding: " + std::string(coding));
+      case DecodeResult::kCorrupt:
+        return BadEncoding("The request body is not valid " + std::string(coding) + " data");
+    }
+  }
   const std::string_view media = MediaType(req);
   if (req.method() != http::verb::post ||
-      (!req.body().empty() && media != "application/json" &&
-       media != "application/x-amz-json-1.0" && media != "application/x-amz-json-1.1")) {
+      (!body.empty() && media != "application/json" && media != "application/x-amz-json-1.0" &&
+       media != "application/x-amz-json-1.1")) {
     return {404, "<UnknownOperationException/>\n"};
   }
   wire::Authenticator authenticate;
   if (!options.credentials.empty()) {
     authenticate = [&]() -> std::optional<wire::WireResponse> {
-      SignedRequest sr;
-      sr.method = std::string(req.method_string());
-      std::string target(req.target());
-      size_t q = target.find('?');
-      sr.path = target.substr(0, q);
-      sr.query = q == std::string::npos ? "" : target.substr(q + 1);
-      for (const auto& f : req)
-        sr.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-      sr.body = req.body();
-      VerifyOptions verify;
-      verify.now_s = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-      verify.region = options.region;
-      if (auto error = VerifySigV4(sr, options.credentials, verify)) {
-        // Messages quote request bytes (the date, the scope): written by a
-        // JSON writer, never pasted.
-        rapidjson::StringBuffer buf;
-        rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-        w.StartObject();
-        w.Key("__type");
-        w.String(error->type.c_str());
-        w.Key("message");
-        w.String(error->message.data(), static_cast<rapidjson::SizeType>(error->message.size()));
-        w.EndObject();
-        return wire::WireResponse{400, std::string(buf.GetString(), buf.GetSize())};
+      if (auto error = Authenticate(req, /*headers_only=*/false)) {
+        return wire::WireResponse{400, JsonError(error->type, error->message)};
       }
       return std::nullopt;
     };
   }
   auto target = req["X-Amz-Target"];
-  return wire::Handle(db, std::string_view(target.data(), target.size()), req.body(),
-                      authenticate);
+  return wire::Handle(db, std::string_view(target.data(), target.size()), body, authenticate);
 }
 
 bool Server::Impl::EvictIdlest() {
@@ -322,13 +578,17 @@ Status Server::Start() {
 uint16_t Server::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 void Server::Run() {
+  // Engine calls run on the workers; a small pool of I/O threads runs every
+  // connection's reads, writes and timers.
+  impl_->workers =
+      std::make_unique<asio::thread_pool>(std::max<size_t>(1, impl_->options.worker_threads));
   impl_->Accept();
-  // A small fixed pool runs every connection's handlers.
   std::vector<std::thread> pool;
-  for (size_t i = 1; i < impl_->options.threads; ++i)
+  for (size_t i = 1; i < impl_->options.io_threads; ++i)
     pool.emplace_back([this] { impl_->io.run(); });
   impl_->io.run();
   for (auto& t : pool) t.join();
+  impl_->workers->join();  // idle by now: every request's guard is gone
 }
 
 void Server::Stop() {

@@ -1,8 +1,13 @@
 // `dynarock serve`: DynamoDB's HTTP JSON protocol on a loopback port.
-// HTTP/1.1 with keep-alive (Boost.Beast, asynchronous), a small fixed pool of
-// threads, a high bound on connections past which the longest-idle one is
-// closed, a 16 MB body cap, read (idle) and write deadlines, and a stop that
-// lets requests in flight finish within a grace period.
+// HTTP/1.1 with keep-alive (Boost.Beast, asynchronous). A few I/O threads
+// read and write every connection; engine calls run on a separate worker
+// pool, so a slow operation never stalls other connections or timers. A
+// request's head is checked (size, Content-Encoding, and with --auth the
+// signature's header-only parts) before its body is read, and bodies are
+// read only within a memory budget. gzip/deflate request bodies (bounded
+// after decoding too) and compressed answers; a high bound on connections
+// past which the longest-idle one is closed; read and write deadlines; a
+// stop that lets requests in flight finish within a grace period.
 #ifndef DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
 #define DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
 
@@ -19,7 +24,10 @@ namespace dynarock::server {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;  // 0: any free port (see Server::port())
-  size_t threads = 4;    // the fixed pool that runs every request
+  size_t io_threads = 2;  // run every connection's reads, writes and timers
+  // Run the engine calls (POST requests). Sized for blocking work (fsync,
+  // table locks) beside CPU work: dynarock serve uses 4 per core, at least 8.
+  size_t worker_threads = 8;
   // Past this many connections, the longest-idle keep-alive connection is
   // closed to make room (a new client is refused only when every one is
   // busy). `dynarock serve` derives it from the file-descriptor limit.
@@ -27,7 +35,13 @@ struct ServerOptions {
   int idle_timeout_seconds = 60;     // to read a whole request, from its first wait
   int write_timeout_seconds = 60;    // to write an answer to a client that does not read
   int shutdown_grace_seconds = 10;   // Stop(): then the connections left are closed
-  size_t max_body_bytes = 16 << 20;  // DynamoDB's request size cap
+  size_t max_body_bytes = 16 << 20;  // DynamoDB's request size cap (also after decoding)
+  // The request line and headers together; past it: 400, connection closed.
+  size_t max_header_bytes = 64 << 10;
+  // The memory all request bodies being read or handled may hold, reserved
+  // by declared length (chunked: max_body_bytes) before a body is read;
+  // past it, uploads wait for memory instead of each pinning 16 MB.
+  size_t max_buffered_bytes = 256 << 20;
   // Named by the GET health answer ("healthy: dynamodb.<region>.amazonaws.com ")
   // and required in the credential scope of signed requests (--auth).
   std::string region = "us-east-1";

@@ -227,6 +227,7 @@ std::optional<AuthError> VerifySigV4(const SignedRequest& r,
     return Error("UnrecognizedClientException",
                  "The security token included in the request is invalid.");
   }
+  if (options.headers_only) return std::nullopt;
   const std::string scope =
       credential[1] + "/" + credential[2] + "/" + credential[3] + "/" + credential[4];
   const std::string expected = SignatureV4(r, secret->second, *amz_date, scope, signed_headers);

@@ -32,6 +32,10 @@ struct VerifyOptions {
   std::string region;  // the credential scope's region
   std::string service = "dynamodb";
   int64_t max_skew_s = 15 * 60;  // X-Amz-Date within this of now, either way
+  // Only what the headers show (everything but the signature itself, which
+  // covers the body): the server runs this before it reads a large body, so
+  // an unauthenticated client cannot make it buffer one.
+  bool headers_only = false;
 };
 
 // Checks the Authorization header against `keys` (access key id -> secret),
@@ -40,7 +44,8 @@ struct VerifyOptions {
 // `x-amz-date` and `x-amz-target` (when sent) are signed, the key, and the
 // signature over the body's own SHA-256 (a payload-hash header that does not
 // match the body cannot make a replayed signature valid). Signatures are
-// compared in constant time. nullopt when the request is authentic.
+// compared in constant time. nullopt when the request is authentic (or,
+// with headers_only, may be).
 std::optional<AuthError> VerifySigV4(const SignedRequest& request,
                                      const std::map<std::string, std::string>& keys,
                                      const VerifyOptions& options);
