@@ -154,7 +154,7 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
       if (done.before) response.attributes = nonempty(expr::Project(*done.before, updated));
       break;
     case ReturnValue::kUpdatedNew:
-      response.attributes = nonempty(expr::Project(*done.after, updated));
+      if (done.after) response.attributes = nonempty(expr::Project(*done.after, updated));
       break;
   }
   return response;

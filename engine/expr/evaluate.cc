@@ -401,10 +401,21 @@ Status ApplyUpdate(const UpdateExpression& u, Item* item) {
       values[i] = std::move(v);  // nullopt: the set became empty
     }
   }
+  // Assignments in path order: DynamoDB appends several list elements set
+  // past the end in the order of their indexes, whatever the order written
+  // (SET a[84] = :1, a[17] = :3 on [x, y] gives [x, y, :3, :1]). Paths
+  // cannot overlap, so no other assignment depends on the order.
+  std::vector<size_t> order(u.actions.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const auto& a = u.actions[x].path.elements;
+    const auto& b = u.actions[y].path.elements;
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+  });
   // Removals of list elements address the original positions: apply them
   // from the highest index down, after everything else.
   std::vector<const Path*> removals;
-  for (size_t i = 0; i < u.actions.size(); ++i) {
+  for (size_t i : order) {
     const UpdateAction& a = u.actions[i];
     switch (a.kind) {
       case UpdateAction::Kind::kSet:

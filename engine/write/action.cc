@@ -1,5 +1,7 @@
 #include "engine/write/action.h"
 
+#include <algorithm>
+
 #include "engine/index.h"
 #include "engine/keys.h"
 #include "engine/validation.h"
@@ -78,7 +80,18 @@ Result<std::optional<Item>> NewItem(const Action& action, const std::optional<It
     case Kind::kUpdate:
       break;
   }
-  // UpdateItem creates the item when it is absent, starting from its key.
+  // UpdateItem creates the item when it is absent, starting from its key,
+  // unless the update only removes (REMOVE, DELETE from a set, legacy
+  // AttributeUpdates DELETE): DynamoDB then creates nothing. An empty
+  // update creates the key alone.
+  if (!before && action.update && !action.update->actions.empty() &&
+      std::all_of(action.update->actions.begin(), action.update->actions.end(),
+                  [](const expr::UpdateAction& u) {
+                    return u.kind == expr::UpdateAction::Kind::kRemove ||
+                           u.kind == expr::UpdateAction::Kind::kDelete;
+                  })) {
+    return std::optional<Item>();
+  }
   Item item = before ? *before : *action.key_map;
   if (action.update) DYNAROCK_RETURN_IF_ERROR(expr::ApplyUpdate(*action.update, &item));
   DYNAROCK_RETURN_IF_ERROR(CheckItemLimits(

@@ -48,8 +48,9 @@ bool Writes(const write::Action& action, const write::Outcome& outcome) {
   if (outcome.skipped) return false;
   switch (action.kind) {
     case write::Kind::kPut:
-    case write::Kind::kUpdate:
       return true;
+    case write::Kind::kUpdate:
+      return outcome.after.has_value();  // a removal from an absent item writes nothing
     case write::Kind::kDelete:
       return outcome.before.has_value();  // deleting nothing writes nothing
     case write::Kind::kConditionCheck:

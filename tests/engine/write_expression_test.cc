@@ -133,6 +133,79 @@ TEST_F(WriteExpressionTest, UpdateItemCreatesAndValidates) {
             Status::Validation("Item size to update has exceeded the maximum allowed size"));
 }
 
+// DynamoDB: an UpdateItem of an absent item creates it for SET and ADD,
+// and with an empty update creates the key alone; an update that only
+// removes (REMOVE, DELETE from a set, legacy AttributeUpdates DELETE)
+// creates nothing, and ALL_NEW / UPDATED_NEW then return no Attributes.
+TEST_F(WriteExpressionTest, UpdateOfAbsentItemThatOnlyRemovesCreatesNothing) {
+  const int64_t count = db_->DescribeTable({"Telemetry"})->table.item_count;
+  struct Case {
+    std::string expr;
+    ExpressionAttributeValues values;
+  } removals[] = {{"REMOVE speedKph", {}},
+                  {"REMOVE speedKph, depotCode", {}},
+                  {"DELETE tags :t", {{":t", AV::SS({"a"})}}},
+                  {"REMOVE speedKph DELETE tags :t", {{":t", AV::SS({"a"})}}}};
+  int n = 0;
+  for (const auto& c : removals) {
+    for (ReturnValue rv : {ReturnValue::kAllNew, ReturnValue::kUpdatedNew, ReturnValue::kAllOld}) {
+      const Item key = Key("VEH#absent" + std::to_string(n++), "TS#1");
+      UpdateItemRequest u{.table_name = "Telemetry", .key = key};
+      u.update_expression = c.expr;
+      if (!c.values.empty()) u.expression_attribute_values = c.values;
+      u.return_values = rv;
+      auto r = db_->UpdateItem(u);
+      ASSERT_OK(r);
+      EXPECT_FALSE(r->attributes.has_value()) << c.expr;
+      EXPECT_FALSE(db_->GetItem({.table_name = "Telemetry", .key = key})->item.has_value()) << c.expr;
+    }
+  }
+  {
+    const Item key = Key("VEH#absent-legacy", "TS#1");
+    UpdateItemRequest u{.table_name = "Telemetry", .key = key};
+    u.attribute_updates = std::map<std::string, AttributeValueUpdate>{
+        {"depotCode", {.action = AttributeAction::kDelete}}};
+    u.return_values = ReturnValue::kAllNew;
+    auto r = db_->UpdateItem(u);
+    ASSERT_OK(r);
+    EXPECT_FALSE(r->attributes.has_value());
+    EXPECT_FALSE(db_->GetItem({.table_name = "Telemetry", .key = key})->item.has_value());
+  }
+  EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, count);
+  // An empty update creates the key alone; SET and ADD create the item.
+  UpdateItemRequest empty{.table_name = "Telemetry", .key = Key("VEH#new", "TS#0")};
+  empty.return_values = ReturnValue::kAllNew;
+  auto created = db_->UpdateItem(empty);
+  ASSERT_OK(created);
+  EXPECT_EQ(created->attributes, Key("VEH#new", "TS#0"));
+  UpdateItemRequest set{.table_name = "Telemetry", .key = Key("VEH#new", "TS#1")};
+  set.update_expression = "SET depotCode = :d REMOVE speedKph";
+  set.expression_attribute_values = ExpressionAttributeValues{{":d", S("DEP-LON-3")}};
+  ASSERT_OK(db_->UpdateItem(set));
+  EXPECT_EQ(Get(Key("VEH#new", "TS#1")).at("depotCode"), S("DEP-LON-3"));
+  EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, count + 2);
+}
+
+// DynamoDB: SET of list elements past the end appends them, in the order
+// of their indexes, not the order written.
+TEST_F(WriteExpressionTest, ListElementsSetPastTheEndAppendInIndexOrder) {
+  const Item key = Key("VEH#list", "TS#1");
+  Item item = key;
+  item["a"] = AV::L({S("x"), S("y")});
+  ASSERT_OK(db_->PutItem({.table_name = "Telemetry", .item = item}));
+  UpdateItemRequest u{.table_name = "Telemetry", .key = key};
+  u.update_expression = "SET a[84] = :1, a[37] = :2, a[17] = :3";
+  u.expression_attribute_values =
+      ExpressionAttributeValues{{":1", S("one")}, {":2", S("two")}, {":3", S("three")}};
+  ASSERT_OK(db_->UpdateItem(u));
+  EXPECT_EQ(Get(key).at("a"), AV::L({S("x"), S("y"), S("three"), S("two"), S("one")}));
+  // In-range elements are replaced in place beside appends.
+  u.update_expression = "SET a[9] = :1, a[0] = :2";
+  u.expression_attribute_values = ExpressionAttributeValues{{":1", S("one")}, {":2", S("two")}};
+  ASSERT_OK(db_->UpdateItem(u));
+  EXPECT_EQ(Get(key).at("a"), AV::L({S("two"), S("y"), S("three"), S("two"), S("one"), S("one")}));
+}
+
 TEST_F(WriteExpressionTest, RequestLevelPlaceholderRules) {
   PutItemRequest put{.table_name = "Telemetry", .item = Reading("VEH#3", "META", 1)};
   put.expression_attribute_values = ExpressionAttributeValues{{":v", N("1")}};
