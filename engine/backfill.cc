@@ -10,6 +10,23 @@
 #include "format/item_size.h"
 
 namespace dynarock {
+namespace {
+
+// DynamoDB's backfill skips items whose new index key it could not store:
+// an empty string or binary, or a value over the key size limits (2,048
+// bytes for a partition key, 1,024 for a sort key). Writes refuse those;
+// items written before the index existed may hold them.
+bool StorableIndexKey(const IndexInfo& index, const Item& item) {
+  auto fits = [&item](const KeyAttribute& a, size_t limit) {
+    const AttributeValue& v = item.at(a.name);
+    if (v.is(AttrType::kS)) return !v.s().empty() && v.s().size() <= limit;
+    if (v.is(AttrType::kB)) return !v.b().empty() && v.b().size() <= limit;
+    return true;  // numbers are bounded by their own rules
+  };
+  return fits(index.partition_key, 2048) && (!index.sort_key || fits(*index.sort_key, 1024));
+}
+
+}  // namespace
 
 void Database::Impl::QueueBackfill(std::string table_name, std::string index_name) {
   {
@@ -103,7 +120,8 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
       DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(key));
       if (!item) continue;  // deleted meanwhile
       auto index_key = IndexKeyFor(info, *index, *item);
-      if (!index_key) continue;  // sparse
+      if (!index_key) continue;  // sparse (or the key attribute has another type)
+      if (!StorableIndexKey(*index, *item)) continue;
       rocksdb::WriteBatch one;
       one.Put(indexes_cf_, index_key->bytes(),
               format::EncodeItem(ProjectForIndex(info, *index, *item)));

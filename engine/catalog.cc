@@ -285,6 +285,10 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
   if (t.sort_key) d.key_schema.push_back({t.sort_key->name, KeyType::kRange});
   d.creation_date_time = static_cast<double>(t.creation_time_ms) / 1000.0;
   d.billing_mode = t.billing_mode;
+  if (t.pay_per_request_since_ms != 0) {
+    d.last_update_to_pay_per_request_date_time =
+        static_cast<double>(t.pay_per_request_since_ms) / 1000.0;
+  }
   d.provisioned_throughput = t.throughput;
   if (t.stream) {
     d.latest_stream_arn = d.table_arn + "/stream/" + t.stream->label;
@@ -416,6 +420,7 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   if (t.ttl_attribute) d.add_ttl_attribute(ttl);
   d.add_ttl_enabled(t.ttl_enabled);
   d.add_ttl_changed_ms(t.ttl_changed_ms);
+  d.add_pay_per_request_since_ms(t.pay_per_request_since_ms);
   d.add_tags(tags_offset);
   if (t.stream) {
     d.add_latest_stream_id(t.stream->id);
@@ -506,6 +511,7 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
   if (d->ttl_attribute()) t.ttl_attribute = d->ttl_attribute()->str();
   t.ttl_enabled = d->ttl_enabled();
   t.ttl_changed_ms = d->ttl_changed_ms();
+  t.pay_per_request_since_ms = d->pay_per_request_since_ms();
   if (d->tags()) {
     for (const auto* tag : *d->tags()) t.tags[tag->key()->str()] = tag->value() ? tag->value()->str() : "";
   }

@@ -55,6 +55,7 @@ struct TableInfo {
   std::optional<std::string> ttl_attribute;  // UpdateTimeToLive
   bool ttl_enabled = false;
   int64_t ttl_changed_ms = 0;                // the last UpdateTimeToLive (its cooldown)
+  int64_t pay_per_request_since_ms = 0;      // the last switch to on-demand; 0: never
   std::map<std::string, std::string> tags;   // TagResource
   // The latest stream, if the table ever had one; `enabled` false after a
   // disable (DescribeTable still reports its ARN and label).

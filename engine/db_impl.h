@@ -106,8 +106,11 @@ class Database::Impl {
   Status TagResource(const TagResourceRequest& request);
   Status UntagResource(const UntagResourceRequest& request);
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
-  // The table named by a table ARN of this database, or ResourceNotFound.
-  Result<std::string> TableNameFromArn(std::string_view arn);
+  // The table a tagging request's ARN names (VALIDATION.md 5.8):
+  // ValidationException for an empty or non-table ARN, AccessDenied (naming
+  // `operation`) for one that is not an ARN, or names no table of this
+  // database.
+  Result<std::string> TableNameFromArn(std::string_view arn, std::string_view operation);
   Result<PutItemResponse> PutItem(const PutItemRequest& request);
   Result<GetItemResponse> GetItem(const GetItemRequest& request);
   Result<DeleteItemResponse> DeleteItem(const DeleteItemRequest& request);
@@ -156,7 +159,8 @@ class Database::Impl {
   Status ReplaceTable(const std::shared_ptr<TableState>& old, TableInfo info,
                       rocksdb::WriteBatch* extra);
   // Tag/UntagResource: applies `change` to the tags of the table `arn` names.
-  Status ChangeTags(std::string_view arn, const std::function<Status(TableInfo*)>& change);
+  Status ChangeTags(std::string_view arn, std::string_view operation,
+                    const std::function<Status(TableInfo*)>& change);
 
   // Item writes to the same key serialize on one of these stripes, chosen by
   // the key's hash. Why stripes and not RocksDB's TransactionDB: every write

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <random>
+#include <set>
 
 #include "engine/db_impl.h"
 #include "engine/model/checks.h"
@@ -110,6 +111,9 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
   for (auto& index : info.indexes) index.space_id = next_id++;
   info.uuid = NewUuid();
   info.creation_time_ms = NowMs();
+  if (info.billing_mode == BillingMode::kPayPerRequest) {
+    info.pay_per_request_since_ms = info.creation_time_ms;
+  }
 
   next_space_id_ = next_id;
 
@@ -198,7 +202,12 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   response.table_description = Describe(table->info, options_.region, options_.account_id);
   FillStatistics(table->info, &response.table_description,
                  [this](uint32_t space) { return ReadTableStats(space); });
+  // DynamoDB's DeleteTable description: no CreationDateTime, KeySchema or
+  // AttributeDefinitions (the rest as DescribeTable).
   response.table_description.table_status = TableStatus::kDeleting;
+  response.table_description.creation_date_time = 0;
+  response.table_description.key_schema.clear();
+  response.table_description.attribute_definitions.clear();
 
   // One batch: the descriptor goes, and a range tombstone covers every item
   // key and statistic of the table, whatever its size. Space ids are never
@@ -229,8 +238,66 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   return response;
 }
 
+namespace {
+
+constexpr int64_t kMaxCapacityUnits = 1'000'000'000'000;  // 10^12
+
+// UpdateTable's checks before the table is looked up (VALIDATION.md 5.3).
+Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
+  const auto& updates = request.global_secondary_index_updates;
+  if (!request.provisioned_throughput && !request.billing_mode && !request.stream_specification &&
+      (!updates || updates->empty())) {
+    return Status::Validation(
+        "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+        "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+  }
+  if (request.billing_mode == BillingMode::kProvisioned && !request.provisioned_throughput) {
+    return InvalidParameter(
+        "ProvisionedThroughput must be specified when BillingMode is PROVISIONED");
+  }
+  if (const auto& pt = request.provisioned_throughput) {
+    if (pt->read_capacity_units > kMaxCapacityUnits) {
+      return Status::Validation("Given value " + std::to_string(pt->read_capacity_units) +
+                                " for ReadCapacityUnits is out of bounds");
+    }
+    if (pt->write_capacity_units > kMaxCapacityUnits) {
+      return Status::Validation("Given value " + std::to_string(pt->write_capacity_units) +
+                                " for WriteCapacityUnits is out of bounds");
+    }
+  }
+  if (updates) {
+    std::set<std::string> names;
+    for (const GlobalSecondaryIndexUpdate& u : *updates) {
+      const int members =
+          u.create.has_value() + u.delete_index_name.has_value() + u.update.has_value();
+      if (members == 0) {
+        return InvalidParameter(
+            "One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
+            "GlobalSecondaryIndexUpdate.Delete must not be null");
+      }
+      if (members > 1) {
+        return InvalidParameter(
+            "Only one of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
+            "GlobalSecondaryIndexUpdate.Delete may be specified");
+      }
+      const std::string& name = u.create   ? u.create->index_name
+                                : u.update ? u.update->index_name
+                                           : *u.delete_index_name;
+      if (!names.insert(name).second) {
+        return InvalidParameter(
+            "Only one global secondary index update per index is allowed simultaneously. Index: " +
+            name);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  DYNAROCK_RETURN_IF_ERROR(CheckUpdateTableRequest(request));
   std::string backfill;
   {
     DYNAROCK_ASSIGN_OR_RETURN(auto locked, LockTableExclusive(request.table_name));
@@ -255,28 +322,97 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
       }
       DYNAROCK_RETURN_IF_ERROR(ApplyStreamChange(*spec, &info, &batch, &stream));
     }
-    if (request.billing_mode) info.billing_mode = *request.billing_mode;
-    if (request.provisioned_throughput) info.throughput = *request.provisioned_throughput;
-    if (info.billing_mode == BillingMode::kPayPerRequest) info.throughput = {};
+    // VALIDATION.md 5.3, after the lookup, in order.
+    const BillingMode new_mode = request.billing_mode.value_or(info.billing_mode);
     const auto& updates = request.global_secondary_index_updates;
-    if (updates && updates->size() > 1) {
+    static const std::vector<GlobalSecondaryIndexUpdate> kNoUpdates;
+    const std::vector<GlobalSecondaryIndexUpdate>& index_updates = updates ? *updates : kNoUpdates;
+    bool index_throughput = false;
+    if (updates) {
+      for (const auto& u : *updates) {
+        index_throughput |=
+            u.update.has_value() || (u.create && u.create->provisioned_throughput.has_value());
+      }
+    }
+    if (new_mode == BillingMode::kPayPerRequest &&
+        (request.provisioned_throughput || index_throughput)) {
+      return InvalidParameter(
+          "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
+          "PAY_PER_REQUEST");
+    }
+    size_t online = 0;  // creates and deletes
+    if (updates) {
+      for (const auto& u : *updates) online += u.create || u.delete_index_name;
+    }
+    bool backfilling = false;
+    for (const auto& existing : info.indexes) backfilling |= existing.backfilling;
+    if ((updates && updates->size() > 5) || online > 1 || (online == 1 && backfilling)) {
       return Status::LimitExceeded(
           "Subscriber limit exceeded: Only 1 online index can be created or deleted "
           "simultaneously per table");
     }
-    if (updates && updates->size() == 1) {
-      const GlobalSecondaryIndexUpdate& u = (*updates)[0];
-      if (u.create.has_value() == u.delete_index_name.has_value()) {
-        return InvalidParameter(
-            "One of Create or Delete must be specified in a GlobalSecondaryIndexUpdate");
-      }
-      for (const auto& existing : info.indexes) {
-        if (existing.backfilling) {
-          return Status::LimitExceeded(
-              "Subscriber limit exceeded: Only 1 online index can be created or deleted "
-              "simultaneously per table");
+    if (info.billing_mode == BillingMode::kPayPerRequest && new_mode == BillingMode::kProvisioned) {
+      // Every remaining GSI needs its own throughput in this request.
+      std::string missing;
+      for (const auto& i : info.indexes) {
+        if (!i.global) continue;
+        bool given = false;
+        bool deleted = false;
+        if (updates) {
+          for (const auto& u : *updates) {
+            given |= u.update && u.update->index_name == i.name;
+            deleted |= u.delete_index_name && *u.delete_index_name == i.name;
+          }
         }
+        if (!given && !deleted) missing += (missing.empty() ? "" : ",") + i.name;
       }
+      if (!missing.empty()) {
+        return InvalidParameter("ProvisionedThroughput must be specified for index: " + missing);
+      }
+    }
+    if (info.billing_mode == BillingMode::kProvisioned && new_mode == BillingMode::kProvisioned &&
+        request.provisioned_throughput && !request.stream_specification &&
+        (!updates || updates->empty()) &&
+        request.provisioned_throughput->read_capacity_units ==
+            info.throughput.read_capacity_units &&
+        request.provisioned_throughput->write_capacity_units ==
+            info.throughput.write_capacity_units) {
+      const std::string r = std::to_string(info.throughput.read_capacity_units);
+      const std::string w = std::to_string(info.throughput.write_capacity_units);
+      return Status::Validation(
+          "The provisioned throughput for the table will not change. The requested value equals "
+          "the current value. Current ReadCapacityUnits provisioned for the table: " +
+          r + ". Requested ReadCapacityUnits: " + r +
+          ". Current WriteCapacityUnits provisioned for the table: " + w +
+          ". Requested WriteCapacityUnits: " + w +
+          ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to request "
+          "higher limits.");
+    }
+    if (request.billing_mode) {
+      if (*request.billing_mode == BillingMode::kPayPerRequest &&
+          info.billing_mode != BillingMode::kPayPerRequest) {
+        info.pay_per_request_since_ms = NowMs();
+      }
+      info.billing_mode = *request.billing_mode;
+    }
+    if (request.provisioned_throughput) info.throughput = *request.provisioned_throughput;
+    if (info.billing_mode == BillingMode::kPayPerRequest) {
+      info.throughput = {};
+      for (auto& i : info.indexes) i.throughput = {};
+    }
+    for (const GlobalSecondaryIndexUpdate& u : index_updates) {
+      if (!u.update) continue;
+      auto pos = std::find_if(info.indexes.begin(), info.indexes.end(), [&](const IndexInfo& i) {
+        return i.global && i.name == u.update->index_name;
+      });
+      if (pos == info.indexes.end()) {
+        return Status::ResourceNotFound(
+            "Requested resource not found: Index: " + u.update->index_name + " not found");
+      }
+      pos->throughput = u.update->provisioned_throughput;
+    }
+    for (const GlobalSecondaryIndexUpdate& u : index_updates) {
+      if (u.update) continue;
       if (u.create) {
         DYNAROCK_ASSIGN_OR_RETURN(
             NewGlobalIndex added,
@@ -358,20 +494,72 @@ Result<DescribeTimeToLiveResponse> Database::Impl::DescribeTimeToLive(
   return r;
 }
 
-Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn) {
-  const std::string prefix =
-      "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/";
-  if (arn.substr(0, prefix.size()) != prefix ||
-      arn.find('/', prefix.size()) != std::string_view::npos) {
-    return Status::ResourceNotFound(
-        "Requested resource not found: ResourceArn: " + std::string(arn) + " not found");
+namespace {
+
+// Whether `arn` matches ^.+:.+:.+:.+:.+:.+/.+$ (six non-empty parts, the
+// last holding a '/' with text on both sides). Checked by scanning, not by
+// a backtracking regex over up to 1,283 bytes of client input.
+bool LooksLikeArn(std::string_view arn) {
+  if (arn.find_first_of("\r\n") != std::string_view::npos) return false;
+  size_t from = 1;  // the earliest colon that leaves a non-empty part before it
+  for (int colon = 0; colon < 5; ++colon) {
+    size_t c = arn.find(':', from);
+    if (c == std::string_view::npos) return false;
+    from = c + 2;
   }
-  return std::string(arn.substr(prefix.size()));
+  const size_t slash = arn.find('/', from);
+  return slash != std::string_view::npos && slash + 1 < arn.size();
 }
 
-Status Database::Impl::ChangeTags(std::string_view arn,
+// arn:aws:dynamodb:<region>:<digits>:table/<name of 3 or more, no '/'>
+bool IsTableArn(std::string_view arn) {
+  constexpr std::string_view kPrefix = "arn:aws:dynamodb:";
+  if (arn.substr(0, kPrefix.size()) != kPrefix) return false;
+  std::string_view rest = arn.substr(kPrefix.size());
+  const size_t region_end = rest.find(':');
+  if (region_end == std::string_view::npos || region_end == 0) return false;
+  rest.remove_prefix(region_end + 1);
+  const size_t account_end = rest.find(':');
+  if (account_end == std::string_view::npos || account_end == 0) return false;
+  for (char c : rest.substr(0, account_end)) {
+    if (c < '0' || c > '9') return false;
+  }
+  rest.remove_prefix(account_end + 1);
+  constexpr std::string_view kTable = "table/";
+  if (rest.substr(0, kTable.size()) != kTable) return false;
+  rest.remove_prefix(kTable.size());
+  return rest.size() >= 3 && rest.find('/') == std::string_view::npos;
+}
+
+}  // namespace
+
+Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn,
+                                                     std::string_view operation) {
+  // VALIDATION.md 5.8, in order. DynamoDB answers a well-formed ARN of a
+  // table that does not exist (here: or of another region or account) as it
+  // answers an unparseable one: the caller may not act on that resource.
+  const Status denied = Status::AccessDenied(
+      "User: arn:aws:iam::" + options_.account_id +
+      ":root is not authorized to perform: dynamodb:" + std::string(operation) +
+      " on resource: " + (arn.empty() ? "*" : std::string(arn)));
+  if (arn.empty()) return Status::Validation("Invalid TableArn");
+  if (!LooksLikeArn(arn)) return denied;
+  if (!IsTableArn(arn)) {
+    return Status::Validation("Invalid TableArn: Invalid ResourceArn provided as input " +
+                              std::string(arn));
+  }
+  const std::string prefix =
+      "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/";
+  if (arn.substr(0, prefix.size()) != prefix) return denied;
+  std::string name(arn.substr(prefix.size()));
+  std::shared_lock lock(catalog_mu_);
+  if (!tables_.count(name)) return denied;
+  return name;
+}
+
+Status Database::Impl::ChangeTags(std::string_view arn, std::string_view operation,
                                   const std::function<Status(TableInfo*)>& change) {
-  DYNAROCK_ASSIGN_OR_RETURN(std::string name, TableNameFromArn(arn));
+  DYNAROCK_ASSIGN_OR_RETURN(std::string name, TableNameFromArn(arn, operation));
   auto locked = LockTableExclusive(name);
   if (!locked.ok()) return Status::ResourceNotFound();
   TableInfo info = locked->state->info;
@@ -382,7 +570,7 @@ Status Database::Impl::ChangeTags(std::string_view arn,
 
 Status Database::Impl::TagResource(const TagResourceRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  return ChangeTags(request.resource_arn, [&](TableInfo* info) {
+  return ChangeTags(request.resource_arn, "TagResource", [&](TableInfo* info) {
     for (const auto& [k, v] : request.tags) info->tags[k] = v;
     if (info->tags.size() > 50) {
       return Status::LimitExceeded("The number of tags exceeds the limit of 50");
@@ -393,7 +581,7 @@ Status Database::Impl::TagResource(const TagResourceRequest& request) {
 
 Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  return ChangeTags(request.resource_arn, [&](TableInfo* info) {
+  return ChangeTags(request.resource_arn, "UntagResource", [&](TableInfo* info) {
     for (const auto& k : request.tag_keys) info->tags.erase(k);
     return Status::OK();
   });
@@ -402,7 +590,8 @@ Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
 Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
     const ListTagsOfResourceRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DYNAROCK_ASSIGN_OR_RETURN(auto name, TableNameFromArn(request.resource_arn));
+  DYNAROCK_ASSIGN_OR_RETURN(auto name,
+                            TableNameFromArn(request.resource_arn, "ListTagsOfResource"));
   DYNAROCK_ASSIGN_OR_RETURN(auto table, FindTable(name, false));
   return ListTagsOfResourceResponse{table->info.tags};
 }

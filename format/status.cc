@@ -22,6 +22,8 @@ std::string_view Status::ErrorName() const {
       return "ExpiredIteratorException";
     case Code::kTrimmedDataAccess:
       return "TrimmedDataAccessException";
+    case Code::kAccessDenied:
+      return "AccessDeniedException";
     case Code::kInternal:
     case Code::kCorruption:
     case Code::kIOError:

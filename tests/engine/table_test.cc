@@ -46,9 +46,52 @@ TEST_F(TableTest, CreateDescribeListDeleteAndReopen) {
 
   auto deleted = db_->DeleteTable({"Accounts"});
   ASSERT_OK(deleted);
-  EXPECT_EQ(deleted->table_description.table_status, TableStatus::kDeleting);
+  // DynamoDB: DELETING with TableId, TableArn and the billing summary, no
+  // CreationDateTime, KeySchema or AttributeDefinitions, zero throughput
+  // for an on-demand table.
+  const TableDescription& gone = deleted->table_description;
+  EXPECT_EQ(gone.table_status, TableStatus::kDeleting);
+  EXPECT_EQ(gone.table_id.size(), 36u);
+  EXPECT_EQ(gone.table_arn, "arn:aws:dynamodb:local:000000000000:table/Accounts");
+  EXPECT_EQ(gone.creation_date_time, 0);
+  EXPECT_TRUE(gone.key_schema.empty());
+  EXPECT_TRUE(gone.attribute_definitions.empty());
+  EXPECT_EQ(gone.billing_mode, BillingMode::kPayPerRequest);
+  EXPECT_TRUE(gone.last_update_to_pay_per_request_date_time.has_value());
+  EXPECT_EQ(gone.provisioned_throughput.read_capacity_units, 0);
+  EXPECT_EQ(gone.provisioned_throughput.write_capacity_units, 0);
   Reopen();
   EXPECT_EQ(db_->ListTables({})->table_names, std::vector<std::string>{"Telemetry"});
+}
+
+// DynamoDB: an on-demand table's BillingModeSummary carries
+// LastUpdateToPayPerRequestDateTime, equal to CreationDateTime when it was
+// created on-demand, and the time of the switch after an UpdateTable; a
+// table that was always provisioned has none.
+TEST_F(TableTest, LastUpdateToPayPerRequestDateTime) {
+  int64_t now_ms = 1'800'000'000'000;
+  options_.clock_ms = [&now_ms] { return now_ms; };
+  Reopen();
+  Create(TableRequest("OnDemand", "k", T::kS));
+  auto d = db_->DescribeTable({"OnDemand"})->table;
+  ASSERT_TRUE(d.last_update_to_pay_per_request_date_time.has_value());
+  EXPECT_EQ(*d.last_update_to_pay_per_request_date_time, d.creation_date_time);
+
+  CreateTableRequest provisioned = TableRequest("Provisioned", "k", T::kS);
+  provisioned.billing_mode = BillingMode::kProvisioned;
+  provisioned.provisioned_throughput = ProvisionedThroughput{5, 5};
+  Create(provisioned);
+  EXPECT_FALSE(db_->DescribeTable({"Provisioned"})->table.last_update_to_pay_per_request_date_time);
+  now_ms += 60'000;
+  UpdateTableRequest u{.table_name = "Provisioned"};
+  u.billing_mode = BillingMode::kPayPerRequest;
+  ASSERT_OK(db_->UpdateTable(u));
+  Reopen();  // kept in the descriptor
+  d = db_->DescribeTable({"Provisioned"})->table;
+  EXPECT_EQ(d.billing_mode, BillingMode::kPayPerRequest);
+  ASSERT_TRUE(d.last_update_to_pay_per_request_date_time.has_value());
+  EXPECT_EQ(*d.last_update_to_pay_per_request_date_time, 1'800'000'060.0);
+  EXPECT_EQ(d.provisioned_throughput.read_capacity_units, 0);
 }
 
 TEST_F(TableTest, ListTablesPagination) {
@@ -226,7 +269,28 @@ TEST_F(TableTest, TimeToLiveAndTagsPersistWithTheTable) {
             Status::Validation("TimeToLive is already enabled"));
   ASSERT_OK(db_->TagResource({arn, {{"team", "fleet"}, {"env", "dev"}}}));
   ASSERT_OK(db_->UntagResource({arn, {"env"}}));
-  EXPECT_EQ(db_->TagResource({arn + "x", {{"a", "b"}}}).code(), Status::Code::kResourceNotFound);
+  // VALIDATION.md 5.8, and DynamoDB's answer for a well-formed ARN of a
+  // table that does not exist: AccessDeniedException, not ResourceNotFound.
+  auto denied = [](const std::string& op, const std::string& a) {
+    return Status::AccessDenied(
+        "User: arn:aws:iam::000000000000:root is not authorized to "
+        "perform: dynamodb:" +
+        op + " on resource: " + a);
+  };
+  EXPECT_EQ(db_->TagResource({arn + "x", {{"a", "b"}}}), denied("TagResource", arn + "x"));
+  EXPECT_EQ(db_->ListTagsOfResource({arn + "x"}).status(), denied("ListTagsOfResource", arn + "x"));
+  EXPECT_EQ(db_->UntagResource({"not-an-arn", {"a"}}), denied("UntagResource", "not-an-arn"));
+  const std::string other_region = "arn:aws:dynamodb:eu-west-9:000000000000:table/Telemetry";
+  EXPECT_EQ(db_->TagResource({other_region, {{"a", "b"}}}), denied("TagResource", other_region));
+  for (const std::string& bad :
+       {arn + "/index/ByDepot", std::string("arn:aws:dynamodb:local:000000000000:table/ab"),
+        std::string("arn:aws:dynamodb:local:12x:table/Telemetry"),
+        std::string("arn:aws:s3:local:000000000000:bucket/Telemetry")}) {
+    EXPECT_EQ(db_->TagResource({bad, {{"a", "b"}}}),
+              Status::Validation("Invalid TableArn: Invalid ResourceArn provided as input " + bad))
+        << bad;
+  }
+  EXPECT_EQ(db_->ListTagsOfResource({""}).status().code(), Status::Code::kValidation);
   Reopen();
   auto ttl = db_->DescribeTimeToLive({"Telemetry"});
   ASSERT_OK(ttl);

@@ -134,7 +134,14 @@ TEST_F(UpdateTableTest, DeleteGsiAndErrors) {
             Status::Validation("One or more parameter values were invalid: Duplicate index name: ByDepot"));
   UpdateTableRequest two = AddByDepot();
   two.global_secondary_index_updates->push_back({.delete_index_name = "ByDepot"});
-  EXPECT_EQ(db_->UpdateTable(two).status().code(), Status::Code::kLimitExceeded);
+  EXPECT_EQ(db_->UpdateTable(two).status(),
+            Status::Validation("One or more parameter values were invalid: Only one global "
+                               "secondary index update per index is allowed simultaneously. "
+                               "Index: ByDepot"));
+  UpdateTableRequest create_and_delete = AddByDepot();
+  (*create_and_delete.global_secondary_index_updates)[0].create->index_name = "ByDepot2";
+  create_and_delete.global_secondary_index_updates->push_back({.delete_index_name = "ByDepot"});
+  EXPECT_EQ(db_->UpdateTable(create_and_delete).status().code(), Status::Code::kLimitExceeded);
 
   UpdateTableRequest del{.table_name = "Telemetry"};
   del.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{{.delete_index_name = "ByDepot"}};
@@ -149,7 +156,110 @@ TEST_F(UpdateTableTest, DeleteGsiAndErrors) {
   ASSERT_OK(db_->UpdateTable(AddByDepot()));
   ASSERT_OK(db_->WaitForBackfills());
   EXPECT_EQ(IndexEntries().size(), 9u);
-  EXPECT_EQ(db_->UpdateTable({.table_name = "Nope"}).status().code(), Status::Code::kResourceNotFound);
+  EXPECT_EQ(db_->UpdateTable({.table_name = "Nope", .billing_mode = BillingMode::kPayPerRequest})
+                .status()
+                .code(),
+            Status::Code::kResourceNotFound);
+}
+
+// UpdateTable's checks, in DynamoDB's order and words (VALIDATION.md 5.3).
+TEST_F(UpdateTableTest, ValidationAsDynamoDB) {
+  auto invalid = [](const std::string& m) {
+    return Status::Validation("One or more parameter values were invalid: " + m);
+  };
+  EXPECT_EQ(db_->UpdateTable({.table_name = "Telemetry"}).status(),
+            Status::Validation("At least one of ProvisionedThroughput, BillingMode, "
+                               "UpdateStreamEnabled, GlobalSecondaryIndexUpdates or "
+                               "SSESpecification or ReplicaUpdates is required"));
+  // Checked before the table is looked up.
+  EXPECT_EQ(
+      db_->UpdateTable({.table_name = "Nope", .billing_mode = BillingMode::kProvisioned}).status(),
+      invalid("ProvisionedThroughput must be specified when BillingMode is PROVISIONED"));
+  UpdateTableRequest huge{.table_name = "Nope",
+                          .provisioned_throughput = ProvisionedThroughput{1'000'000'000'001, 1}};
+  EXPECT_EQ(db_->UpdateTable(huge).status(),
+            Status::Validation("Given value 1000000000001 for ReadCapacityUnits is out of bounds"));
+  UpdateTableRequest empty_update{.table_name = "Nope"};
+  empty_update.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{{}};
+  EXPECT_EQ(db_->UpdateTable(empty_update).status(),
+            invalid("One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
+                    "GlobalSecondaryIndexUpdate.Delete must not be null"));
+  EXPECT_EQ(db_->UpdateTable({.table_name = "Nope", .billing_mode = BillingMode::kPayPerRequest})
+                .status()
+                .code(),
+            Status::Code::kResourceNotFound);
+  // Throughput on an on-demand table.
+  UpdateTableRequest pt{.table_name = "Telemetry",
+                        .provisioned_throughput = ProvisionedThroughput{5, 5}};
+  EXPECT_EQ(db_->UpdateTable(pt).status(),
+            invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+                    "BillingMode is PAY_PER_REQUEST"));
+  // To PROVISIONED, every GSI needs its own throughput.
+  ASSERT_OK(db_->UpdateTable(AddByDepot()));
+  ASSERT_OK(db_->WaitForBackfills());
+  UpdateTableRequest to_provisioned{.table_name = "Telemetry",
+                                    .billing_mode = BillingMode::kProvisioned,
+                                    .provisioned_throughput = ProvisionedThroughput{5, 5}};
+  EXPECT_EQ(db_->UpdateTable(to_provisioned).status(),
+            invalid("ProvisionedThroughput must be specified for index: ByDepot"));
+  to_provisioned.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{
+      {.update = UpdateGlobalSecondaryIndexAction{"ByDepot", {3, 4}}}};
+  auto switched = db_->UpdateTable(to_provisioned);
+  ASSERT_OK(switched);
+  EXPECT_EQ(switched->table_description.billing_mode, BillingMode::kProvisioned);
+  EXPECT_EQ((*switched->table_description.global_secondary_indexes)[0]
+                .provisioned_throughput.write_capacity_units,
+            4);
+  // The same throughput again changes nothing: an error.
+  UpdateTableRequest same{.table_name = "Telemetry",
+                          .provisioned_throughput = ProvisionedThroughput{5, 5}};
+  EXPECT_EQ(db_->UpdateTable(same).status(),
+            Status::Validation(
+                "The provisioned throughput for the table will not change. The requested value "
+                "equals the current value. Current ReadCapacityUnits provisioned for the table: "
+                "5. Requested ReadCapacityUnits: 5. Current WriteCapacityUnits provisioned for the "
+                "table: 5. Requested WriteCapacityUnits: 5. Refer to the Amazon DynamoDB Developer "
+                "Guide for current limits and how to request higher limits."));
+  same.provisioned_throughput = ProvisionedThroughput{6, 5};
+  ASSERT_OK(db_->UpdateTable(same));
+  UpdateTableRequest unknown{.table_name = "Telemetry"};
+  unknown.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{
+      {.update = UpdateGlobalSecondaryIndexAction{"NoSuch", {1, 1}}}};
+  EXPECT_EQ(db_->UpdateTable(unknown).status(),
+            Status::ResourceNotFound("Requested resource not found: Index: NoSuch not found"));
+  Reopen();
+  auto d = db_->DescribeTable({"Telemetry"});
+  ASSERT_OK(d);
+  EXPECT_EQ(d->table.provisioned_throughput.read_capacity_units, 6);
+  EXPECT_EQ((*d->table.global_secondary_indexes)[0].provisioned_throughput.read_capacity_units, 3);
+}
+
+// Items written before the index existed whose new index key DynamoDB
+// could not store (an empty string, a value over the key size limit, or
+// another type) are skipped by the backfill, which still completes.
+TEST_F(UpdateTableTest, BackfillSkipsUnstorableIndexKeys) {
+  Put("Telemetry", Reading(1, 1, "DEP-A"));
+  Put("Telemetry", Reading(1, 2, ""));  // no depotCode: sparse
+  Item empty = Reading(1, 3, "");
+  empty["depotCode"] = S("");
+  Put("Telemetry", empty);
+  Item long_key = Reading(1, 4, "");
+  long_key["depotCode"] = S(std::string(2049, 'd'));
+  Put("Telemetry", long_key);
+  Item number = Reading(1, 5, "");
+  number["depotCode"] = N("7");
+  Put("Telemetry", number);
+  Item at_limit = Reading(1, 6, "");
+  at_limit["depotCode"] = S(std::string(2048, 'e'));
+  Put("Telemetry", at_limit);
+  ASSERT_OK(db_->UpdateTable(AddByDepot()));
+  ASSERT_OK(db_->WaitForBackfills());
+  auto d = db_->DescribeTable({"Telemetry"});
+  ASSERT_OK(d);
+  EXPECT_EQ((*d->table.global_secondary_indexes)[0].index_status, IndexStatus::kActive);
+  auto entries = IndexEntries();
+  EXPECT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries.count("DEP-A|VEH#1|TS#10001"), 1u);
 }
 
 // While the backfill runs, the table serves reads and writes, the new

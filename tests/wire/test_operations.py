@@ -151,9 +151,18 @@ def test_ttl_tags_and_endpoints(dynamodb, fleet_table):
     dynamodb.tag_resource(ResourceArn=arn, Tags=[{"Key": "team", "Value": "fleet"}, {"Key": "env", "Value": "dev"}])
     dynamodb.untag_resource(ResourceArn=arn, TagKeys=["env"])
     assert dynamodb.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "fleet"}]
+    # DynamoDB: a well-formed ARN of a table that does not exist is
+    # AccessDeniedException (coral namespace, "Message"), not ResourceNotFound;
+    # a malformed table ARN is a ValidationException.
     with pytest.raises(ClientError) as e:
         dynamodb.list_tags_of_resource(ResourceArn=arn + "-nope")
-    assert error(e)[0] == "ResourceNotFoundException"
+    assert error(e) == ("AccessDeniedException",
+                        "User: arn:aws:iam::000000000000:root is not authorized to perform: "
+                        "dynamodb:ListTagsOfResource on resource: " + arn + "-nope")
+    with pytest.raises(ClientError) as e:
+        dynamodb.tag_resource(ResourceArn=arn + "/index/ByDepot", Tags=[{"Key": "a", "Value": "b"}])
+    assert error(e) == ("ValidationException",
+                        "Invalid TableArn: Invalid ResourceArn provided as input " + arn + "/index/ByDepot")
     assert dynamodb.describe_endpoints()["Endpoints"][0]["CachePeriodInMinutes"] == 1440
 
 
@@ -209,3 +218,35 @@ def test_concurrent_clients(endpoint, fleet_table):
                            aws_access_key_id="local", aws_secret_access_key="local").scan(
         TableName=fleet_table, Select="COUNT")
     assert scanned["Count"] == 200
+
+
+def test_billing_summary_and_delete_table_description(dynamodb):
+    # DynamoDB: an on-demand table's BillingModeSummary has
+    # LastUpdateToPayPerRequestDateTime = CreationDateTime; a provisioned
+    # one has no BillingModeSummary; DeleteTable's description is DELETING
+    # with TableId, TableArn, the summary and zero throughput, and has no
+    # CreationDateTime, KeySchema or AttributeDefinitions.
+    name = "Billing-" + uuid.uuid4().hex[:8]
+    created = dynamodb.create_table(
+        TableName=name, KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST")["TableDescription"]
+    summary = dynamodb.describe_table(TableName=name)["Table"]["BillingModeSummary"]
+    assert summary["BillingMode"] == "PAY_PER_REQUEST"
+    assert summary["LastUpdateToPayPerRequestDateTime"] == created["CreationDateTime"]
+    provisioned = "Prov-" + uuid.uuid4().hex[:8]
+    dynamodb.create_table(
+        TableName=provisioned, KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+        ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+    assert "BillingModeSummary" not in dynamodb.describe_table(TableName=provisioned)["Table"]
+    dynamodb.delete_table(TableName=provisioned)
+
+    gone = dynamodb.delete_table(TableName=name)["TableDescription"]
+    assert gone["TableStatus"] == "DELETING"
+    assert gone["TableId"] == created["TableId"] and gone["TableArn"] == created["TableArn"]
+    assert gone["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] == created["CreationDateTime"]
+    assert gone["ProvisionedThroughput"]["ReadCapacityUnits"] == 0
+    assert gone["ProvisionedThroughput"]["WriteCapacityUnits"] == 0
+    for absent in ("CreationDateTime", "KeySchema", "AttributeDefinitions"):
+        assert absent not in gone, absent

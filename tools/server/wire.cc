@@ -98,25 +98,33 @@ const char* TableStatusName(TableStatus s) {
 void WriteTable(Writer& w, const TableDescription& d) {
   using streams_wire::StreamViewTypeName;
   w.StartObject();
-  Key(w, "AttributeDefinitions");
-  w.StartArray();
-  for (const auto& a : d.attribute_definitions) {
-    w.StartObject();
-    Key(w, "AttributeName");
-    Str(w, a.attribute_name);
-    Key(w, "AttributeType");
-    Str(w, std::string(AttrTypeName(format::ToAttrType(a.attribute_type))));
-    w.EndObject();
+  // DeleteTable's description has no attribute definitions, key schema or
+  // creation time (the engine leaves them empty).
+  if (!d.attribute_definitions.empty()) {
+    Key(w, "AttributeDefinitions");
+    w.StartArray();
+    for (const auto& a : d.attribute_definitions) {
+      w.StartObject();
+      Key(w, "AttributeName");
+      Str(w, a.attribute_name);
+      Key(w, "AttributeType");
+      Str(w, std::string(AttrTypeName(format::ToAttrType(a.attribute_type))));
+      w.EndObject();
+    }
+    w.EndArray();
   }
-  w.EndArray();
   Key(w, "TableName");
   Str(w, d.table_name);
-  Key(w, "KeySchema");
-  WriteKeySchema(w, d.key_schema);
+  if (!d.key_schema.empty()) {
+    Key(w, "KeySchema");
+    WriteKeySchema(w, d.key_schema);
+  }
   Key(w, "TableStatus");
   w.String(TableStatusName(d.table_status));
-  Key(w, "CreationDateTime");
-  w.Double(d.creation_date_time);
+  if (d.creation_date_time != 0) {
+    Key(w, "CreationDateTime");
+    w.Double(d.creation_date_time);
+  }
   Key(w, "ProvisionedThroughput");
   WriteThroughput(w, d.provisioned_throughput);
   Key(w, "TableSizeBytes");
@@ -127,11 +135,18 @@ void WriteTable(Writer& w, const TableDescription& d) {
   Str(w, d.table_arn);
   Key(w, "TableId");
   Str(w, d.table_id);
-  Key(w, "BillingModeSummary");
-  w.StartObject();
-  Key(w, "BillingMode");
-  w.String(d.billing_mode == BillingMode::kPayPerRequest ? "PAY_PER_REQUEST" : "PROVISIONED");
-  w.EndObject();
+  // Absent for a table that was always provisioned, as DynamoDB.
+  if (d.billing_mode == BillingMode::kPayPerRequest || d.last_update_to_pay_per_request_date_time) {
+    Key(w, "BillingModeSummary");
+    w.StartObject();
+    Key(w, "BillingMode");
+    w.String(d.billing_mode == BillingMode::kPayPerRequest ? "PAY_PER_REQUEST" : "PROVISIONED");
+    if (d.last_update_to_pay_per_request_date_time) {
+      Key(w, "LastUpdateToPayPerRequestDateTime");
+      w.Double(*d.last_update_to_pay_per_request_date_time);
+    }
+    w.EndObject();
+  }
   if (d.local_secondary_indexes) {
     Key(w, "LocalSecondaryIndexes");
     w.StartArray();
@@ -639,6 +654,7 @@ std::string ErrorNamespace(const Status& s) {
     case Status::Code::kValidation:
       return "com.amazon.coral.validate#";
     case Status::Code::kSerialization:
+    case Status::Code::kAccessDenied:
       return "com.amazon.coral.service#";
     default:
       return "com.amazonaws.dynamodb.v20120810#";

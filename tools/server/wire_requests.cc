@@ -382,6 +382,11 @@ Result<UpdateTableRequest> ToRequest(p::UpdateTableInput&& in) {
             ProjectionOf(u.create->projection), Throughput(u.create->provisioned_throughput)};
       }
       if (u.delete_) x.delete_index_name = Take(u.delete_->index_name);
+      if (u.update) {
+        x.update = UpdateGlobalSecondaryIndexAction{
+            Take(u.update->index_name),
+            Throughput(u.update->provisioned_throughput).value_or(ProvisionedThroughput{})};
+      }
       r.global_secondary_index_updates->push_back(std::move(x));
     }
   }

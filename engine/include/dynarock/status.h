@@ -48,6 +48,7 @@ class [[nodiscard]] Status {
     kNotSupported,           // e.g. a database written by a newer Dynarock
     kExpiredIterator,        // ExpiredIteratorException (Streams)
     kTrimmedDataAccess,      // TrimmedDataAccessException (Streams)
+    kAccessDenied,           // AccessDeniedException (e.g. tags of a table that does not exist)
   };
 
   Status() = default;  // OK
@@ -89,6 +90,7 @@ class [[nodiscard]] Status {
       std::string msg = "The provided iterator exceeds the maximum age allowed.") {
     return {Code::kExpiredIterator, std::move(msg)};
   }
+  static Status AccessDenied(std::string msg) { return {Code::kAccessDenied, std::move(msg)}; }
   static Status TrimmedDataAccess(
       std::string msg = "The data you are trying to access has been trimmed.") {
     return {Code::kTrimmedDataAccess, std::move(msg)};

@@ -121,6 +121,9 @@ struct TableDescription {
   std::vector<KeySchemaElement> key_schema{};  // HASH first, then RANGE if any
   double creation_date_time = 0;             // seconds since the epoch
   BillingMode billing_mode = BillingMode::kProvisioned;
+  // BillingModeSummary.LastUpdateToPayPerRequestDateTime: when the table
+  // last became on-demand (its creation, if created so); absent if never.
+  std::optional<double> last_update_to_pay_per_request_date_time{};
   ProvisionedThroughput provisioned_throughput{};  // zeros for PAY_PER_REQUEST
   // Exact, from the engine's statistics (DynamoDB refreshes them every ~6 h).
   int64_t item_count = 0;
@@ -154,18 +157,26 @@ struct ListTablesResponse {
   std::optional<std::string> last_evaluated_table_name{};
 };
 
-// UpdateTable: billing and throughput changes, and adding or deleting one GSI
-// per call. A new GSI is backfilled from the table's items before UpdateTable
-// returns; while it fills it is CREATING and cannot be read.
+// UpdateTable: billing and throughput changes (the table's and its GSIs'),
+// and adding or deleting one GSI per call. A new GSI is backfilled from the
+// table's items in the background; while it fills it is CREATING and
+// cannot be read.
 struct CreateGlobalSecondaryIndexAction {
   std::string index_name{};
   std::vector<KeySchemaElement> key_schema{};
   Projection projection{};
   std::optional<ProvisionedThroughput> provisioned_throughput{};
 };
+// A GSI's own provisioned throughput (provisioned tables only).
+struct UpdateGlobalSecondaryIndexAction {
+  std::string index_name{};
+  ProvisionedThroughput provisioned_throughput{};
+};
+// Exactly one member set.
 struct GlobalSecondaryIndexUpdate {
   std::optional<CreateGlobalSecondaryIndexAction> create{};
   std::optional<std::string> delete_index_name{};
+  std::optional<UpdateGlobalSecondaryIndexAction> update{};
 };
 struct UpdateTableRequest {
   std::string table_name{};
