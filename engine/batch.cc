@@ -56,8 +56,10 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
     }
     DYNAROCK_ASSIGN_OR_RETURN(auto projection, rx.Projection(ka.projection_expression));
     read.projection = std::move(projection);
-    if (ka.attributes_to_get)
-      read.projection = ProjectionFromAttributesToGet(*ka.attributes_to_get);
+    if (ka.attributes_to_get) {
+      DYNAROCK_ASSIGN_OR_RETURN(read.projection,
+                                ProjectionFromAttributesToGet(*ka.attributes_to_get));
+    }
     DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   }
 

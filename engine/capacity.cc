@@ -10,6 +10,13 @@ double ReadUnits(int64_t bytes, bool strongly_consistent, bool transactional) {
   return transactional ? units * 2 : units;
 }
 
+double ScanReadUnits(int64_t bytes, bool strongly_consistent, uint32_t total_segments) {
+  const uint32_t segments = std::max<uint32_t>(1, total_segments);
+  const double partitions = std::max<double>(1, std::ceil(double{kScanPartitions} / segments));
+  double units = std::max(partitions, std::ceil(static_cast<double>(bytes) / 4096.0));
+  return strongly_consistent ? units : units / 2;
+}
+
 double WriteUnits(int64_t bytes, bool transactional) {
   double units = std::max<double>(1, std::ceil(static_cast<double>(bytes) / 1024.0));
   return transactional ? units * 2 : units;

@@ -15,6 +15,13 @@ namespace dynarock {
 // Units for reading `bytes` (rounded up to 4 KB, at least one unit): eventual
 // reads cost half, transactional reads twice.
 double ReadUnits(int64_t bytes, bool strongly_consistent, bool transactional = false);
+// Units for one Scan page that read `bytes`: as a Query's, but at least one
+// unit (half if eventual) for each partition the page touches. DynamoDB
+// charges a Scan of a table holding one tiny item 4 units consistent, 2
+// eventual: a table's Scan touches its kScanPartitions partitions, a
+// segment of a parallel Scan its share of them (at least one).
+inline constexpr int kScanPartitions = 4;
+double ScanReadUnits(int64_t bytes, bool strongly_consistent, uint32_t total_segments);
 // Units for writing `bytes` (rounded up to 1 KB, at least one unit);
 // transactional writes cost twice.
 double WriteUnits(int64_t bytes, bool transactional = false);

@@ -87,7 +87,8 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
   DYNAROCK_ASSIGN_OR_RETURN(auto projection, rx.Projection(request.projection_expression));
   if (request.attributes_to_get) {
-    projection = ProjectionFromAttributesToGet(*request.attributes_to_get);
+    DYNAROCK_ASSIGN_OR_RETURN(projection,
+                              ProjectionFromAttributesToGet(*request.attributes_to_get));
   }
   DYNAROCK_RETURN_IF_ERROR(rx.Finish());
   // Only now the table (VALIDATION.md 0: checks without it come first).

@@ -131,7 +131,7 @@ Result<ReadExpressions> CompileRead(
     out.filter = std::move(f);
   }
   if (attributes_to_get) {
-    out.projection = ProjectionFromAttributesToGet(*attributes_to_get);
+    DYNAROCK_ASSIGN_OR_RETURN(out.projection, ProjectionFromAttributesToGet(*attributes_to_get));
     out.projection_param = "AttributesToGet";
   } else {
     DYNAROCK_ASSIGN_OR_RETURN(auto p, rx->Projection(projection));
@@ -561,7 +561,9 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &bytes));
   // Scan: every item evaluated, whatever the filter, rounded up once.
   CapacityMeter meter(r.return_consumed_capacity);
-  meter.Read(table.name, target.index, ReadUnits(static_cast<int64_t>(bytes), r.consistent_read));
+  meter.Read(table.name, target.index,
+             ScanReadUnits(static_cast<int64_t>(bytes), r.consistent_read,
+                           r.total_segments ? static_cast<uint32_t>(*r.total_segments) : 1));
   page.consumed_capacity = meter.For(table.name);
   return page;
 }

@@ -1,6 +1,8 @@
 #include "engine/request_expr.h"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 #include "engine/validation.h"
 
@@ -64,9 +66,57 @@ const char* OperatorName(ComparisonOperator op) {
   return "?";
 }
 
-// One legacy comparison on attribute `name`.
+bool LegacyLess(const AttributeValue& a, const AttributeValue& b) {
+  if (a.is(AttrType::kN)) return a.n() < b.n();
+  return (a.is(AttrType::kS) ? a.s() : a.b()) < (b.is(AttrType::kS) ? b.s() : b.b());
+}
+
+// The types a legacy filter operator takes (VALIDATION.md 5.1): EQ and NE
+// any scalar key type or set, BEGINS_WITH strings and binaries, the rest
+// S, N or B.
+bool LegacyTypeAllowed(ComparisonOperator op, AttrType t) {
+  const bool scalar = t == AttrType::kS || t == AttrType::kN || t == AttrType::kB;
+  switch (op) {
+    case ComparisonOperator::kEq:
+    case ComparisonOperator::kNe:
+      return scalar || t == AttrType::kSS || t == AttrType::kNS || t == AttrType::kBS;
+    case ComparisonOperator::kBeginsWith:
+      return t == AttrType::kS || t == AttrType::kB;
+    default:
+      return scalar;
+  }
+}
+
+// The checks after the arity: the values themselves, one type, the
+// operator's types (`filter`: filters and key conditions), BETWEEN's bounds.
+Status CheckLegacyValues(ComparisonOperator op, const std::vector<AttributeValue>& values,
+                         bool filter) {
+  for (const auto& v : values) DYNAROCK_RETURN_IF_ERROR(v.Validate());
+  for (const auto& v : values) {
+    if (v.type() != values[0].type()) {
+      return InvalidParameter("AttributeValues inside AttributeValueList must be of same type");
+    }
+  }
+  if (filter && !values.empty() && !LegacyTypeAllowed(op, values[0].type())) {
+    return InvalidParameter(std::string("ComparisonOperator ") + OperatorName(op) +
+                            " is not valid for " + std::string(AttrTypeName(values[0].type())) +
+                            " AttributeValue type");
+  }
+  if (op == ComparisonOperator::kBetween && values.size() == 2 &&
+      LegacyTypeAllowed(op, values[0].type()) && LegacyLess(values[1], values[0])) {
+    return Status::Validation(
+        "The BETWEEN condition was provided a range where the lower bound is greater than the "
+        "upper bound");
+  }
+  return Status::OK();
+}
+
+// One legacy comparison on attribute `name`, checked as DynamoDB checks
+// it, in its words (the legacy operator's name, not the expression
+// function's): value, arity, same type, then (filters and key conditions
+// only: `filter`) the operator's types, then BETWEEN's bounds.
 Result<Condition> LegacyComparison(const std::string& name, ComparisonOperator op,
-                                   const std::vector<AttributeValue>& values) {
+                                   const std::vector<AttributeValue>& values, bool filter) {
   size_t arity;
   switch (op) {
     case ComparisonOperator::kNull:
@@ -79,7 +129,7 @@ Result<Condition> LegacyComparison(const std::string& name, ComparisonOperator o
     return InvalidParameter(std::string("Invalid number of argument(s) for the ") +
                             OperatorName(op) + " ComparisonOperator");
   }
-  for (const auto& v : values) DYNAROCK_RETURN_IF_ERROR(v.Validate());
+  DYNAROCK_RETURN_IF_ERROR(CheckLegacyValues(op, values, filter));
   Condition c;
   auto compare = [&](expr::Comparator cmp) {
     c.kind = Condition::Kind::kCompare;
@@ -290,13 +340,13 @@ Result<std::optional<expr::Condition>> ConditionFromExpected(
         return InvalidParameter("Value and ComparisonOperator cannot be used together for Attribute: " + name);
       }
       DYNAROCK_ASSIGN_OR_RETURN(
-          auto c, LegacyComparison(name, *e.comparison_operator, e.attribute_value_list));
+          auto c, LegacyComparison(name, *e.comparison_operator, e.attribute_value_list, false));
       parts.push_back(std::move(c));
     } else if (e.exists == false) {
       if (e.value) {
         return InvalidParameter("Value cannot be used when Exists is false for Attribute: " + name);
       }
-      auto c = LegacyComparison(name, ComparisonOperator::kNull, {});
+      auto c = LegacyComparison(name, ComparisonOperator::kNull, {}, false);
       parts.push_back(std::move(c).value());
     } else {
       if (!e.value) {
@@ -304,7 +354,7 @@ Result<std::optional<expr::Condition>> ConditionFromExpected(
                                 std::string(e.exists ? "true" : "null") + " for Attribute: " + name);
       }
       DYNAROCK_ASSIGN_OR_RETURN(auto c,
-                                LegacyComparison(name, ComparisonOperator::kEq, {*e.value}));
+                                LegacyComparison(name, ComparisonOperator::kEq, {*e.value}, false));
       parts.push_back(std::move(c));
     }
   }
@@ -317,7 +367,7 @@ Result<std::optional<expr::Condition>> ConditionFromFilter(
   std::vector<Condition> parts;
   for (const auto& [name, c] : filter) {
     DYNAROCK_ASSIGN_OR_RETURN(
-        auto part, LegacyComparison(name, c.comparison_operator, c.attribute_value_list));
+        auto part, LegacyComparison(name, c.comparison_operator, c.attribute_value_list, true));
     parts.push_back(std::move(part));
   }
   if (parts.empty()) return std::optional<Condition>();
@@ -336,6 +386,8 @@ Result<std::vector<KeyTerm>> KeyTermsFromLegacy(
       return InvalidParameter(std::string("Invalid number of argument(s) for the ") +
                               OperatorName(c.comparison_operator) + " ComparisonOperator");
     }
+    DYNAROCK_RETURN_IF_ERROR(
+        CheckLegacyValues(c.comparison_operator, c.attribute_value_list, /*filter=*/true));
     KeyTerm t{name, std::nullopt, c.attribute_value_list};
     switch (c.comparison_operator) {
       case ComparisonOperator::kEq: t.op = SortKeyOperator::kEq; break;
@@ -441,12 +493,18 @@ Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
   return u;
 }
 
-std::vector<expr::Path> ProjectionFromAttributesToGet(const std::vector<std::string>& names) {
+Result<std::vector<expr::Path>> ProjectionFromAttributesToGet(
+    const std::vector<std::string>& names) {
   std::vector<Path> out;
+  std::set<std::string_view> seen;
   for (const auto& n : names) {
+    if (n.empty() || n.size() > 65535) {
+      return InvalidParameter("An attribute name must be between 1 and 65535 bytes long");
+    }
+    if (!seen.insert(n).second) return InvalidParameter("Duplicate value in attribute name: " + n);
     Path p;
     p.elements.emplace_back(n);
-    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+    out.push_back(std::move(p));
   }
   return out;
 }

@@ -91,7 +91,10 @@ Result<std::vector<KeyTerm>> KeyTermsFromLegacy(
     const std::map<std::string, LegacyCondition>& conditions);
 Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
     const std::map<std::string, AttributeValueUpdate>& updates);
-std::vector<expr::Path> ProjectionFromAttributesToGet(const std::vector<std::string>& names);
+// AttributesToGet as a projection. ValidationException for a duplicate name
+// (VALIDATION.md 5.1) or a name outside 1..65535 bytes.
+Result<std::vector<expr::Path>> ProjectionFromAttributesToGet(
+    const std::vector<std::string>& names);
 
 // KeyConditionExpression, parsed and resolved: checks what the expression
 // language allows in a key condition (operators, operands, no nested paths)

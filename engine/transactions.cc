@@ -96,6 +96,14 @@ CancellationReason CancellationReasonOf(const Status& failure) {
   }
 }
 
+// TransactionCanceledException with one reason per action.
+Status Cancelled(const std::vector<Status>& failures) {
+  auto detail = std::make_shared<TransactionCanceledDetail>();
+  for (const auto& f : failures) detail->reasons.push_back(CancellationReasonOf(f));
+  std::string message = CancellationMessage(detail->reasons);
+  return Status::TransactionCanceled(std::move(message)).WithPayload(std::move(detail));
+}
+
 // One TransactWriteItem as a write::Action (exactly one of its four members).
 Result<write::Action> PlanTransactAction(const TransactWriteItem& t,
                                          const Database::Impl::TableHandles& handles) {
@@ -213,8 +221,28 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
   std::vector<write::Action> actions;
   std::set<std::string> seen;
   size_t bytes = 0;
-  for (const TransactWriteItem& t : request.transact_items) {
-    DYNAROCK_ASSIGN_OR_RETURN(write::Action action, PlanTransactAction(t, handles));
+  // An action whose key or item fails validation (a key attribute missing
+  // or of the wrong type) cancels the transaction, as DynamoDB reports it:
+  // ValidationError for that action, None for the others. Errors of the
+  // request as a whole (expressions, duplicates, size) come first.
+  std::vector<Status> item_errors(request.transact_items.size());
+  bool item_error = false;
+  for (size_t i = 0; i < request.transact_items.size(); ++i) {
+    const TransactWriteItem& t = request.transact_items[i];
+    auto planned = PlanTransactAction(t, handles);
+    if (!planned.ok()) {
+      if (planned.status().code() != Status::Code::kValidation ||
+          t.condition_check.has_value() + t.put.has_value() + t.delete_item.has_value() +
+                  t.update.has_value() !=
+              1) {
+        return planned.status();
+      }
+      item_errors[i] = planned.status();
+      item_error = true;
+      actions.emplace_back();  // a placeholder: nothing runs
+      continue;
+    }
+    write::Action action = std::move(planned).value();
     if (!seen.insert(action.key.bytes()).second) {
       return Status::Validation(
           "Transaction request cannot include multiple operations on one item");
@@ -227,6 +255,7 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
     return Status::Validation(
         "Transaction request size has exceeded the maximum allowed size of 4 MB");
   }
+  if (item_error) return Cancelled(item_errors);
 
   CapacityMeter meter(request.return_consumed_capacity);
   DYNAROCK_ASSIGN_OR_RETURN(
@@ -234,10 +263,9 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
   bool cancelled = false;
   for (const auto& o : outcomes) cancelled |= !o.failure.ok();
   if (cancelled) {
-    auto detail = std::make_shared<TransactionCanceledDetail>();
-    for (const auto& o : outcomes) detail->reasons.push_back(CancellationReasonOf(o.failure));
-    std::string message = CancellationMessage(detail->reasons);
-    return Status::TransactionCanceled(std::move(message)).WithPayload(std::move(detail));
+    std::vector<Status> failures;
+    for (const auto& o : outcomes) failures.push_back(o.failure);
+    return Cancelled(failures);
   }
   TransactWriteItemsResponse response;
   for (size_t i = 0; i < actions.size(); ++i) {
@@ -267,10 +295,29 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
   DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));
   std::vector<format::EncodedKey> keys;
   std::vector<std::optional<std::vector<expr::Path>>> projections;
-  for (const auto& g : request.transact_items) {
+  // As for writes: a key that fails validation cancels the transaction
+  // (ValidationError for it, None for the others); two reads of one item
+  // are a ValidationException.
+  std::vector<Status> key_errors(n);
+  bool key_error = false;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& g = request.transact_items[i];
     const TableInfo& info = handles.at(g.table_name)->info();
-    DYNAROCK_ASSIGN_OR_RETURN(PrimaryKey key, KeyMapPrimaryKey(info, g.key));
-    keys.push_back(key.Encode(info.space_id));
+    auto key = KeyMapPrimaryKey(info, g.key);
+    if (key.ok()) {
+      keys.push_back(key->Encode(info.space_id));
+      if (!seen.insert(keys.back().bytes()).second) {
+        return Status::Validation(
+            "Transaction request cannot include multiple operations on one item");
+      }
+    } else if (key.status().code() == Status::Code::kValidation) {
+      key_errors[i] = key.status();
+      key_error = true;
+      keys.emplace_back();
+    } else {
+      return key.status();
+    }
     RequestExpressions rx(g.expression_attribute_names, std::nullopt);
     rx.Expression("ProjectionExpression", g.projection_expression.has_value());
     DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
@@ -278,6 +325,7 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
     DYNAROCK_RETURN_IF_ERROR(rx.Finish());
     projections.push_back(std::move(projection));
   }
+  if (key_error) return Cancelled(key_errors);
   // One snapshot: every read sees the same committed state.
   rocksdb::ManagedSnapshot snapshot(db_.get());
   TransactGetItemsResponse response;

@@ -333,6 +333,29 @@ TEST_F(QueryTest, ScanPaginationAndSegments) {
   }
 }
 
+// FACTS.md 7: an ExclusiveStartKey must match the key schema exactly, on
+// Query and Scan: a missing, extra or wrongly typed key attribute is
+// "The provided starting key is invalid: The provided key element does not
+// match the schema".
+TEST_F(QueryTest, ExclusiveStartKeyMustMatchTheSchema) {
+  const Status bad = Status::Validation(
+      "The provided starting key is invalid: The provided key element does not match the schema");
+  const Item keys[] = {
+      {{"vehicleId", S("VEH#A")}},                                            // missing
+      {{"vehicleId", S("VEH#A")}, {"recordedAt", S("TS#1")}, {"x", N("1")}},  // extra
+      {{"vehicleId", S("VEH#A")}, {"recordedAt", N("1")}},                    // wrong type
+      {{"vehicleId", S("VEH#A")}, {"other", S("TS#1")}},                      // another name
+  };
+  for (const Item& esk : keys) {
+    auto q = Q("Telemetry", "vehicleId", S("VEH#A"));
+    q.exclusive_start_key = esk;
+    EXPECT_EQ(db_->Query(q).status(), bad) << DebugString(esk);
+    ScanRequest s{.table_name = "Telemetry"};
+    s.exclusive_start_key = esk;
+    EXPECT_EQ(db_->Scan(s).status(), bad) << DebugString(esk);
+  }
+}
+
 TEST_F(QueryTest, ScanErrors) {
   struct Case {
     ScanRequest s;

@@ -236,6 +236,49 @@ TEST_F(TransactionTest, AllOrNothingWithReasonsInOrder) {
       Status::Validation("Transaction request cannot include multiple operations on one item"));
 }
 
+// DynamoDB: an action whose key fails validation (a key attribute of the
+// wrong type, or missing) cancels the transaction with ValidationError for
+// that action and None for the others, not a plain ValidationException;
+// TransactGetItems likewise, and two reads of one item are a
+// ValidationException.
+TEST_F(TransactionTest, ItemValidationFailuresAreCancellations) {
+  TransactPut wrong_type{.table_name = "Accounts", .item = {{"id", N("7")}, {"balance", N("1")}}};
+  TransactDelete missing_key{.table_name = "Accounts", .key = {{"balance", N("1")}}};
+  const std::pair<TransactWriteItem, std::string> bads[] = {
+      {{.put = wrong_type},
+       "One or more parameter values were invalid: Type mismatch for key id expected: S actual: N"},
+      {{.delete_item = missing_key}, "The provided key element does not match the schema"}};
+  for (const auto& [bad, message] : bads) {
+    TransactWriteItemsRequest t;
+    t.transact_items = {Debit(0, 10), bad, Credit(1, 10)};
+    auto r = db_->TransactWriteItems(t);
+    EXPECT_EQ(r.status(), Status::TransactionCanceled(
+                              "Transaction cancelled, please refer cancellation reasons for "
+                              "specific reasons [None, ValidationError, None]"));
+    const auto* detail = r.status().payload<TransactionCanceledDetail>();
+    ASSERT_NE(detail, nullptr);
+    ASSERT_EQ(detail->reasons.size(), 3u);
+    EXPECT_EQ(detail->reasons[1].code, "ValidationError");
+    EXPECT_EQ(detail->reasons[1].message, message);
+    EXPECT_EQ(detail->reasons[0].code, "None");
+  }
+  EXPECT_EQ(Total(), kAccounts * 1000);  // nothing ran
+
+  TransactGetItemsRequest g;
+  g.transact_items.push_back({"Accounts", {{"id", S(Id(0))}}});
+  g.transact_items.push_back({"Accounts", {{"id", N("3")}}});
+  auto gr = db_->TransactGetItems(g);
+  EXPECT_EQ(gr.status(), Status::TransactionCanceled(
+                             "Transaction cancelled, please refer cancellation reasons for "
+                             "specific reasons [None, ValidationError]"));
+  TransactGetItemsRequest twice;
+  twice.transact_items.push_back({"Accounts", {{"id", S(Id(0))}}});
+  twice.transact_items.push_back({"Accounts", {{"id", S(Id(0))}}});
+  EXPECT_EQ(
+      db_->TransactGetItems(twice).status(),
+      Status::Validation("Transaction request cannot include multiple operations on one item"));
+}
+
 TEST_F(TransactionTest, ValidationErrors) {
   struct Case {
     std::string name;

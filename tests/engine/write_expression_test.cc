@@ -206,6 +206,23 @@ TEST_F(WriteExpressionTest, ListElementsSetPastTheEndAppendInIndexOrder) {
   EXPECT_EQ(Get(key).at("a"), AV::L({S("two"), S("y"), S("three"), S("two"), S("one"), S("one")}));
 }
 
+// VALIDATION.md 5.1: AttributesToGet with a name twice is a
+// ValidationException; names are 1..65535 bytes, as in items.
+TEST_F(WriteExpressionTest, AttributesToGetDuplicatesAndNameLength) {
+  GetItemRequest g{.table_name = "Telemetry", .key = Key("VEH#1", "META")};
+  g.attributes_to_get = std::vector<std::string>{"speedKph", "depotCode", "speedKph"};
+  EXPECT_EQ(db_->GetItem(g).status(),
+            Status::Validation("One or more parameter values were invalid: Duplicate value in "
+                               "attribute name: speedKph"));
+  ScanRequest s{.table_name = "Telemetry"};
+  s.attributes_to_get = std::vector<std::string>{"a", std::string(65536, 'n')};
+  EXPECT_EQ(db_->Scan(s).status(),
+            Status::Validation("One or more parameter values were invalid: An attribute name must "
+                               "be between 1 and 65535 bytes long"));
+  s.attributes_to_get = std::vector<std::string>{std::string(65535, 'n')};
+  EXPECT_OK(db_->Scan(s));
+}
+
 TEST_F(WriteExpressionTest, RequestLevelPlaceholderRules) {
   PutItemRequest put{.table_name = "Telemetry", .item = Reading("VEH#3", "META", 1)};
   put.expression_attribute_values = ExpressionAttributeValues{{":v", N("1")}};
@@ -267,6 +284,68 @@ TEST_F(WriteExpressionTest, LegacyParameters) {
   ASSERT_OK(r);
   EXPECT_EQ(r->count, 3);
   EXPECT_EQ(r->scanned_count, 5);
+}
+
+// VALIDATION.md 5.1: legacy conditions are checked in their own words,
+// naming the legacy operator: value, arity, one type, the operator's types
+// (filters and key conditions), BETWEEN's bounds.
+TEST_F(WriteExpressionTest, LegacyConditionErrorsNameTheLegacyOperator) {
+  using CO = ComparisonOperator;
+  struct Case {
+    CO op;
+    std::vector<AttributeValue> values;
+    std::string message;
+  } cases[] = {
+      {CO::kBeginsWith,
+       {N("1")},
+       "One or more parameter values were invalid: ComparisonOperator BEGINS_WITH is not valid for "
+       "N AttributeValue type"},
+      {CO::kLt,
+       {AV::SS({"a"})},
+       "One or more parameter values were invalid: ComparisonOperator LT is not valid for SS "
+       "AttributeValue type"},
+      {CO::kContains,
+       {AV::Bool(true)},
+       "One or more parameter values were invalid: ComparisonOperator CONTAINS is not valid for "
+       "BOOL AttributeValue type"},
+      {CO::kBetween,
+       {N("1"), S("2")},
+       "One or more parameter values were invalid: AttributeValues inside AttributeValueList must "
+       "be of same type"},
+      {CO::kIn,
+       {S("a"), N("2")},
+       "One or more parameter values were invalid: AttributeValues inside AttributeValueList must "
+       "be of same type"},
+      {CO::kBetween,
+       {N("9"), N("2")},
+       "The BETWEEN condition was provided a range where the lower bound is greater than the upper "
+       "bound"},
+      {CO::kBetween,
+       {N("1")},
+       "One or more parameter values were invalid: Invalid number of argument(s) for the BETWEEN "
+       "ComparisonOperator"},
+  };
+  for (const auto& c : cases) {
+    ScanRequest s{.table_name = "Telemetry"};
+    s.scan_filter = std::map<std::string, LegacyCondition>{{"speedKph", {c.op, c.values}}};
+    EXPECT_EQ(db_->Scan(s).status(), Status::Validation(c.message)) << c.message;
+  }
+  // Key conditions: the same checks.
+  QueryRequest q{.table_name = "Telemetry"};
+  q.key_conditions = std::map<std::string, LegacyCondition>{
+      {"vehicleId", {CO::kEq, {S("VEH#1")}}},
+      {"recordedAt", {CO::kBetween, {S("TS#9"), S("TS#1")}}}};
+  EXPECT_EQ(db_->Query(q).status(),
+            Status::Validation("The BETWEEN condition was provided a range where the lower bound "
+                               "is greater than the upper bound"));
+  // Expected has no per-operator type rule, but one type and the bounds.
+  PutItemRequest put{.table_name = "Telemetry", .item = Reading("VEH#1", "META", 50)};
+  put.expected = std::map<std::string, ExpectedAttributeValue>{
+      {"speedKph",
+       {.comparison_operator = CO::kBetween, .attribute_value_list = {N("9"), N("2")}}}};
+  EXPECT_EQ(db_->PutItem(put).status(),
+            Status::Validation("The BETWEEN condition was provided a range where the lower bound "
+                               "is greater than the upper bound"));
 }
 
 TEST_F(WriteExpressionTest, QueryWithExpressionsAndScanFilter) {
