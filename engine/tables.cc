@@ -101,6 +101,13 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
   DYNAROCK_ASSIGN_OR_RETURN(auto validated, ValidateCreateTable(request));
   TableInfo info = std::move(validated);
+  if (request.tags) {
+    // TagResource's limit, for the tags a table is created with.
+    if (request.tags->size() > 50) {
+      return Status::LimitExceeded("The number of tags exceeds the limit of 50");
+    }
+    info.tags = *request.tags;
+  }
 
   std::unique_lock lock(catalog_mu_);
   if (tables_.count(info.name)) {

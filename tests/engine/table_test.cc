@@ -94,6 +94,23 @@ TEST_F(TableTest, LastUpdateToPayPerRequestDateTime) {
   EXPECT_EQ(d.provisioned_throughput.read_capacity_units, 0);
 }
 
+// CreateTable's Tags tag the table (they were dropped); more than 50 is
+// TagResource's LimitExceededException.
+TEST_F(TableTest, CreateTableWithTags) {
+  CreateTableRequest r = TableRequest("Tagged", "k", T::kS);
+  r.tags = std::map<std::string, std::string>{{"team", "fleet"}, {"env", "dev"}};
+  Create(r);
+  const std::string arn = db_->DescribeTable({"Tagged"})->table.table_arn;
+  Reopen();
+  EXPECT_EQ(db_->ListTagsOfResource({arn})->tags, *r.tags);
+  CreateTableRequest many = TableRequest("Many", "k", T::kS);
+  many.tags.emplace();
+  for (int i = 0; i < 51; ++i) (*many.tags)["k" + std::to_string(i)] = "v";
+  EXPECT_EQ(db_->CreateTable(many).status(),
+            Status::LimitExceeded("The number of tags exceeds the limit of 50"));
+  EXPECT_EQ(db_->DescribeTable({"Many"}).status().code(), Status::Code::kResourceNotFound);
+}
+
 TEST_F(TableTest, ListTablesPagination) {
   for (const char* name : {"aaa", "bbb", "ccc", "ddd", "eee"}) Create(TableRequest(name, "k", T::kS));
   std::vector<std::string> seen;

@@ -250,3 +250,26 @@ def test_billing_summary_and_delete_table_description(dynamodb):
     assert gone["ProvisionedThroughput"]["WriteCapacityUnits"] == 0
     for absent in ("CreationDateTime", "KeySchema", "AttributeDefinitions"):
         assert absent not in gone, absent
+
+
+def test_create_table_tags_and_unsupported_parameters_refused(dynamodb):
+    # CreateTable's Tags are kept; what Dynarock cannot honour is refused
+    # with a clear ValidationException instead of being silently dropped.
+    name = "Tags-" + uuid.uuid4().hex[:8]
+    base = dict(KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+                BillingMode="PAY_PER_REQUEST")
+    out = dynamodb.create_table(TableName=name, Tags=[{"Key": "team", "Value": "fleet"}],
+                                SSESpecification={"Enabled": False}, TableClass="STANDARD", **base)
+    arn = out["TableDescription"]["TableArn"]
+    assert dynamodb.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "fleet"}]
+    for extra, word in [({"SSESpecification": {"Enabled": True, "SSEType": "KMS"}}, "SSESpecification"),
+                        ({"TableClass": "STANDARD_INFREQUENT_ACCESS"}, "TableClass")]:
+        with pytest.raises(ClientError) as e:
+            dynamodb.create_table(TableName=name + "-x", **base, **extra)
+        assert error(e)[0] == "ValidationException" and word in error(e)[1]
+    with pytest.raises(ClientError) as e:
+        dynamodb.update_table(TableName=name, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+    assert error(e)[0] == "ValidationException" and "ReplicaUpdates" in error(e)[1]
+    assert name + "-x" not in dynamodb.list_tables()["TableNames"]
+    dynamodb.delete_table(TableName=name)

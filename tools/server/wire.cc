@@ -438,6 +438,13 @@ void WriteKeysAndAttributes(Writer& w, const KeysAndAttributes& ka) {
     Key(w, "ProjectionExpression");
     Str(w, *ka.projection_expression);
   }
+  // Resent as is, so the retry projects the same attributes.
+  if (ka.attributes_to_get) {
+    Key(w, "AttributesToGet");
+    w.StartArray();
+    for (const auto& a : *ka.attributes_to_get) Str(w, a);
+    w.EndArray();
+  }
   if (ka.expression_attribute_names) {
     Key(w, "ExpressionAttributeNames");
     w.StartObject();

@@ -332,6 +332,33 @@ std::optional<StreamSpecification> StreamSpec(const std::optional<p::StreamSpeci
                              EnumOf(in->stream_view_type, kViewTypes)};
 }
 
+// What DynamoDB would accept and Dynarock cannot honour is refused, never
+// half-served: KMS encryption at rest (Dynarock stores tables unencrypted;
+// SSESpecification.Enabled=false, DynamoDB's default owned key, is the same
+// table and is accepted at creation), the Infrequent Access table class,
+// and global-table replicas (scale out with DynamoDB or Alternator).
+// `replicas` is null for CreateTable.
+Status RefuseUnsupported(const std::optional<p::SSESpecification>& sse,
+                         const std::optional<std::string>& table_class,
+                         const std::optional<std::vector<p::ReplicationGroupUpdate>>* replicas) {
+  const bool update = replicas != nullptr;
+  if (sse && (update || sse->enabled.value_or(false))) {
+    return Status::Validation(
+        "Dynarock does not support SSESpecification: tables are stored without KMS encryption "
+        "(leave SSESpecification out, or set Enabled to false at CreateTable)");
+  }
+  if (table_class && (update || *table_class != "STANDARD")) {
+    return Status::Validation("Dynarock does not support TableClass " + *table_class +
+                              ": every table is STANDARD");
+  }
+  if (update && *replicas) {
+    return Status::Validation(
+        "Dynarock does not support ReplicaUpdates (global tables): replicate with DynamoDB or "
+        "ScyllaDB Alternator, which speak the same protocol");
+  }
+  return Status::OK();
+}
+
 Result<CreateTableRequest> ToRequest(p::CreateTableInput&& in) {
   CreateTableRequest r;
   r.table_name = Take(in.table_name);
@@ -355,6 +382,11 @@ Result<CreateTableRequest> ToRequest(p::CreateTableInput&& in) {
     }
   }
   r.stream_specification = StreamSpec(in.stream_specification);
+  if (in.tags) {
+    r.tags.emplace();
+    for (auto& t : *in.tags) r.tags->insert_or_assign(Take(t.key), Take(t.value));
+  }
+  DYNAROCK_RETURN_IF_ERROR(RefuseUnsupported(in.sse_specification, in.table_class, nullptr));
   return r;
 }
 
@@ -391,6 +423,8 @@ Result<UpdateTableRequest> ToRequest(p::UpdateTableInput&& in) {
     }
   }
   r.stream_specification = StreamSpec(in.stream_specification);
+  DYNAROCK_RETURN_IF_ERROR(
+      RefuseUnsupported(in.sse_specification, in.table_class, &in.replica_updates));
   return r;
 }
 

@@ -85,6 +85,8 @@ struct CreateTableRequest {
   std::optional<std::vector<LocalSecondaryIndex>> local_secondary_indexes{};
   std::optional<std::vector<GlobalSecondaryIndex>> global_secondary_indexes{};
   std::optional<StreamSpecification> stream_specification{};
+  // Tags the table at creation, as TagResource would (at most 50).
+  std::optional<std::map<std::string, std::string>> tags{};
 };
 
 enum class IndexStatus { kCreating, kUpdating, kDeleting, kActive };
