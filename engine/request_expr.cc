@@ -438,6 +438,7 @@ Result<KeyCondition> BindKeyTerms(std::vector<KeyTerm> terms, const TableInfo& t
 Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
     const std::map<std::string, AttributeValueUpdate>& updates) {
   expr::UpdateExpression u;
+  u.legacy = true;
   for (const auto& [name, up] : updates) {
     expr::UpdateAction a;
     a.path.elements.emplace_back(name);

@@ -381,7 +381,9 @@ void Remove(Item* item, const Path& path) {
 
 }  // namespace
 
-Status ApplyUpdate(const UpdateExpression& u, Item* item) {
+namespace {
+
+Status ApplyActions(const UpdateExpression& u, Item* item) {
   const Item original = *item;
   const ItemDocument old(&original);
   // Every value is computed from the item as it was.
@@ -443,6 +445,16 @@ Status ApplyUpdate(const UpdateExpression& u, Item* item) {
   });
   for (const Path* p : removals) Remove(item, *p);
   return ValidateItem(*item);
+}
+
+}  // namespace
+
+Status ApplyUpdate(const UpdateExpression& u, Item* item) {
+  Status s = ApplyActions(u, item);
+  if (u.legacy && s.code() == Status::Code::kValidation && s.message() == kIncorrectType) {
+    return Status::Validation("Type mismatch for attribute to update");
+  }
+  return s;
 }
 
 std::vector<Path> UpdatedPaths(const UpdateExpression& u) {

@@ -104,6 +104,9 @@ struct UpdateAction {
 };
 struct UpdateExpression {
   std::vector<UpdateAction> actions;  // clause order: SET, REMOVE, ADD, DELETE as written
+  // Built from legacy AttributeUpdates: a type clash is then worded as
+  // DynamoDB words it there ("Type mismatch for attribute to update").
+  bool legacy = false;
 };
 Result<UpdateExpression> ParseUpdate(std::string_view text);
 

@@ -348,6 +348,27 @@ TEST_F(WriteExpressionTest, LegacyConditionErrorsNameTheLegacyOperator) {
                                "is greater than the upper bound"));
 }
 
+// AttributeUpdates words a type clash its own way: ADD or DELETE of a
+// value whose type differs from the attribute's is "Type mismatch for
+// attribute to update", not the update expression's wording.
+TEST_F(WriteExpressionTest, LegacyAddAndDeleteTypeMismatch) {
+  Put("Telemetry", Reading("VEH#1", "META", 50));  // speedKph N, depotCode S
+  const std::pair<std::string, AttributeValueUpdate> cases[] = {
+      {"speedKph", {.value = AV::SS({"x"}), .action = AttributeAction::kAdd}},
+      {"depotCode", {.value = N("1"), .action = AttributeAction::kAdd}},
+      {"speedKph", {.value = AV::NS({*Number::Parse("1")}), .action = AttributeAction::kDelete}},
+      {"depotCode", {.value = AV::L({N("1")}), .action = AttributeAction::kAdd}},
+  };
+  for (const auto& [name, update] : cases) {
+    UpdateItemRequest u{.table_name = "Telemetry", .key = Key("VEH#1", "META")};
+    u.attribute_updates = std::map<std::string, AttributeValueUpdate>{{name, update}};
+    EXPECT_EQ(db_->UpdateItem(u).status(),
+              Status::Validation("Type mismatch for attribute to update"))
+        << name;
+  }
+  EXPECT_EQ(Get(Key("VEH#1", "META")).at("speedKph"), N("50"));
+}
+
 TEST_F(WriteExpressionTest, QueryWithExpressionsAndScanFilter) {
   for (int i = 0; i < 10; ++i) Put("Telemetry", Reading("VEH#1", "TS#0" + std::to_string(i), i * 10));
   QueryRequest q{.table_name = "Telemetry"};
