@@ -12,6 +12,7 @@ import time
 import uuid
 
 import pytest
+from rawhttp import connect, read_response
 
 REQUEST = ("POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.{op}\r\n"
            "Content-Type: application/x-amz-json-1.0\r\nContent-Length: {n}\r\n\r\n{body}")
@@ -20,30 +21,6 @@ REQUEST = ("POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_2012081
 def request(op, body):
     data = json.dumps(body)
     return REQUEST.format(op=op, n=len(data.encode()), body=data).encode()
-
-
-def read_response(sock):
-    """One HTTP response (status, body) from a keep-alive socket."""
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("closed")
-        buf += chunk
-    head, rest = buf.split(b"\r\n\r\n", 1)
-    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                  if line.lower().startswith(b"content-length:"))
-    while len(rest) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("closed")
-        rest += chunk
-    return int(head.split(b" ")[1]), rest[:length]
-
-
-def connect(endpoint):
-    host, port = endpoint.rsplit("/", 1)[-1].split(":")
-    return socket.create_connection((host, int(port)), timeout=10)
 
 
 def served(endpoint):
@@ -190,7 +167,7 @@ def test_sync_durability_is_the_default_and_writes_survive_sigkill(tmp_path):
     endpoint = line.split()[4]
     with connect(endpoint) as s:
         s.sendall(request("Scan", {"TableName": "Fleet", "Select": "COUNT"}))
-        status, body = read_response(s)
+        status, _, body = read_response(s)
     assert status == 200 and json.loads(body)["Count"] == 50
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0

@@ -9,7 +9,6 @@ import gzip
 import json
 import os
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -18,30 +17,7 @@ import zlib
 from urllib.parse import urlparse
 
 import pytest
-
-
-def connect(endpoint, timeout=30):
-    url = urlparse(endpoint)
-    return socket.create_connection((url.hostname, url.port), timeout=timeout)
-
-
-def read_response(sock):
-    """One response: (status, headers lower-cased, body bytes as sent)."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("closed before a response")
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode().split("\r\n")
-    headers = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
-    while len(body) < int(headers.get("content-length", 0)):
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("closed mid-body")
-        body += chunk
-    return int(lines[0].split()[1]), headers, body
+from rawhttp import connect, read_response
 
 
 def head(target, length, extra=b""):

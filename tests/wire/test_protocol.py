@@ -6,6 +6,8 @@ import urllib.request
 import zlib
 from urllib.parse import urlparse
 
+from rawhttp import raw
+
 
 def post(endpoint, target, body, content_type="application/x-amz-json-1.0"):
     req = urllib.request.Request(endpoint, data=body, method="POST",
@@ -130,22 +132,6 @@ def test_workers_option(tmp_path):
     assert client().describe_table(TableName="Tpool")["Table"]["ItemCount"] == 100
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
-
-
-def raw(endpoint, request):
-    """Sends raw HTTP bytes; returns (status, headers dict lower-cased, body)."""
-    url = urlparse(endpoint)
-    with socket.create_connection((url.hostname, url.port), timeout=30) as s:
-        s.sendall(request)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            data += s.recv(65536)
-        head, _, body = data.partition(b"\r\n\r\n")
-        lines = head.decode().split("\r\n")
-        headers = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
-        while len(body) < int(headers.get("content-length", 0)):
-            body += s.recv(65536)
-        return int(lines[0].split()[1]), headers, body
 
 
 def test_http_framing_as_dynamodb_answers_it(endpoint):
