@@ -274,9 +274,11 @@ class Session : public std::enable_shared_from_this<Session> {
       bytes = server_->options.max_body_bytes;  // unknown until read: the most it may be
     }
     if (bytes == 0) return ReadBody();
+    // The grant runs on any I/O thread: back onto this session's strand,
+    // where Interrupt and ForceClose also run, before touching the socket.
     server_->Reserve(bytes, [self = shared_from_this(), bytes] {
       self->reserved_ = bytes;
-      self->ContinueAndReadBody();
+      asio::post(self->stream_.get_executor(), [self] { self->ContinueAndReadBody(); });
     });
   }
 
