@@ -75,25 +75,21 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
                                 ". It was left untouched");
   }
   if (version < 1) return Status::Corruption(path + ": storage format version 0");
-  // Older versions are upgraded here, one step per version.
-  if (version == 1) {
-    // 1 -> 2: the streams column family, which Open has just created (an
-    // empty one: no stream existed before version 2).
+  // Older versions are upgraded here, one step per version; each step ends
+  // by recording the version it reached (fsynced).
+  auto reached = [this, &version](uint32_t v) {
     rocksdb::WriteOptions sync;
     sync.sync = true;
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(
-        db_->Put(sync, catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(2))));
-    version = 2;
-  }
-  if (version == 2) {
-    // 2 -> 3: GSI backfills save a cursor (backfill_cursor/<id>). A version
-    // 2 backfill has none and starts from the first key, as version 2 did.
-    rocksdb::WriteOptions sync;
-    sync.sync = true;
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(
-        db_->Put(sync, catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(3))));
-    version = 3;
-  }
+    version = v;
+    return FromRocks(
+        db_->Put(sync, catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(v)));
+  };
+  // 1 -> 2: the streams column family, which Open has just created (an
+  // empty one: no stream existed before version 2).
+  if (version == 1) DYNAROCK_RETURN_IF_ERROR(reached(2));
+  // 2 -> 3: GSI backfills save a cursor (backfill_cursor/<id>). A version 2
+  // backfill has none and starts from the first key, as version 2 did.
+  if (version == 2) DYNAROCK_RETURN_IF_ERROR(reached(3));
   return Status::OK();
 }
 

@@ -335,11 +335,9 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     static const std::vector<GlobalSecondaryIndexUpdate> kNoUpdates;
     const std::vector<GlobalSecondaryIndexUpdate>& index_updates = updates ? *updates : kNoUpdates;
     bool index_throughput = false;
-    if (updates) {
-      for (const auto& u : *updates) {
-        index_throughput |=
-            u.update.has_value() || (u.create && u.create->provisioned_throughput.has_value());
-      }
+    for (const auto& u : index_updates) {
+      index_throughput |=
+          u.update.has_value() || (u.create && u.create->provisioned_throughput.has_value());
     }
     if (new_mode == BillingMode::kPayPerRequest &&
         (request.provisioned_throughput || index_throughput)) {
@@ -348,12 +346,10 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
           "PAY_PER_REQUEST");
     }
     size_t online = 0;  // creates and deletes
-    if (updates) {
-      for (const auto& u : *updates) online += u.create || u.delete_index_name;
-    }
+    for (const auto& u : index_updates) online += u.create || u.delete_index_name;
     bool backfilling = false;
     for (const auto& existing : info.indexes) backfilling |= existing.backfilling;
-    if ((updates && updates->size() > 5) || online > 1 || (online == 1 && backfilling)) {
+    if (index_updates.size() > 5 || online > 1 || (online == 1 && backfilling)) {
       return Status::LimitExceeded(
           "Subscriber limit exceeded: Only 1 online index can be created or deleted "
           "simultaneously per table");
@@ -365,11 +361,9 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
         if (!i.global) continue;
         bool given = false;
         bool deleted = false;
-        if (updates) {
-          for (const auto& u : *updates) {
-            given |= u.update && u.update->index_name == i.name;
-            deleted |= u.delete_index_name && *u.delete_index_name == i.name;
-          }
+        for (const auto& u : index_updates) {
+          given |= u.update && u.update->index_name == i.name;
+          deleted |= u.delete_index_name && *u.delete_index_name == i.name;
         }
         if (!given && !deleted) missing += (missing.empty() ? "" : ",") + i.name;
       }
@@ -379,7 +373,7 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     }
     if (info.billing_mode == BillingMode::kProvisioned && new_mode == BillingMode::kProvisioned &&
         request.provisioned_throughput && !request.stream_specification &&
-        (!updates || updates->empty()) &&
+        index_updates.empty() &&
         request.provisioned_throughput->read_capacity_units ==
             info.throughput.read_capacity_units &&
         request.provisioned_throughput->write_capacity_units ==
@@ -545,22 +539,23 @@ Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn,
   // VALIDATION.md 5.8, in order. DynamoDB answers a well-formed ARN of a
   // table that does not exist (here: or of another region or account) as it
   // answers an unparseable one: the caller may not act on that resource.
-  const Status denied = Status::AccessDenied(
-      "User: arn:aws:iam::" + options_.account_id +
-      ":root is not authorized to perform: dynamodb:" + std::string(operation) +
-      " on resource: " + (arn.empty() ? "*" : std::string(arn)));
+  auto denied = [&] {
+    return Status::AccessDenied("User: arn:aws:iam::" + options_.account_id +
+                                ":root is not authorized to perform: dynamodb:" +
+                                std::string(operation) + " on resource: " + std::string(arn));
+  };
   if (arn.empty()) return Status::Validation("Invalid TableArn");
-  if (!LooksLikeArn(arn)) return denied;
+  if (!LooksLikeArn(arn)) return denied();
   if (!IsTableArn(arn)) {
     return Status::Validation("Invalid TableArn: Invalid ResourceArn provided as input " +
                               std::string(arn));
   }
   const std::string prefix =
       "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/";
-  if (arn.substr(0, prefix.size()) != prefix) return denied;
+  if (arn.substr(0, prefix.size()) != prefix) return denied();
   std::string name(arn.substr(prefix.size()));
   std::shared_lock lock(catalog_mu_);
-  if (!tables_.count(name)) return denied;
+  if (!tables_.count(name)) return denied();
   return name;
 }
 
