@@ -99,6 +99,9 @@ struct TableInfo {
 // describes, with space ids, uuid and creation time left for the caller.
 Result<TableInfo> ValidateCreateTable(const CreateTableRequest& request);
 
+// A random (version 4) UUID: a new table's TableId.
+std::string NewUuid();
+
 // A GSI UpdateTable may add to `table`, checked as CreateTable would check
 // it (against the table's keys, its other indexes and the attribute
 // definitions merged with `new_definitions`), with the table's definitions

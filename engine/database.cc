@@ -33,6 +33,12 @@ Result<ListTagsOfResourceResponse> Database::ListTagsOfResource(
     const ListTagsOfResourceRequest& r) {
   return impl_->ListTagsOfResource(r);
 }
+Result<ExportTableResult> Database::ExportTable(const ExportTableOptions& o) {
+  return impl_->ExportTable(o);
+}
+Result<ImportTableResult> Database::ImportTable(const ImportTableOptions& o) {
+  return impl_->ImportTable(o);
+}
 Result<ListStreamsResponse> Database::ListStreams(const ListStreamsRequest& r) {
   return impl_->ListStreams(r);
 }

@@ -30,6 +30,11 @@
 
 namespace dynarock {
 
+// Restores sort and build their SST files in a directory of this name
+// (plus a random suffix) inside the database directory, so that ingestion
+// hard-links them; Open removes the ones a crash left.
+inline constexpr char kRestoreScratchPrefix[] = "restore-scratch-";
+
 // A table as the running engine holds it. `mu` is shared by every item
 // operation for its whole duration and taken exclusively by DeleteTable, so
 // that no write lands in a table's key space after the table is deleted.
@@ -62,9 +67,10 @@ class TableHandle {
 class RangeIterator {
  public:
   RangeIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string lower,
-                std::string upper)
+                std::string upper, const rocksdb::Snapshot* snapshot = nullptr)
       : lower_(std::move(lower)), upper_(std::move(upper)), lo_(lower_), hi_(upper_) {
     rocksdb::ReadOptions ro;
+    ro.snapshot = snapshot;
     ro.iterate_lower_bound = &lo_;
     ro.iterate_upper_bound = &hi_;
     ro.total_order_seek = true;
@@ -125,6 +131,9 @@ class Database::Impl {
                                                                size_t limit);
   Result<StatisticsReport> RecountStatistics();
   Status WaitForCompactions();
+  // Dump and restore (engine/bulk/).
+  Result<ExportTableResult> ExportTable(const ExportTableOptions& options);
+  Result<ImportTableResult> ImportTable(const ImportTableOptions& options);
   Result<ListStreamsResponse> ListStreams(const ListStreamsRequest& request);
   Result<DescribeStreamResponse> DescribeStream(const DescribeStreamRequest& request);
   Result<GetShardIteratorResponse> GetShardIterator(const GetShardIteratorRequest& request);
@@ -293,6 +302,9 @@ class Database::Impl {
   Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec, size_t* bytes_read);
 
   const Options options_;
+  std::string path_;  // the database directory
+  // Options::read_only: the secondary instance's own directory (removed at close).
+  std::string secondary_dir_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;

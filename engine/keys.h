@@ -39,6 +39,14 @@ Item KeyOf(const TableInfo& table, const Item& item);
 // holds every key of a table or index in its column family.
 std::string SpaceBound(uint32_t space_id);
 
+// Hash range [lo, hi) of parallel Scan segment `segment` of `total` (also
+// an export's segments), as 128-bit values so the last segment's end (2^64)
+// is representable.
+void SegmentHashRange(uint32_t segment, uint32_t total, Number::uint128* lo, Number::uint128* hi);
+// The first key of a space id's keys whose hash is `hash` (2^64: the end of
+// the space).
+std::string HashBound(uint32_t space_id, Number::uint128 hash);
+
 }  // namespace dynarock
 
 #endif  // DYNAROCK_ENGINE_KEYS_H_

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "engine/db_impl.h"
@@ -46,12 +47,27 @@ Status CheckColumnFamilies(const std::string& path, const std::vector<std::strin
   return Status::OK();
 }
 
+// Scratch directories of restores a crash interrupted: nothing in them was
+// ingested (ingestion is the last step and atomic).
+void RemoveRestoreScratch(const std::string& path) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+    if (entry.path().filename().string().starts_with(kRestoreScratchPrefix)) {
+      std::error_code ignored;  // a leftover that cannot go now goes at the next Open
+      std::filesystem::remove_all(entry.path(), ignored);
+    }
+  }
+}
+
 }  // namespace
 
 Status Database::Impl::CheckFormatRecord(const std::string& path) {
   std::string record;
   rocksdb::Status s =
       db_->Get(rocksdb::ReadOptions(), catalog_cf_, std::string(kCatalogFormatKey), &record);
+  if (s.IsNotFound() && options_.read_only) {
+    return Status::InvalidArgument(path + " holds no Dynarock database (no format record)");
+  }
   if (s.IsNotFound()) {
     // A new database, or one whose creation was cut short before the record
     // was written: then the catalog holds nothing else either.
@@ -75,6 +91,11 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
                                 ". It was left untouched");
   }
   if (version < 1) return Status::Corruption(path + ": storage format version 0");
+  if (options_.read_only && version < kStorageFormatVersion) {
+    return Status::NotSupported(path + " is in storage format version " + std::to_string(version) +
+                                "; open it read-write once to upgrade it to version " +
+                                std::to_string(kStorageFormatVersion));
+  }
   // Older versions are upgraded here, one step per version; each step ends
   // by recording the version it reached (fsynced).
   auto reached = [this, &version](uint32_t v) {
@@ -176,9 +197,27 @@ Status Database::Impl::Open(const std::string& path) {
   std::vector<std::string> existing;
   if (rocksdb::DB::ListColumnFamilies(db_options, path, &existing).ok()) {
     DYNAROCK_RETURN_IF_ERROR(CheckColumnFamilies(path, existing, cfs));
+  } else if (options_.read_only) {
+    return Status::InvalidArgument(path + " holds no Dynarock database");
   }
+  path_ = path;
   rocksdb::DB* raw = nullptr;
-  DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
+  if (options_.read_only) {
+    // A secondary instance keeps its own info log and MANIFEST reader state
+    // in a directory of its own; it never writes the primary's files.
+    std::string templ =
+        (std::filesystem::temp_directory_path() / "dynarock-secondary-XXXXXX").string();
+    if (mkdtemp(templ.data()) == nullptr) {
+      return Status::IOError("cannot create a directory for the secondary instance");
+    }
+    secondary_dir_ = templ;
+    db_options.max_open_files = -1;  // RocksDB requires it of secondaries
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(
+        rocksdb::DB::OpenAsSecondary(db_options, path, secondary_dir_, cfs, &handles_, &raw)));
+  } else {
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
+    RemoveRestoreScratch(path);
+  }
   db_.reset(raw);
   catalog_cf_ = handles_[1];
   items_cf_ = handles_[2];
@@ -259,13 +298,19 @@ Database::Impl::~Impl() {
     db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
   }
   db_->Close().PermitUncheckedError();  // Ignoring: the WAL already holds every write.
+  if (!secondary_dir_.empty()) {
+    std::error_code ignored;  // a temporary directory: the system cleans up what is left
+    std::filesystem::remove_all(secondary_dir_, ignored);
+  }
 }
 
 Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const Options& options) {
   auto impl = std::make_unique<Impl>(options);
   DYNAROCK_RETURN_IF_ERROR(impl->Open(path));
-  impl->StartBackfills();
-  impl->StartTtlSweeper();
+  if (!options.read_only) {
+    impl->StartBackfills();
+    impl->StartTtlSweeper();
+  }
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }
 

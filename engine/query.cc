@@ -224,25 +224,6 @@ Status KeyConditionRange(const TableInfo& table, const KeyCondition& kc, std::st
   return Status::OK();
 }
 
-// Hash range [lo, hi) of parallel Scan segment `segment` of `total`, as
-// 128-bit values so the last segment's end (2^64) is representable.
-void SegmentHashRange(uint32_t segment, uint32_t total, Number::uint128* lo, Number::uint128* hi) {
-  const Number::uint128 space = static_cast<Number::uint128>(1) << 64;
-  *lo = space * segment / total;
-  *hi = space * (segment + 1) / total;
-}
-
-std::string HashBound(uint32_t space_id, Number::uint128 hash) {
-  std::string out;
-  if (hash >> 64) {  // 2^64: the end of the table's key space
-    format::PutFixed32BE(&out, space_id + 1);
-  } else {
-    format::PutFixed32BE(&out, space_id);
-    format::PutFixed64BE(&out, static_cast<uint64_t>(hash));
-  }
-  return out;
-}
-
 // An LSI fetches from the table what it does not project: everything for
 // ALL_ATTRIBUTES, and whatever a projection names (fetching the item is the
 // simple way to have every named attribute). GSIs never fetch.

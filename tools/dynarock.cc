@@ -3,6 +3,8 @@
 //   dynarock serve [--host 127.0.0.1] [--port 8000] (--data-dir DIR | --in-memory)
 //                  [--durability sync|relaxed] [--region R] [--auth KEY:SECRET ...]
 //                  [--workers N] [--max-connections N] [--max-buffered-mb N]
+//   dynarock dump DB TABLE OUT [--format DYNAMODB_JSON|ION] [--prefix P] [--segments N]
+//   dynarock restore DB SOURCE [--table-definition FILE] [--table NAME] [--strict] ...
 //
 // serve speaks DynamoDB's HTTP JSON protocol, so any AWS SDK or the AWS CLI
 // works against it with --endpoint-url http://127.0.0.1:8000.
@@ -21,6 +23,7 @@
 #include <thread>
 
 #include "dynarock/db.h"
+#include "tools/bulk_cli.h"
 #include "tools/server/http_server.h"
 
 namespace {
@@ -157,7 +160,10 @@ int main(int argc, char** argv) {
                    "read ACCESS_KEY_ID:SECRET pairs from this file, one per line")
       ->check(CLI::ExistingFile);
   dir->excludes(mem);
+  std::function<int()> bulk;
+  dynarock::cli::AddBulkCommands(&app, &bulk);
   CLI11_PARSE(app, argc, argv);
+  if (bulk) return bulk();
   if (serve->parsed()) {
     if (!in_memory && data_dir.empty()) {
       fmt::print(stderr, "error: give --data-dir DIR or --in-memory\n");

@@ -19,6 +19,7 @@ packages=(
   libcli11-dev rapidjson-dev libboost-dev libfmt-dev
   libsimdjson-dev                  # request parsing: checked accessors (tools/server)
   zlib1g-dev libssl-dev
+  libzstd-dev libcsv-dev            # dump/restore: ZSTD and CSV import inputs
   libsqlite3-dev                   # bench/ baseline
   time                             # bench/run.sh: peak memory of the load
   python3 python3-boto3 python3-pytest awscli   # wire tests with real clients

@@ -88,7 +88,8 @@ Status Database::Impl::LoadStreams() {
     if (s->second.enabled) RollShard(&s->second, &batch);
     ++s;
   }
-  if (batch.Count() == 0) return Status::OK();
+  // A read-only instance rolls in memory only: the primary owns the files.
+  if (batch.Count() == 0 || options_.read_only) return Status::OK();
   rocksdb::WriteOptions sync;
   sync.sync = true;
   return FromRocks(db_->Write(sync, &batch));

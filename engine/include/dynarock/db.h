@@ -29,6 +29,7 @@
 #include <memory>
 #include <string>
 
+#include "dynarock/bulk.h"
 #include "dynarock/types.h"
 
 namespace dynarock {
@@ -74,6 +75,13 @@ struct Options {
   // items per step (each step's position is saved, so a restart resumes
   // there). Configurable so tests can catch a backfill midway.
   size_t backfill_batch_items = 1000;
+
+  // Open for reading only, also while another process (`dynarock serve`)
+  // has the directory open: a RocksDB secondary instance, which sees the
+  // primary's state as of Open (its WAL included). Every write returns
+  // NotSupported; no background work runs. A database in an older storage
+  // format is not upgraded: NotSupported until a read-write Open upgrades it.
+  bool read_only = false;
 };
 
 class Database {
@@ -180,6 +188,27 @@ class Database {
   // ResourceNotFoundException for an unknown table or index.
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
+
+  // ---- Dump and restore (dynarock/bulk.h) ----
+
+  // Writes table `options.table_name` as DynamoDB's full export (files and
+  // manifests as in bulk.h), read from one snapshot: the export is the table
+  // at one point (ExportTableResult::export_time_ms) while writes go on.
+  // Memory stays bounded (each segment streams its items). Errors:
+  // ResourceNotFoundException (no such table), IOError (the files).
+  Result<ExportTableResult> ExportTable(const ExportTableOptions& options);
+  // Creates table `options.table.table_name` holding the items of
+  // `options.files`, atomically: on any error, and after a crash at any
+  // point, the database is as it was (no table, no items). Items are
+  // checked as PutItem checks them; a bad one is counted and skipped
+  // (ImportTableResult::errors), or with `strict` aborts the import.
+  // Duplicate keys: the last in input order wins. Errors: CreateTable's
+  // (ValidationException, ResourceInUseException: the table exists,
+  // LimitExceededException), InvalidArgument (a file that cannot be parsed
+  // or decompressed, a checksum or item count that differs from the
+  // manifest, the first bad item under `strict`), NotSupported (read_only),
+  // IOError.
+  Result<ImportTableResult> ImportTable(const ImportTableOptions& options);
 
   // ---- DynamoDB Streams. Each item change of a table with an enabled stream
   // has exactly one record, written in the same atomic batch as the change

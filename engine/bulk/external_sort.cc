@@ -1,0 +1,200 @@
+#include "engine/bulk/external_sort.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <queue>
+
+#include "format/key_codec.h"
+
+namespace dynarock::bulk {
+namespace {
+
+// Run file records, in key order (equal keys: highest seq first):
+// key size, value size (uint32 big-endian), seq (uint64 big-endian), key, value.
+constexpr size_t kHeaderBytes = 16;
+
+struct FileCloser {
+  void operator()(FILE* f) const {
+    if (f) std::fclose(f);
+  }
+};
+using File = std::unique_ptr<FILE, FileCloser>;
+
+Status IoError(const std::string& path, const char* what) {
+  return Status::IOError(path + ": " + what + ": " + std::strerror(errno));
+}
+
+class RunReader {
+ public:
+  explicit RunReader(std::string path) : path_(std::move(path)) {}
+  Status Open() {
+    file_.reset(std::fopen(path_.c_str(), "rb"));
+    if (!file_) return IoError(path_, "cannot open a sort run");
+    std::setvbuf(file_.get(), nullptr, _IOFBF, 1 << 20);
+    return Status::OK();
+  }
+  // False at the end; status() tells an error from the end.
+  bool Next() {
+    unsigned char header[kHeaderBytes];
+    const size_t n = std::fread(header, 1, sizeof header, file_.get());
+    if (n == 0 && std::feof(file_.get())) return false;
+    if (n != sizeof header) return Fail();
+    std::string_view in(reinterpret_cast<const char*>(header), sizeof header);
+    uint32_t k = 0, v = 0;
+    format::GetFixed32BE(&in, &k);
+    format::GetFixed32BE(&in, &v);
+    format::GetFixed64BE(&in, &seq_);
+    key_.resize(k);
+    value_.resize(v);
+    if (std::fread(key_.data(), 1, k, file_.get()) != k) return Fail();
+    if (std::fread(value_.data(), 1, v, file_.get()) != v) return Fail();
+    return true;
+  }
+  const std::string& key() const { return key_; }
+  const std::string& value() const { return value_; }
+  uint64_t seq() const { return seq_; }
+  const Status& status() const { return status_; }
+
+ private:
+  bool Fail() {
+    status_ = Status::IOError(path_ + ": a sort run is truncated");
+    return false;
+  }
+  std::string path_;
+  File file_;
+  std::string key_, value_;
+  uint64_t seq_ = 0;
+  Status status_;
+};
+
+}  // namespace
+
+ExternalSorter::ExternalSorter(std::string dir, size_t memory_budget_bytes)
+    : dir_(std::move(dir)), budget_(std::max<size_t>(memory_budget_bytes, 1 << 16)) {}
+
+ExternalSorter::~ExternalSorter() {
+  for (const auto& run : runs_) std::remove(run.c_str());
+}
+
+Status ExternalSorter::Add(std::string_view key, uint64_t seq, std::string_view value) {
+  std::unique_lock lock(mu_);
+  entries_.push_back(
+      {arena_.size(), static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size()), seq});
+  arena_.append(key);
+  arena_.append(value);
+  ++records_;
+  // Half the budget per buffer: a full one is sorted and written outside
+  // the lock while the other fills.
+  if (arena_.size() + entries_.size() * sizeof(Entry) < budget_ / 2) return Status::OK();
+  std::string arena;
+  std::vector<Entry> entries;
+  arena.swap(arena_);
+  entries.swap(entries_);
+  const std::string path = dir_ + "/run-" + std::to_string(runs_.size());
+  runs_.push_back(path);
+  ++spilling_;
+  lock.unlock();
+  Status s = WriteRun(path, arena, &entries);
+  lock.lock();
+  --spilling_;
+  spilled_.notify_all();
+  return s;
+}
+
+void ExternalSorter::SortEntries(const std::string& arena, std::vector<Entry>* entries) {
+  auto key = [&arena](const Entry& e) {
+    return std::string_view(arena.data() + e.offset, e.key_size);
+  };
+  std::sort(entries->begin(), entries->end(), [&key](const Entry& a, const Entry& b) {
+    const int c = key(a).compare(key(b));
+    return c != 0 ? c < 0 : a.seq > b.seq;
+  });
+}
+
+Status ExternalSorter::WriteRun(const std::string& path, const std::string& arena,
+                                std::vector<Entry>* entries) {
+  SortEntries(arena, entries);
+  File f(std::fopen(path.c_str(), "wb"));
+  if (!f) return IoError(path, "cannot create a sort run");
+  std::setvbuf(f.get(), nullptr, _IOFBF, 1 << 20);
+  std::string header;
+  for (const Entry& e : *entries) {
+    header.clear();
+    format::PutFixed32BE(&header, e.key_size);
+    format::PutFixed32BE(&header, e.value_size);
+    format::PutFixed64BE(&header, e.seq);
+    if (std::fwrite(header.data(), 1, header.size(), f.get()) != header.size() ||
+        std::fwrite(arena.data() + e.offset, 1, e.key_size + e.value_size, f.get()) !=
+            e.key_size + e.value_size) {
+      return IoError(path, "cannot write a sort run");
+    }
+  }
+  if (std::fclose(f.release()) != 0) return IoError(path, "cannot close a sort run");
+  return Status::OK();
+}
+
+Status ExternalSorter::Merge(const Output& out, const Output& dropped) {
+  std::unique_lock lock(mu_);
+  spilled_.wait(lock, [this] { return spilling_ == 0; });
+  if (runs_.empty()) {
+    // Everything fit in memory: no file at all.
+    SortEntries(arena_, &entries_);
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const Entry& e = entries_[i];
+      const bool loser = i > 0 && KeyOf(entries_[i - 1]) == KeyOf(e);
+      const Output& to = loser ? dropped : out;
+      if (to) DYNAROCK_RETURN_IF_ERROR(to(KeyOf(e), e.seq, ValueOf(e)));
+    }
+    return Status::OK();
+  }
+  if (!entries_.empty()) {
+    runs_.push_back(dir_ + "/run-" + std::to_string(runs_.size()));
+    DYNAROCK_RETURN_IF_ERROR(WriteRun(runs_.back(), arena_, &entries_));
+    std::string().swap(arena_);
+    std::vector<Entry>().swap(entries_);
+  }
+  std::vector<std::unique_ptr<RunReader>> readers;
+  for (const auto& run : runs_) {
+    readers.push_back(std::make_unique<RunReader>(run));
+    DYNAROCK_RETURN_IF_ERROR(readers.back()->Open());
+  }
+  // Min-heap on key, then highest seq: the first record of a key is its
+  // winner, the rest of that key lose.
+  auto lower_priority = [&](size_t a, size_t b) {
+    const int c = readers[a]->key().compare(readers[b]->key());
+    return c != 0 ? c > 0 : readers[a]->seq() < readers[b]->seq();
+  };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(lower_priority)> heap(lower_priority);
+  for (size_t i = 0; i < readers.size(); ++i) {
+    if (readers[i]->Next()) {
+      heap.push(i);
+    } else {
+      DYNAROCK_RETURN_IF_ERROR(readers[i]->status());
+    }
+  }
+  std::string last;
+  bool have_last = false;
+  while (!heap.empty()) {
+    const size_t i = heap.top();
+    heap.pop();
+    RunReader& r = *readers[i];
+    if (!have_last || r.key() != last) {
+      DYNAROCK_RETURN_IF_ERROR(out(r.key(), r.seq(), r.value()));
+      last = r.key();
+      have_last = true;
+    } else if (dropped) {
+      DYNAROCK_RETURN_IF_ERROR(dropped(r.key(), r.seq(), r.value()));
+    }
+    if (r.Next()) {
+      heap.push(i);
+    } else {
+      DYNAROCK_RETURN_IF_ERROR(r.status());
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace dynarock::bulk

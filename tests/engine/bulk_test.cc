@@ -1,0 +1,729 @@
+// Dump and restore (Database::ExportTable / ImportTable, `dynarock dump` and
+// `dynarock restore`): round trips with indexes and statistics, AWS's own
+// layout built by hand, every kind of bad input, a dump under concurrent
+// writes, a dump beside a running primary, and SIGKILL during a restore.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <zstd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "dynarock/db.h"
+#include "format/data_file.h"
+#include "format/export_format.h"
+#include "format/json.h"
+#include "tests/util/db_fixture.h"
+#include "tests/util/seed.h"
+#include "tools/server/table_definition.h"
+
+extern char** environ;
+
+namespace dynarock {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::N;
+using testing::S;
+
+// Fleet-shaped: a vehicle's profile and readings in one collection, an LSI
+// by speed, a GSI by depot.
+CreateTableRequest FleetTable(const std::string& name) {
+  CreateTableRequest r = testing::TableRequest(name, "PK", ScalarAttributeType::kS, "SK");
+  r.attribute_definitions.push_back({"speed", ScalarAttributeType::kN});
+  r.attribute_definitions.push_back({"depot", ScalarAttributeType::kS});
+  r.local_secondary_indexes.emplace();
+  r.local_secondary_indexes->push_back({"BySpeed",
+                                        {{"PK", KeyType::kHash}, {"speed", KeyType::kRange}},
+                                        {ProjectionType::kKeysOnly, {}}});
+  r.global_secondary_indexes.emplace();
+  r.global_secondary_indexes->push_back({"ByDepot",
+                                         {{"depot", KeyType::kHash}, {"SK", KeyType::kRange}},
+                                         {ProjectionType::kInclude, {"speed"}},
+                                         std::nullopt});
+  return r;
+}
+
+Item Reading(int vehicle, int i) {
+  Item item;
+  item["PK"] = S("VEH#" + std::to_string(vehicle));
+  item["SK"] = S(i == 0 ? "META" : "TS#" + std::to_string(100000 + i));
+  if (i == 0) {
+    item["model"] = S("eTruck");
+    item["tags"] = AttributeValue::SS({"ev", "heavy"});
+  } else {
+    item["speed"] = N(std::to_string(i % 97) + "." + std::to_string(i % 10));
+    item["raw"] = AttributeValue::B(std::string("\x00\x01\xfe", 3) + std::to_string(i));
+    item["nested"] = AttributeValue::M(
+        {{"l", AttributeValue::L({N("1"), AttributeValue::Null(), AttributeValue::Bool(i % 2)})}});
+  }
+  if (i % 3 != 1) item["depot"] = S("DEP-" + std::to_string(vehicle % 4));  // sparse GSI
+  return item;
+}
+
+// Every item of a table or index, in scan order, as JSON.
+std::vector<std::string> ScanAll(Database* db, const std::string& table,
+                                 std::optional<std::string> index = std::nullopt) {
+  std::vector<std::string> out;
+  std::optional<Item> start;
+  do {
+    ScanRequest r;
+    r.table_name = table;
+    r.index_name = index;
+    r.exclusive_start_key = start;
+    auto page = db->Scan(r);
+    EXPECT_OK(page);
+    if (!page.ok()) break;
+    for (const auto& item : page->items) out.push_back(format::ToJson(item));
+    start = page->last_evaluated_key;
+  } while (start);
+  return out;
+}
+
+std::vector<std::string> QueryAll(Database* db, const std::string& table, const std::string& index,
+                                  const std::string& pk_name, const AttributeValue& pk,
+                                  bool forward) {
+  std::vector<std::string> out;
+  std::optional<Item> start;
+  do {
+    QueryRequest r;
+    r.table_name = table;
+    if (!index.empty()) r.index_name = index;
+    r.key_condition_expression = "#p = :p";
+    r.expression_attribute_names = ExpressionAttributeNames{{"#p", pk_name}};
+    r.expression_attribute_values = ExpressionAttributeValues{{":p", pk}};
+    r.scan_index_forward = forward;
+    r.exclusive_start_key = start;
+    auto page = db->Query(r);
+    EXPECT_OK(page);
+    if (!page.ok()) break;
+    for (const auto& item : page->items) out.push_back(format::ToJson(item));
+    start = page->last_evaluated_key;
+  } while (start);
+  return out;
+}
+
+class BulkTest : public testing::DbTest {
+ protected:
+  void SetUp() override {
+    testing::DbTest::SetUp();
+    out_ = testing::MakeTempDir();
+  }
+  void TearDown() override {
+    testing::DbTest::TearDown();
+    fs::remove_all(out_);
+  }
+
+  void LoadFleet(const std::string& table, int vehicles, int readings) {
+    Create(FleetTable(table));
+    for (int v = 0; v < vehicles; ++v) {
+      for (int i = 0; i <= readings; ++i) Put(table, Reading(v, i));
+    }
+  }
+
+  ImportTableOptions FromExport(const ExportTableResult& exported, const std::string& name) {
+    auto manifest = ReadExportManifest(exported.export_dir);
+    EXPECT_OK(manifest);
+    ImportTableOptions o;
+    o.table = FleetTable(name);
+    o.files = manifest->files;
+    o.format =
+        manifest->format == ExportFormat::kIon ? ImportFormat::kIon : ImportFormat::kDynamoDbJson;
+    return o;
+  }
+
+  // The restored table answers every read as the source does, and its
+  // statistics are what a recount finds.
+  void ExpectSameTable(const std::string& a, const std::string& b, int vehicles) {
+    EXPECT_EQ(ScanAll(db_.get(), a), ScanAll(db_.get(), b));
+    EXPECT_EQ(ScanAll(db_.get(), a, "ByDepot"), ScanAll(db_.get(), b, "ByDepot"));
+    EXPECT_EQ(ScanAll(db_.get(), a, "BySpeed"), ScanAll(db_.get(), b, "BySpeed"));
+    for (int v = 0; v < vehicles; ++v) {
+      const AttributeValue pk = S("VEH#" + std::to_string(v));
+      EXPECT_EQ(QueryAll(db_.get(), a, "", "PK", pk, false),
+                QueryAll(db_.get(), b, "", "PK", pk, false));
+      EXPECT_EQ(QueryAll(db_.get(), a, "BySpeed", "PK", pk, true),
+                QueryAll(db_.get(), b, "BySpeed", "PK", pk, true));
+    }
+    for (int d = 0; d < 4; ++d) {
+      const AttributeValue depot = S("DEP-" + std::to_string(d));
+      auto qa = QueryAll(db_.get(), a, "ByDepot", "depot", depot, false);
+      EXPECT_FALSE(qa.empty());
+      EXPECT_EQ(qa, QueryAll(db_.get(), b, "ByDepot", "depot", depot, false));
+    }
+    auto da = db_->DescribeTable({.table_name = a});
+    auto db = db_->DescribeTable({.table_name = b});
+    ASSERT_OK(da);
+    ASSERT_OK(db);
+    EXPECT_EQ(da->table.item_count, db->table.item_count);
+    EXPECT_EQ(da->table.table_size_bytes, db->table.table_size_bytes);
+    for (size_t i = 0; i < 1; ++i) {
+      EXPECT_EQ((*da->table.global_secondary_indexes)[i].item_count,
+                (*db->table.global_secondary_indexes)[i].item_count);
+      EXPECT_EQ((*da->table.global_secondary_indexes)[i].index_size_bytes,
+                (*db->table.global_secondary_indexes)[i].index_size_bytes);
+      EXPECT_EQ((*da->table.local_secondary_indexes)[i].index_size_bytes,
+                (*db->table.local_secondary_indexes)[i].index_size_bytes);
+    }
+    auto la = db_->LargestCollections(a, 1000);
+    auto lb = db_->LargestCollections(b, 1000);
+    ASSERT_OK(la);
+    ASSERT_OK(lb);
+    ASSERT_EQ(la->size(), lb->size());
+    for (size_t i = 0; i < la->size(); ++i) {
+      EXPECT_EQ((*la)[i].item_count, (*lb)[i].item_count);
+      EXPECT_EQ((*la)[i].size_bytes, (*lb)[i].size_bytes);
+    }
+    auto report = db_->RecountStatistics();
+    ASSERT_OK(report);
+    EXPECT_EQ(report->collections_corrected, 0);
+    EXPECT_EQ(report->table_totals_corrected, 0);
+    EXPECT_EQ(report->index_totals_corrected, 0);
+  }
+
+  std::string out_;
+};
+
+class BulkRoundTrip : public BulkTest, public ::testing::WithParamInterface<ExportFormat> {};
+
+TEST_P(BulkRoundTrip, DumpThenRestoreIsTheSameTable) {
+  LoadFleet("Fleet", 12, 40);
+  ExportTableOptions e;
+  e.table_name = "Fleet";
+  e.bucket_dir = out_;
+  e.s3_prefix = "daily/2026";
+  e.format = GetParam();
+  e.segments = 3;
+  auto exported = db_->ExportTable(e);
+  ASSERT_OK(exported);
+  EXPECT_EQ(exported->item_count, 12 * 41);
+  ASSERT_EQ(exported->files.size(), 3u);
+  // AWS's layout: keys prefix-inclusive, the manifest's files, checksums.
+  EXPECT_TRUE(exported->files[0].data_file_s3_key.starts_with("daily/2026/AWSDynamoDB/" +
+                                                              exported->export_id + "/data/"));
+  EXPECT_TRUE(fs::exists(fs::path(exported->export_dir) / "_started"));
+  EXPECT_EQ(fs::file_size(fs::path(exported->export_dir) / "_started"), 0u);
+  EXPECT_EQ(exported->export_dir,
+            (fs::path(out_) / "daily/2026/AWSDynamoDB" / exported->export_id).string());
+
+  auto o = FromExport(*exported, "Restored");
+  auto restored = db_->ImportTable(o);
+  ASSERT_OK(restored);
+  EXPECT_EQ(restored->imported_items, 12 * 41);
+  EXPECT_EQ(restored->error_count, 0);
+  ExpectSameTable("Fleet", "Restored", 12);
+  // It survives a reopen (the ingested files and catalog are durable).
+  Reopen();
+  ExpectSameTable("Fleet", "Restored", 12);
+  // And takes writes like any table.
+  Put("Restored", Reading(99, 1));
+  EXPECT_EQ(QueryAll(db_.get(), "Restored", "", "PK", S("VEH#99"), true).size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, BulkRoundTrip,
+                         ::testing::Values(ExportFormat::kDynamoDbJson, ExportFormat::kIon));
+
+TEST_F(BulkTest, SpillingSortsAndDuplicateKeysGiveTheSameTable) {
+  LoadFleet("Fleet", 20, 150);
+  ExportTableOptions e{.table_name = "Fleet", .bucket_dir = out_};
+  auto exported = db_->ExportTable(e);
+  ASSERT_OK(exported);
+  auto o = FromExport(*exported, "Small");
+  // A duplicate of every file, with changed items: the later lines win.
+  ImportFile extra;
+  extra.path = (fs::path(out_) / "dups.json").string();
+  {
+    std::ofstream f(extra.path);
+    for (int i = 1; i <= 150; i += 7) {
+      Item item = Reading(3, i);
+      item["speed"] = N("1234");
+      f << format::ItemLine(format::ExportFormat::kDynamoDbJson, item) << "\n";
+    }
+  }
+  o.memory_budget_bytes = 64 << 10;  // the floor: many runs
+  auto first = db_->ImportTable(o);
+  ASSERT_OK(first);
+  ExpectSameTable("Fleet", "Small", 20);
+
+  // Apply the same changes to the source through the write path, and import
+  // originals + changes: same table again.
+  for (int i = 1; i <= 150; i += 7) {
+    Item item = Reading(3, i);
+    item["speed"] = N("1234");
+    Put("Fleet", item);
+  }
+  auto again = FromExport(*exported, "WithDups");
+  again.files.push_back(extra);
+  again.files.back().md5_base64.reset();
+  again.compression = ImportCompression::kGzip;
+  // The extra file is plain: import it separately declared would be an
+  // error, so write it gzip'd as the others are.
+  {
+    format::DataFileWriter w;
+    ASSERT_OK(w.Open(extra.path + ".gz"));
+    std::ifstream in(extra.path);
+    for (std::string line; std::getline(in, line);) ASSERT_OK(w.AddLine(line));
+    ASSERT_OK(w.Finish());
+    again.files.back().path = extra.path + ".gz";
+  }
+  again.memory_budget_bytes = 64 << 10;
+  auto with_dups = db_->ImportTable(again);
+  ASSERT_OK(with_dups);
+  EXPECT_EQ(with_dups->processed_items, 20 * 151 + 22);
+  EXPECT_EQ(with_dups->imported_items, 20 * 151);
+  ExpectSameTable("Fleet", "WithDups", 20);
+}
+
+// An export laid out by hand from EXPORT-FORMAT.md: a prefix, the guide's
+// .checksum names, an empty 0-byte data file and an empty gzip one.
+TEST_F(BulkTest, RestoresAnExportBuiltByHandFromAwsLayout) {
+  const std::string id = "01604474914028-a1b2c3d4";
+  const fs::path dir = fs::path(out_) / "2020-Nov/AWSDynamoDB" / id;
+  fs::create_directories(dir / "data");
+  std::ofstream(dir / "_started").flush();
+  std::vector<format::ManifestFile> files;
+  auto add_file = [&](const std::string& name, const std::vector<std::string>& lines,
+                      bool empty_object) {
+    const fs::path path = dir / "data" / name;
+    std::string bytes;
+    if (!empty_object) {
+      format::DataFileWriter w;
+      ASSERT_OK(w.Open(path.string()));
+      for (const auto& l : lines) ASSERT_OK(w.AddLine(l));
+      ASSERT_OK(w.Finish());
+    } else {
+      std::ofstream(path).flush();
+    }
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    files.push_back({static_cast<int64_t>(lines.size()), format::Md5Base64(bytes),
+                     format::MultipartEtag(format::Base64Decode(format::Md5Base64(bytes)).value()),
+                     "2020-Nov/AWSDynamoDB/" + id + "/data/" + name});
+  };
+  // The 11 types of scylladb's test_export.py round trip, as AWS writes them.
+  add_file(
+      "bafybeiczss3yxay3o4abnabbb.json.gz",
+      {R"({"Item":{"PK":{"S":"VEH#1"},"SK":{"S":"META"},"d01":{"S":"x"},"d02":{"N":"1.5"},)"
+       R"("d03":{"B":"AAE="},"d04":{"SS":["a","b"]},"d05":{"NS":["1","2.5"]},"d06":{"BS":["AA=="]},)"
+       R"("d07":{"M":{"n":{"N":"3"}}},"d08":{"M":{"m":{"M":{"s":{"S":"deep"}}}}},)"
+       R"("d09":{"L":[{"N":"1"},{"S":"two"}]},"d10":{"NULL":true},"d11":{"BOOL":false}}})",
+       R"({"Item":{"PK":{"S":"VEH#1"},"SK":{"S":"TS#1"},"speed":{"N":"50"},"depot":{"S":"DEP-0"}}})"},
+      false);
+  add_file("gkes5o3lnrhoznhnkyax3hxvya.json.gz", {}, true);   // a 0-byte object
+  add_file("aaaaaaaaaaaaaaaaaaaaaaaaaa.json.gz", {}, false);  // an empty gzip stream
+  add_file("bbbbbbbbbbbbbbbbbbbbbbbbbb.json.gz",
+           {R"({"Item":{"PK":{"S":"VEH#2"},"SK":{"S":"TS#9"},"speed":{"N":"7"}}})"}, false);
+  const std::string files_json = format::ManifestFilesJson(files);
+  std::ofstream(dir / "manifest-files.json", std::ios::binary) << files_json;
+  std::ofstream(dir / "manifest-files.checksum") << format::Md5Base64(files_json) << "\n";
+  const std::string summary = R"({
+   "version": "2020-06-30",
+   "exportArn": "arn:aws:dynamodb:us-east-1:123456789012:table/ProductCatalog/export/)" +
+                              id + R"(",
+   "startTime": "2020-11-04T07:28:34.028Z",
+   "endTime": "2020-11-04T07:33:43.897Z",
+   "tableArn": "arn:aws:dynamodb:us-east-1:123456789012:table/ProductCatalog",
+   "tableId": "12345a12-abcd-123a-ab12-1234abc12345",
+   "exportTime": "2020-11-04T07:28:34.028Z",
+   "s3Bucket": "ddb-productcatalog-export",
+   "s3Prefix": "2020-Nov",
+   "s3SseAlgorithm": "AES256",
+   "s3SseKmsKeyId": null,
+   "manifestFilesS3Key": "2020-Nov/AWSDynamoDB/)" +
+                              id + R"(/manifest-files.json",
+   "billedSizeBytes": 0,
+   "itemCount": 3,
+   "outputFormat": "DYNAMODB_JSON"
+})";
+  std::ofstream(dir / "manifest-summary.json", std::ios::binary) << summary;
+  std::ofstream(dir / "manifest-summary.checksum") << format::Md5Base64(summary);
+
+  auto manifest = ReadExportManifest(dir.string());
+  ASSERT_OK(manifest);
+  ASSERT_EQ(manifest->files.size(), 4u);
+  ImportTableOptions o;
+  o.table = FleetTable("FromAws");
+  o.files = manifest->files;
+  auto restored = db_->ImportTable(o);
+  ASSERT_OK(restored);
+  EXPECT_EQ(restored->imported_items, 3);
+  auto got =
+      db_->GetItem({.table_name = "FromAws", .key = {{"PK", S("VEH#1")}, {"SK", S("META")}}});
+  ASSERT_OK(got);
+  ASSERT_TRUE(got->item);
+  EXPECT_EQ(got->item->at("d05"), AttributeValue::NS({testing::Num("1"), testing::Num("2.5")}));
+  EXPECT_EQ(got->item->at("d08").m()[0].second.m()[0].second, S("deep"));
+  EXPECT_EQ(QueryAll(db_.get(), "FromAws", "ByDepot", "depot", S("DEP-0"), true).size(), 1u);
+
+  // A manifest whose checksum file disagrees is refused, naming the file.
+  std::ofstream(dir / "manifest-files.checksum") << "AAAAAAAAAAAAAAAAAAAAAA==";
+  auto bad = ReadExportManifest(dir.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("manifest-files.json: checksum mismatch"),
+            std::string::npos)
+      << bad.status().ToString();
+}
+
+TEST_F(BulkTest, BadInputsGetClearErrorsAndChangeNothing) {
+  LoadFleet("Fleet", 3, 10);
+  auto exported = db_->ExportTable({.table_name = "Fleet", .bucket_dir = out_, .segments = 1});
+  ASSERT_OK(exported);
+  const std::string data = (fs::path(exported->export_dir) / "data" /
+                            fs::path(exported->files[0].data_file_s3_key).filename())
+                               .string();
+  std::string original;
+  {
+    std::ifstream in(data, std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  auto expect_no_table = [&](const std::string& name) {
+    auto d = db_->DescribeTable({.table_name = name});
+    EXPECT_EQ(d.status().code(), Status::Code::kResourceNotFound) << name;
+  };
+
+  // A corrupted byte: the data file's MD5 no longer matches the manifest.
+  {
+    std::string bytes = original;
+    bytes[bytes.size() - 12] ^= 0x01;  // in the gzip trailer: decompresses, checksum differs
+    std::ofstream(data, std::ios::binary) << bytes;
+    auto r = db_->ImportTable(FromExport(*exported, "Corrupted"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_TRUE(r.status().message().find("checksum mismatch") != std::string::npos ||
+                r.status().message().find("corrupt gzip") != std::string::npos)
+        << r.status().ToString();
+    EXPECT_NE(r.status().message().find(exported->files[0].data_file_s3_key), std::string::npos);
+    expect_no_table("Corrupted");
+  }
+  // A truncated gzip.
+  {
+    std::ofstream(data, std::ios::binary) << original.substr(0, original.size() * 2 / 3);
+    auto r = db_->ImportTable(FromExport(*exported, "Truncated"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("truncated gzip"), std::string::npos)
+        << r.status().ToString();
+    expect_no_table("Truncated");
+  }
+  std::ofstream(data, std::ios::binary) << original;
+
+  // A bad line and an item without its sort key, in a plain file: counted
+  // and reported with file and line; the good items land.
+  const std::string plain = (fs::path(out_) / "bad.json").string();
+  {
+    std::ofstream f(plain);
+    f << format::ItemLine(format::ExportFormat::kDynamoDbJson, Reading(1, 1)) << "\n";
+    f << "{\"Item\":{\"PK\":{\"S\":\"x\"},\"SK\":{\"S\":1}}}\n";  // line 2: wrong JSON type
+    f << "\n";                                                    // blank: skipped
+    f << R"({"Item":{"PK":{"S":"VEH#7"}}})"
+      << "\n";  // line 4: no sort key
+    f << R"({"Item":{"PK":{"S":"VEH#7"},"SK":{"S":"a"},"speed":{"S":"fast"}}})"
+      << "\n";  // 5: LSI key type
+    f << format::ItemLine(format::ExportFormat::kDynamoDbJson, Reading(1, 2)) << "\n";
+  }
+  ImportTableOptions o;
+  o.table = FleetTable("Partial");
+  o.files = {{plain, "", std::nullopt, std::nullopt}};
+  o.compression = ImportCompression::kNone;
+  auto partial = db_->ImportTable(o);
+  ASSERT_OK(partial);
+  EXPECT_EQ(partial->processed_items, 5);
+  EXPECT_EQ(partial->imported_items, 2);
+  EXPECT_EQ(partial->error_count, 3);
+  ASSERT_EQ(partial->errors.size(), 3u);
+  EXPECT_EQ(partial->errors[0].file, plain);
+  EXPECT_EQ(partial->errors[0].line, 2);
+  EXPECT_EQ(partial->errors[1].line, 4);
+  EXPECT_EQ(partial->errors[1].message,
+            "One or more parameter values were invalid: Missing the key SK in the item");
+  EXPECT_EQ(partial->errors[2].line, 5);
+  EXPECT_NE(partial->errors[2].message.find("speed"), std::string::npos)
+      << partial->errors[2].message;
+
+  // --strict: the first bad item aborts, nothing is created.
+  o.table.table_name = "Strict";
+  o.strict = true;
+  auto strict = db_->ImportTable(o);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().message().substr(0, plain.size() + 3), plain + ":2:");
+  expect_no_table("Strict");
+
+  // An existing name is CreateTable's error.
+  o.strict = false;
+  o.table.table_name = "Fleet";
+  auto exists = db_->ImportTable(o);
+  EXPECT_EQ(exists.status().code(), Status::Code::kResourceInUse);
+  EXPECT_EQ(exists.status().message(), "Table already exists: Fleet");
+  // Nothing was left behind in the database directory.
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with("restore-scratch-"));
+  }
+}
+
+TEST_F(BulkTest, CsvAndZstdInputs) {
+  const std::string csv_text =
+      "PK,SK,speed,note\n"
+      "VEH#1,TS#1,12.50,\"quoted, with comma\"\n"
+      "VEH#1,TS#2,7,\n"
+      "VEH#2,META,,plain\n";
+  std::string z(ZSTD_compressBound(csv_text.size()), '\0');
+  z.resize(ZSTD_compress(z.data(), z.size(), csv_text.data(), csv_text.size(), 3));
+  const std::string path = (fs::path(out_) / "fleet.csv.zst").string();
+  std::ofstream(path, std::ios::binary) << z;
+  ImportTableOptions o;
+  o.table = FleetTable("Csv");
+  o.files = {{path, "", std::nullopt, std::nullopt}};
+  o.format = ImportFormat::kCsv;
+  o.compression = ImportCompression::kZstd;
+  auto r = db_->ImportTable(o);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->imported_items, 3);
+  auto got = db_->GetItem({.table_name = "Csv", .key = {{"PK", S("VEH#1")}, {"SK", S("TS#1")}}});
+  ASSERT_OK(got);
+  ASSERT_TRUE(got->item);
+  EXPECT_EQ(got->item->at("speed"), N("12.5"));               // a key attribute of the LSI: typed N
+  EXPECT_EQ(got->item->at("note"), S("quoted, with comma"));  // everything else: S
+  EXPECT_EQ(QueryAll(db_.get(), "Csv", "BySpeed", "PK", S("VEH#1"), true).size(), 2u);
+
+  // A given header makes the first line data; another delimiter.
+  const std::string semi = (fs::path(out_) / "fleet.csv").string();
+  std::ofstream(semi) << "VEH#3;META;x\n";
+  o.table.table_name = "Csv2";
+  o.files = {{semi, "", std::nullopt, std::nullopt}};
+  o.compression = ImportCompression::kNone;
+  o.csv_delimiter = ';';
+  o.csv_header = std::vector<std::string>{"PK", "SK", "model"};
+  auto r2 = db_->ImportTable(o);
+  ASSERT_OK(r2);
+  EXPECT_EQ(r2->imported_items, 1);
+}
+
+// Transactions keep a group of items (one per segment, on average) at one
+// version; a dump that did not read from one snapshot would mix versions.
+TEST_F(BulkTest, DumpWhileWritersRunIsOneSnapshot) {
+  Create(testing::TableRequest("Group", "PK", ScalarAttributeType::kS));
+  constexpr int kGroup = 16;
+  auto write_version = [&](int v) {
+    TransactWriteItemsRequest t;
+    for (int i = 0; i < kGroup; ++i) {
+      TransactPut p;
+      p.table_name = "Group";
+      p.item = {{"PK", S("item-" + std::to_string(i))}, {"v", N(std::to_string(v))}};
+      t.transact_items.push_back({.put = p});
+    }
+    return db_->TransactWriteItems(t).status();
+  };
+  ASSERT_OK(write_version(0));
+  std::atomic<bool> stop{false};
+  std::atomic<int> versions{0};
+  std::thread writer([&] {
+    for (int v = 1; !stop; ++v) {
+      if (!write_version(v).ok()) return;
+      versions = v;
+    }
+  });
+  int dumps = 0;
+  while (dumps < 20 || versions < 50) {
+    auto exported = db_->ExportTable({.table_name = "Group",
+                                      .bucket_dir = out_,
+                                      .segments = 8,
+                                      .export_id = "dump-" + std::to_string(dumps)});
+    ASSERT_OK(exported);
+    std::set<std::string> seen;
+    for (const auto& f : exported->files) {
+      format::LineReader r;
+      ASSERT_OK(
+          r.Open((fs::path(exported->export_dir) / "data" / fs::path(f.data_file_s3_key).filename())
+                     .string(),
+                 format::Compression::kGzip));
+      std::string line;
+      while (r.Next(&line)) {
+        auto item = format::ParseItemLine(format::ExportFormat::kDynamoDbJson, line);
+        ASSERT_OK(item);
+        seen.insert(item->at("v").n().ToString());
+      }
+    }
+    EXPECT_EQ(seen.size(), 1u) << "dump " << dumps << " mixes versions";
+    ++dumps;
+    if (dumps > 2000) break;
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GE(versions.load(), 50);
+}
+
+// `dump` opens the directory as a RocksDB secondary: it reads a database
+// another instance has open for writing, as of its Open.
+TEST_F(BulkTest, ReadOnlyInstanceDumpsBesideAnOpenPrimary) {
+  LoadFleet("Fleet", 4, 20);
+  Options ro;
+  ro.read_only = true;
+  auto secondary = Database::Open(dir_, ro);
+  ASSERT_OK(secondary);
+  auto exported = (*secondary)->ExportTable({.table_name = "Fleet", .bucket_dir = out_});
+  ASSERT_OK(exported);
+  EXPECT_EQ(exported->item_count, 4 * 21);
+  auto write = (*secondary)->PutItem({.table_name = "Fleet", .item = Reading(1, 1)});
+  EXPECT_FALSE(write.ok());
+  auto import = (*secondary)->ImportTable(FromExport(*exported, "Refused"));
+  EXPECT_EQ(import.status().code(), Status::Code::kNotSupported);
+  // The primary is unaffected and restores the dump.
+  auto restored = db_->ImportTable(FromExport(*exported, "Copy"));
+  ASSERT_OK(restored);
+  ExpectSameTable("Fleet", "Copy", 4);
+}
+
+// The dump's table definition is CreateTable's JSON and reads back as the
+// same request.
+TEST(TableDefinitionTest, RoundTripsThroughCreateTableJson) {
+  const std::string dir = testing::MakeTempDir();
+  {
+    auto db = Database::Open(dir, {});
+    ASSERT_OK(db);
+    CreateTableRequest r = FleetTable("Fleet");
+    r.tags = std::map<std::string, std::string>{{"team", "fleet"}};
+    r.stream_specification = StreamSpecification{true, StreamViewType::kNewImage};
+    ASSERT_OK((*db)->CreateTable(r));
+    auto d = (*db)->DescribeTable({.table_name = "Fleet"});
+    ASSERT_OK(d);
+    const std::string json = wire::TableDefinitionJson(d->table, *r.tags, "expiresAt");
+    auto back = wire::ParseTableDefinition(json);
+    ASSERT_OK(back);
+    EXPECT_EQ(back->ttl_attribute, "expiresAt");
+    EXPECT_EQ(back->table.table_name, "Fleet");
+    EXPECT_EQ(back->table.key_schema.size(), 2u);
+    EXPECT_EQ(back->table.attribute_definitions.size(), 4u);
+    EXPECT_EQ(back->table.billing_mode, BillingMode::kPayPerRequest);
+    ASSERT_TRUE(back->table.global_secondary_indexes);
+    EXPECT_EQ((*back->table.global_secondary_indexes)[0].projection.non_key_attributes,
+              std::vector<std::string>{"speed"});
+    ASSERT_TRUE(back->table.local_secondary_indexes);
+    EXPECT_EQ(back->table.tags, r.tags);
+    ASSERT_TRUE(back->table.stream_specification);
+    EXPECT_EQ(back->table.stream_specification->stream_view_type, StreamViewType::kNewImage);
+    // CreateTable's own checks apply to a hand-written definition.
+    auto bad = wire::ParseTableDefinition(R"({"TableName":"x","KeySchema":"nope"})");
+    EXPECT_FALSE(bad.ok());
+  }
+  fs::remove_all(dir);
+}
+
+// ---- The command line, and SIGKILL during a restore -------------------------------------
+
+int RunTool(const std::vector<std::string>& args, pid_t* pid_out = nullptr) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  if (pid_out) {
+    *pid_out = pid;
+    return 0;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_F(BulkTest, CommandLineDumpAndRestore) {
+  LoadFleet("Fleet", 5, 30);
+  ASSERT_OK(
+      db_->UpdateTimeToLive({.table_name = "Fleet", .time_to_live_specification = {true, "exp"}}));
+  db_.reset();  // restore writes the directory: no other writer may hold it
+  ASSERT_EQ(RunTool({DYNAROCK_PATH, "dump", dir_, "Fleet", out_, "--format", "ION"}), 0);
+  ASSERT_EQ(RunTool({DYNAROCK_PATH, "restore", dir_, out_, "--table", "Back"}), 0);
+  // Restoring again: the table exists, exit 1.
+  EXPECT_EQ(RunTool({DYNAROCK_PATH, "restore", dir_, out_, "--table", "Back"}), 1);
+  Reopen();
+  ExpectSameTable("Fleet", "Back", 5);
+  auto ttl = db_->DescribeTimeToLive({.table_name = "Back"});
+  ASSERT_OK(ttl);
+  EXPECT_TRUE(ttl->enabled);
+  EXPECT_EQ(ttl->attribute_name, "exp");
+}
+
+TEST_F(BulkTest, SigkillDuringRestoreLeavesTheTargetUnchanged) {
+  std::mt19937_64 rng(testing::TestSeed("BulkTest.SigkillDuringRestoreLeavesTheTargetUnchanged"));
+  // Input written directly: 60,000 items in one plain file.
+  const std::string input = (fs::path(out_) / "items.json").string();
+  {
+    std::ofstream f(input);
+    for (int v = 0; v < 300; ++v) {
+      for (int i = 0; i < 200; ++i) {
+        f << format::ItemLine(format::ExportFormat::kDynamoDbJson, Reading(v, i)) << "\n";
+      }
+    }
+  }
+  const std::string definition = (fs::path(out_) / "def.json").string();
+  {
+    Create(FleetTable("Fleet"));
+    auto d = db_->DescribeTable({.table_name = "Fleet"});
+    ASSERT_OK(d);
+    std::ofstream(definition) << wire::TableDefinitionJson(d->table, {}, std::nullopt);
+    Put("Fleet", Reading(1, 1));
+  }
+  db_.reset();
+  // How long a whole restore takes here, into a scratch database.
+  const std::string scratch = testing::MakeTempDir();
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(RunTool({DYNAROCK_PATH, "restore", scratch, input, "--table-definition", definition,
+                     "--table", "Target", "--memory-mb", "16"}),
+            0);
+  const auto full =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  fs::remove_all(scratch);
+
+  int absent = 0;
+  for (int cycle = 0; cycle < 5; ++cycle) {
+    pid_t pid = 0;
+    RunTool({DYNAROCK_PATH, "restore", dir_, input, "--table-definition", definition, "--table",
+             "Target", "--memory-mb", "16"},
+            &pid);
+    const auto delay =
+        20 +
+        static_cast<int64_t>(rng() % static_cast<uint64_t>(std::max<int64_t>(full * 9 / 10, 40)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    Reopen();
+    // The other table is untouched; the target is absent or whole.
+    EXPECT_EQ(ScanAll(db_.get(), "Fleet").size(), 1u);
+    auto d = db_->DescribeTable({.table_name = "Target"});
+    if (!d.ok()) {
+      EXPECT_EQ(d.status().code(), Status::Code::kResourceNotFound);
+      ++absent;
+    } else {
+      EXPECT_EQ(d->table.item_count, 60000) << "cycle " << cycle << " after " << delay << " ms";
+      EXPECT_EQ(ScanAll(db_.get(), "Target").size(), 60000u);
+      auto report = db_->RecountStatistics();
+      ASSERT_OK(report);
+      EXPECT_EQ(report->collections_corrected + report->table_totals_corrected +
+                    report->index_totals_corrected,
+                0);
+      ASSERT_OK(db_->DeleteTable({.table_name = "Target"}));
+    }
+    // Open removed the killed restore's scratch directory.
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      EXPECT_FALSE(entry.path().filename().string().starts_with("restore-scratch-"));
+    }
+    db_.reset();
+  }
+  EXPECT_GE(absent, 1) << "every kill came after the restore had finished (" << full << " ms)";
+  Reopen();
+}
+
+}  // namespace
+}  // namespace dynarock

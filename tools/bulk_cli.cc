@@ -1,0 +1,370 @@
+#include "tools/bulk_cli.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "dynarock/db.h"
+#include "tools/server/table_definition.h"
+
+namespace dynarock::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kDefinitionFile[] = "table-definition.json";
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+std::string Bytes(double b) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return fmt::format("{:.1f} {}", b, units[u]);
+}
+
+std::string Duration(double s) {
+  const auto t = static_cast<long long>(s);
+  return fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60);
+}
+
+// A progress line on a terminal (redrawn in place, at most 10 times a
+// second); nothing on a pipe, where only the summary line is printed.
+class Progress {
+ public:
+  Progress() : tty_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+  void Show(const std::string& line) {
+    if (!tty_) return;
+    std::lock_guard lock(mu_);
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    fmt::print(stderr, "\r\033[K{}", line);
+    std::fflush(stderr);
+  }
+  void Done() {
+    if (tty_) fmt::print(stderr, "\r\033[K");
+  }
+  double elapsed() const { return Seconds(start_); }
+
+ private:
+  const bool tty_;
+  const Clock::time_point start_;
+  std::mutex mu_;
+  Clock::time_point last_{};
+};
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::InvalidArgument(path + ": cannot be read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int Fail(const Status& s) {
+  fmt::print(stderr, "error: {}\n", s.ToString());
+  return kExitFailed;
+}
+
+// ---- dump ----
+
+struct DumpArgs {
+  std::string db_dir, table, out_dir, format = "DYNAMODB_JSON", prefix, bucket;
+  uint32_t segments = 0;
+};
+
+int RunDump(const DumpArgs& a) {
+  Options options;
+  options.read_only = true;  // a secondary instance: works while `serve` has the directory
+  auto db = Database::Open(a.db_dir, options);
+  if (!db.ok()) return Fail(db.status());
+  auto described = (*db)->DescribeTable({.table_name = a.table});
+  if (!described.ok()) return Fail(described.status());
+  auto ttl = (*db)->DescribeTimeToLive({.table_name = a.table});
+  if (!ttl.ok()) return Fail(ttl.status());
+  auto tags = (*db)->ListTagsOfResource({.resource_arn = described->table.table_arn});
+  if (!tags.ok()) return Fail(tags.status());
+
+  ExportTableOptions o;
+  o.table_name = a.table;
+  o.bucket_dir = a.out_dir;
+  o.s3_bucket = a.bucket;
+  if (!a.prefix.empty()) o.s3_prefix = a.prefix;
+  o.format = a.format == "ION" ? ExportFormat::kIon : ExportFormat::kDynamoDbJson;
+  o.segments = a.segments;
+  Progress progress;
+  const int64_t total = described->table.item_count;
+  o.progress = [&](int64_t items, int64_t bytes) {
+    const double s = std::max(progress.elapsed(), 1e-3);
+    const double rate = static_cast<double>(items) / s;
+    std::string eta =
+        total > 0 && rate > 0
+            ? Duration(static_cast<double>(std::max<int64_t>(total - items, 0)) / rate)
+            : "?";
+    progress.Show(fmt::format("dump {}: {} / {} items  {}  {:.0f} items/s  ETA {}", a.table, items,
+                              total, Bytes(static_cast<double>(bytes)), rate, eta));
+  };
+  auto result = (*db)->ExportTable(o);
+  progress.Done();
+  if (!result.ok()) return Fail(result.status());
+
+  std::optional<std::string> ttl_attribute;
+  if (ttl->enabled) ttl_attribute = ttl->attribute_name;
+  const std::string definition =
+      wire::TableDefinitionJson(described->table, tags->tags, ttl_attribute);
+  const fs::path def_path = fs::path(result->export_dir) / kDefinitionFile;
+  {
+    std::ofstream out(def_path, std::ios::binary);
+    out << definition;
+    if (!out) return Fail(Status::IOError(def_path.string() + ": write failed"));
+  }
+  const double s = std::max(progress.elapsed(), 1e-3);
+  fmt::print("dumped {}: {} items, {} ({} compressed) in {:.2f} s, {:.0f} items/s, {} files\n",
+             a.table, result->item_count, Bytes(static_cast<double>(result->uncompressed_bytes)),
+             Bytes([&] {
+               double b = 0;
+               for (const auto& f : result->files) b += static_cast<double>(f.bytes);
+               return b;
+             }()),
+             s, static_cast<double>(result->item_count) / s, result->files.size());
+  fmt::print("export {}\n", result->export_dir);
+  return kExitOk;
+}
+
+// ---- restore ----
+
+struct RestoreArgs {
+  std::string db_dir, source, table_definition, table_name, input_format, compression;
+  std::string csv_delimiter = ",";
+  std::vector<std::string> csv_header;
+  bool strict = false;
+  size_t memory_mb = 256;
+};
+
+// The export directory `source` names: itself if it holds a manifest, or
+// the only export under its AWSDynamoDB/ (a bucket or prefix directory).
+std::optional<fs::path> FindExport(const fs::path& source, std::string* error) {
+  std::error_code ec;
+  if (fs::exists(source / "manifest-summary.json", ec)) return source;
+  const fs::path root = source / "AWSDynamoDB";
+  if (!fs::is_directory(root, ec)) return std::nullopt;
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    if (fs::exists(e.path() / "manifest-summary.json")) found.push_back(e.path());
+  }
+  if (found.size() == 1) return found[0];
+  *error = found.empty() ? root.string() + " holds no export (no manifest-summary.json)"
+                         : root.string() + " holds " + std::to_string(found.size()) +
+                               " exports: name one of them";
+  return std::nullopt;
+}
+
+// Data files of an ImportTable-style source: one file, or every regular file
+// under a directory (recursively, in name order), as an S3 key prefix is.
+std::vector<ImportFile> SourceFiles(const fs::path& source) {
+  std::vector<ImportFile> files;
+  std::error_code ec;
+  if (fs::is_regular_file(source, ec)) {
+    files.push_back({source.string(), "", std::nullopt, std::nullopt});
+    return files;
+  }
+  std::vector<std::string> paths;
+  for (const auto& e : fs::recursive_directory_iterator(source, ec)) {
+    if (e.is_regular_file()) paths.push_back(e.path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  for (auto& p : paths) files.push_back({std::move(p), "", std::nullopt, std::nullopt});
+  return files;
+}
+
+// gzip and zstd announce themselves; anything else is taken as plain.
+ImportCompression Sniff(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char m[4] = {};
+  in.read(reinterpret_cast<char*>(m), 4);
+  if (in.gcount() >= 2 && m[0] == 0x1f && m[1] == 0x8b) return ImportCompression::kGzip;
+  if (in.gcount() == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) {
+    return ImportCompression::kZstd;
+  }
+  return ImportCompression::kNone;
+}
+
+int RunRestore(const RestoreArgs& a) {
+  ImportTableOptions o;
+  std::string definition_path = a.table_definition;
+  std::string error;
+  const auto export_dir = FindExport(a.source, &error);
+  if (!error.empty()) return Fail(Status::InvalidArgument(error));
+  if (export_dir) {
+    auto manifest = ReadExportManifest(export_dir->string());
+    if (!manifest.ok()) return Fail(manifest.status());
+    o.files = std::move(manifest->files);
+    o.format =
+        manifest->format == ExportFormat::kIon ? ImportFormat::kIon : ImportFormat::kDynamoDbJson;
+    o.compression = ImportCompression::kGzip;
+    if (definition_path.empty()) {
+      definition_path = (*export_dir / kDefinitionFile).string();
+      std::error_code ec;
+      if (!fs::exists(definition_path, ec)) {
+        return Fail(Status::InvalidArgument(
+            definition_path +
+            " does not exist (an AWS export has none): give --table-definition "
+            "FILE, a CreateTable JSON"));
+      }
+    }
+  } else {
+    std::error_code ec;
+    if (!fs::exists(a.source, ec))
+      return Fail(Status::InvalidArgument(a.source + " does not exist"));
+    o.files = SourceFiles(a.source);
+    if (definition_path.empty()) {
+      return Fail(Status::InvalidArgument(
+          a.source + " is not an export: give --table-definition FILE (a CreateTable JSON)"));
+    }
+    o.format = a.input_format == "ION"   ? ImportFormat::kIon
+               : a.input_format == "CSV" ? ImportFormat::kCsv
+                                         : ImportFormat::kDynamoDbJson;
+    o.compression = o.files.empty() ? ImportCompression::kNone : Sniff(o.files[0].path);
+  }
+  if (!a.input_format.empty() && export_dir) {
+    return Fail(Status::InvalidArgument("--input-format is for non-export sources"));
+  }
+  if (a.compression == "GZIP") o.compression = ImportCompression::kGzip;
+  if (a.compression == "ZSTD") o.compression = ImportCompression::kZstd;
+  if (a.compression == "NONE") o.compression = ImportCompression::kNone;
+  if (a.csv_delimiter.size() != 1) {
+    return Fail(Status::InvalidArgument("--csv-delimiter takes one character"));
+  }
+  o.csv_delimiter = a.csv_delimiter == "\\t" ? '\t' : a.csv_delimiter[0];
+  if (!a.csv_header.empty()) o.csv_header = a.csv_header;
+  o.strict = a.strict;
+  o.memory_budget_bytes = a.memory_mb << 20;
+
+  auto text = ReadFile(definition_path);
+  if (!text.ok()) return Fail(text.status());
+  auto definition = wire::ParseTableDefinition(*text);
+  if (!definition.ok()) {
+    return Fail(Status::InvalidArgument(definition_path + ": " + definition.status().ToString()));
+  }
+  o.table = std::move(definition->table);
+  o.ttl_attribute = definition->ttl_attribute;
+  if (!a.table_name.empty()) o.table.table_name = a.table_name;
+
+  auto db = Database::Open(a.db_dir, {});
+  if (!db.ok()) {
+    return Fail(Status::IOError(db.status().ToString() +
+                                " (if `dynarock serve` has it open, stop it first: restore "
+                                "writes the directory)"));
+  }
+  Progress progress;
+  o.progress = [&](const ImportProgress& p) {
+    const double s = std::max(progress.elapsed(), 1e-3);
+    const double rate = static_cast<double>(p.processed_items) / s;
+    const double done = p.total_bytes > 0 ? static_cast<double>(p.processed_bytes) /
+                                                static_cast<double>(p.total_bytes)
+                                          : 0;
+    progress.Show(fmt::format("restore {}: {}  file {}/{}  {} items  {} / {}  {:.0f} items/s{}",
+                              o.table.table_name, p.phase, p.files_done, p.files, p.processed_items,
+                              Bytes(static_cast<double>(p.processed_bytes)),
+                              Bytes(static_cast<double>(p.total_bytes)), rate,
+                              done > 0.01 && std::string_view(p.phase) == "reading"
+                                  ? "  ETA " + Duration(s / done - s)
+                                  : ""));
+  };
+  auto result = (*db)->ImportTable(o);
+  progress.Done();
+  if (!result.ok()) return Fail(result.status());
+  for (const auto& e : result->errors) {
+    fmt::print(stderr, "skipped: {}{}: {}\n", e.file.empty() ? "(sorted items)" : e.file,
+               e.line ? ":" + std::to_string(e.line) : "", e.message);
+  }
+  if (result->error_count > static_cast<int64_t>(result->errors.size())) {
+    fmt::print(stderr, "... and {} more skipped items\n",
+               result->error_count - static_cast<int64_t>(result->errors.size()));
+  }
+  const double s = std::max(progress.elapsed(), 1e-3);
+  fmt::print("restored {}: {} items ({} read, {} skipped), {} in {:.2f} s, {:.0f} items/s\n",
+             o.table.table_name, result->imported_items, result->processed_items,
+             result->error_count, Bytes(static_cast<double>(result->processed_bytes)), s,
+             static_cast<double>(result->processed_items) / s);
+  return result->error_count > 0 ? kExitItemErrors : kExitOk;
+}
+
+}  // namespace
+
+void AddBulkCommands(CLI::App* app, std::function<int()>* run) {
+  auto dump_args = std::make_shared<DumpArgs>();
+  CLI::App* dump = app->add_subcommand(
+      "dump", "write a table as DynamoDB's full export (S3 layout, in a directory)");
+  dump->add_option("database", dump_args->db_dir, "database directory (may be open in serve)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  dump->add_option("table", dump_args->table, "table name")->required();
+  dump->add_option("out", dump_args->out_dir,
+                   "directory standing for the S3 bucket: the export goes to "
+                   "OUT/[PREFIX/]AWSDynamoDB/<ExportId>/")
+      ->required();
+  dump->add_option("--format", dump_args->format, "DYNAMODB_JSON (default) or ION")
+      ->check(CLI::IsMember({"DYNAMODB_JSON", "ION"}));
+  dump->add_option("--prefix", dump_args->prefix, "S3Prefix inside the bucket directory");
+  dump->add_option("--bucket", dump_args->bucket,
+                   "bucket name for the manifest (default: OUT's last component)");
+  dump->add_option("--segments", dump_args->segments,
+                   "parallel segments, one data file each (default: one per core)")
+      ->check(CLI::Range(1, 1000));
+  dump->callback([run, dump_args] { *run = [dump_args] { return RunDump(*dump_args); }; });
+
+  auto restore_args = std::make_shared<RestoreArgs>();
+  CLI::App* restore = app->add_subcommand(
+      "restore",
+      "create a table from a dump, an AWS export, or ImportTable inputs (SST ingestion: "
+      "all or nothing)");
+  restore->add_option("database", restore_args->db_dir, "database directory (not open in serve)")
+      ->required();
+  restore
+      ->add_option("source", restore_args->source,
+                   "an export directory (holding manifest-summary.json), a directory holding "
+                   "one under AWSDynamoDB/, or data files (a file or a directory)")
+      ->required();
+  restore->add_option("--table-definition", restore_args->table_definition,
+                      "CreateTable JSON (default: the dump's table-definition.json)");
+  restore->add_option("--table", restore_args->table_name, "create the table under this name");
+  restore
+      ->add_option("--input-format", restore_args->input_format,
+                   "data files that are not an export: DYNAMODB_JSON (default), ION or CSV")
+      ->check(CLI::IsMember({"DYNAMODB_JSON", "ION", "CSV"}));
+  restore
+      ->add_option("--compression", restore_args->compression,
+                   "GZIP, ZSTD or NONE (default: from the files' first bytes)")
+      ->check(CLI::IsMember({"GZIP", "ZSTD", "NONE"}));
+  restore->add_option("--csv-delimiter", restore_args->csv_delimiter,
+                      "CSV delimiter: , ; : | \\t or space (default ,)");
+  restore
+      ->add_option("--csv-header", restore_args->csv_header,
+                   "CSV column names (then the first line is data)")
+      ->delimiter(',');
+  restore->add_flag("--strict", restore_args->strict,
+                    "abort at the first bad item, restoring nothing (default: skip and count "
+                    "bad items, exit 3)");
+  restore
+      ->add_option("--memory-mb", restore_args->memory_mb,
+                   "memory for sorting; the rest spills to the database directory (default "
+                   "256)")
+      ->check(CLI::Range(16, 1 << 20));
+  restore->callback(
+      [run, restore_args] { *run = [restore_args] { return RunRestore(*restore_args); }; });
+}
+
+}  // namespace dynarock::cli

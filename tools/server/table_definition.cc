@@ -1,0 +1,179 @@
+#include "tools/server/table_definition.h"
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include "tools/server/protocol/model_gen.h"
+#include "tools/server/streams_wire.h"
+#include "tools/server/wire_requests.h"
+
+namespace dynarock::wire {
+namespace {
+
+using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+void Str(Writer& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void KeySchema(Writer& w, const std::vector<KeySchemaElement>& keys) {
+  w.StartArray();
+  for (const auto& k : keys) {
+    w.StartObject();
+    w.Key("AttributeName");
+    Str(w, k.attribute_name);
+    w.Key("KeyType");
+    w.String(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteProjection(Writer& w, const Projection& p) {
+  w.StartObject();
+  w.Key("ProjectionType");
+  w.String(p.projection_type == ProjectionType::kAll       ? "ALL"
+           : p.projection_type == ProjectionType::kInclude ? "INCLUDE"
+                                                           : "KEYS_ONLY");
+  if (p.projection_type == ProjectionType::kInclude) {
+    w.Key("NonKeyAttributes");
+    w.StartArray();
+    for (const auto& a : p.non_key_attributes) Str(w, a);
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+void Throughput(Writer& w, const ProvisionedThroughput& t) {
+  w.StartObject();
+  w.Key("ReadCapacityUnits");
+  w.Int64(t.read_capacity_units);
+  w.Key("WriteCapacityUnits");
+  w.Int64(t.write_capacity_units);
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string TableDefinitionJson(const TableDescription& d,
+                                const std::map<std::string, std::string>& tags,
+                                const std::optional<std::string>& ttl_attribute) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.SetIndent(' ', 2);
+  const bool provisioned = d.billing_mode == BillingMode::kProvisioned;
+  w.StartObject();
+  w.Key("TableName");
+  Str(w, d.table_name);
+  w.Key("KeySchema");
+  KeySchema(w, d.key_schema);
+  w.Key("AttributeDefinitions");
+  w.StartArray();
+  for (const auto& a : d.attribute_definitions) {
+    w.StartObject();
+    w.Key("AttributeName");
+    Str(w, a.attribute_name);
+    w.Key("AttributeType");
+    w.String(a.attribute_type == ScalarAttributeType::kS   ? "S"
+             : a.attribute_type == ScalarAttributeType::kN ? "N"
+                                                           : "B");
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("BillingMode");
+  w.String(provisioned ? "PROVISIONED" : "PAY_PER_REQUEST");
+  if (provisioned) {
+    w.Key("ProvisionedThroughput");
+    Throughput(w, d.provisioned_throughput);
+  }
+  // LSIs and GSIs share their shape; a GSI of a provisioned table has its
+  // own throughput.
+  auto indexes = [&](const char* key, const auto& list, auto extra) {
+    if (!list || list->empty()) return;
+    w.Key(key);
+    w.StartArray();
+    for (const auto& i : *list) {
+      w.StartObject();
+      w.Key("IndexName");
+      Str(w, i.index_name);
+      w.Key("KeySchema");
+      KeySchema(w, i.key_schema);
+      w.Key("Projection");
+      WriteProjection(w, i.projection);
+      extra(i);
+      w.EndObject();
+    }
+    w.EndArray();
+  };
+  indexes("LocalSecondaryIndexes", d.local_secondary_indexes, [](const auto&) {});
+  indexes("GlobalSecondaryIndexes", d.global_secondary_indexes, [&](const auto& i) {
+    if (!provisioned) return;
+    w.Key("ProvisionedThroughput");
+    Throughput(w, i.provisioned_throughput);
+  });
+  if (d.stream_specification && d.stream_specification->stream_enabled) {
+    w.Key("StreamSpecification");
+    w.StartObject();
+    w.Key("StreamEnabled");
+    w.Bool(true);
+    if (d.stream_specification->stream_view_type) {
+      w.Key("StreamViewType");
+      w.String(streams_wire::StreamViewTypeName(*d.stream_specification->stream_view_type));
+    }
+    w.EndObject();
+  }
+  if (!tags.empty()) {
+    w.Key("Tags");
+    w.StartArray();
+    for (const auto& [k, v] : tags) {
+      w.StartObject();
+      w.Key("Key");
+      Str(w, k);
+      w.Key("Value");
+      Str(w, v);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (ttl_attribute) {
+    w.Key("TimeToLiveSpecification");
+    w.StartObject();
+    w.Key("AttributeName");
+    Str(w, *ttl_attribute);
+    w.Key("Enabled");
+    w.Bool(true);
+    w.EndObject();
+  }
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+Result<TableDefinition> ParseTableDefinition(std::string_view json) {
+  simdjson::dom::parser parser;
+  protocol::Element root;
+  if (parser.parse(json.data(), json.size()).get(root) != simdjson::SUCCESS) {
+    return Status::Serialization("the table definition is not JSON");
+  }
+  protocol::CreateTableInput in;
+  DYNAROCK_RETURN_IF_ERROR(protocol::Read(root, &in));
+  DYNAROCK_RETURN_IF_ERROR(protocol::Check(in));
+  TableDefinition out;
+  {
+    ValueErrors value_errors;  // CreateTable carries no AttributeValue
+    DYNAROCK_ASSIGN_OR_RETURN(out.table, ToRequest(std::move(in)));
+  }
+  simdjson::dom::element ttl;
+  if (root.at_key("TimeToLiveSpecification").get(ttl) == simdjson::SUCCESS && !ttl.is_null()) {
+    std::string_view name;
+    bool enabled = false;
+    if (ttl["AttributeName"].get(name) != simdjson::SUCCESS || name.empty() ||
+        ttl["Enabled"].get(enabled) != simdjson::SUCCESS) {
+      return Status::Validation(
+          "TimeToLiveSpecification needs an AttributeName (string) and Enabled (boolean)");
+    }
+    if (enabled) out.ttl_attribute = std::string(name);
+  }
+  return out;
+}
+
+}  // namespace dynarock::wire
