@@ -28,6 +28,7 @@
 #include <string>
 #include <thread>
 
+#include "bench/fleet_items.h"
 #include "dynarock/db.h"
 #include "format/item_codec.h"
 #include "format/key_codec.h"
@@ -36,37 +37,14 @@ namespace {
 
 using namespace dynarock;
 
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::atoi(v) : fallback;
-}
+using bench::Depot;
+using bench::EnvInt;
+using bench::Reading;
+using bench::Ts;
+using bench::VehicleId;
 const int kVehicles = EnvInt("DYNAROCK_BENCH_VEHICLES", 2000);
 const int kReadings = EnvInt("DYNAROCK_BENCH_READINGS", 500);
 constexpr int kWindow = 120;  // ten minutes of 5-second readings
-
-std::string VehicleId(int v) { return fmt::format("VEH#V-{:05d}", v); }
-std::string Ts(int i) {
-  int s = i * 5;
-  return fmt::format("TS#2026-06-23T{:02d}:{:02d}:{:02d}Z", 9 + s / 3600, s / 60 % 60, s % 60);
-}
-const char* Depot(int v) {
-  static const std::vector<std::string> depots = [] {
-    std::vector<std::string> d;
-    for (int i = 0; i < 50; ++i) d.push_back(fmt::format("DEP-{:02d}", i));
-    return d;
-  }();
-  return depots[static_cast<size_t>(v % 50)].c_str();
-}
-Item Reading(int v, int i) {
-  return {{"vehicleId", AttributeValue::S(VehicleId(v))},
-          {"recordedAt", AttributeValue::S(Ts(i))},
-          {"speedKph", AttributeValue::N(Number::FromParts(
-                           false, static_cast<unsigned>(300 + (v * 7 + i) % 700), -1))},
-          {"coolantC", AttributeValue::N(Number::FromInt64(80 + (v + i) % 25))},
-          {"fuelPct",
-           AttributeValue::N(Number::FromParts(false, static_cast<unsigned>(99 - i % 90), -2))},
-          {"depotCode", AttributeValue::S(Depot(v))}};
-}
 
 // A private directory under the system's temp directory, removed with its
 // contents when the owner is destroyed (a 1M-item run leaves ~1 GB otherwise).
@@ -100,18 +78,7 @@ struct DynarockSystem {
   double load_seconds = 0;
   DynarockSystem() {
     db = std::move(Database::Open(dir.str(), {}).value());
-    CreateTableRequest t{.table_name = "Telemetry"};
-    t.key_schema = {{"vehicleId", KeyType::kHash}, {"recordedAt", KeyType::kRange}};
-    t.attribute_definitions = {{"vehicleId", ScalarAttributeType::kS},
-                               {"recordedAt", ScalarAttributeType::kS},
-                               {"depotCode", ScalarAttributeType::kS}};
-    t.billing_mode = BillingMode::kPayPerRequest;
-    t.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
-        {"ByDepot",
-         {{"depotCode", KeyType::kHash}, {"recordedAt", KeyType::kRange}},
-         {ProjectionType::kAll, {}},
-         std::nullopt}};
-    (void)db->CreateTable(t).value();
+    (void)db->CreateTable(bench::TelemetryTable()).value();
     auto start = std::chrono::steady_clock::now();
     for (int v = 0; v < kVehicles; ++v) {
       for (int i = 0; i < kReadings; ++i)

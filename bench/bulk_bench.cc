@@ -1,0 +1,202 @@
+// Dump and restore at fleet scale (DYNAROCK_BENCH_VEHICLES x
+// DYNAROCK_BENCH_READINGS, default 2,000 x 500 = 1M items), one table with
+// the fleet's GSI (depotCode, recordedAt), measured in one process run:
+//
+//   BM_BatchWriteLoad    the items loaded with BatchWriteItem (25 per call)
+//                        through the engine: the baseline a restore must beat
+//   BM_Dump              ExportTable of that table (DYNAMODB_JSON, gzip)
+//   BM_Restore           ImportTable of the dump into a new database
+//   BM_SstWriterCeiling  a bare rocksdb::SstFileWriter writing the restored
+//                        table's item and index entries (keys and values
+//                        already sorted and encoded: its best case) and
+//                        ingesting them into a raw RocksDB
+//
+// Each runs once (Iterations(1)); items_per_second is the figure. Durability:
+// sync_writes=false for the load (written to the WAL, not fsynced per
+// write); a restore's SST files are fsynced by RocksDB at ingestion.
+// bench/run_bulk.sh runs it and a restore-only process under /usr/bin/time
+// for the peak RSS.
+#include <benchmark/benchmark.h>
+#include <fmt/core.h>
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/sst_file_writer.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "bench/fleet_items.h"
+#include "dynarock/db.h"
+
+namespace {
+
+using namespace dynarock;
+namespace fs = std::filesystem;
+
+using bench::EnvInt;
+using bench::Reading;
+const int kVehicles = EnvInt("DYNAROCK_BENCH_VEHICLES", 2000);
+const int kReadings = EnvInt("DYNAROCK_BENCH_READINGS", 500);
+const size_t kMemoryMb = static_cast<size_t>(EnvInt("DYNAROCK_BENCH_RESTORE_MB", 256));
+CreateTableRequest Telemetry(const std::string& name) { return bench::TelemetryTable(name); }
+
+void Check(const Status& s) {
+  if (!s.ok()) {
+    fmt::print(stderr, "bulk_bench: {}\n", s.ToString());
+    std::exit(1);
+  }
+}
+
+// Shared by the benchmarks, which run in order.
+struct State {
+  fs::path root = fs::temp_directory_path() / fmt::format("dynarock-bulk-bench-{}", getpid());
+  std::unique_ptr<Database> source, target;
+  std::string export_dir;
+  // Called from main: databases must close before RocksDB's own statics
+  // are destroyed at exit (closing them in a static destructor can hang).
+  void Close() {
+    source.reset();
+    target.reset();
+    fs::remove_all(root);
+  }
+};
+State& S() {
+  static State s;
+  return s;
+}
+
+int64_t Items() { return int64_t{kVehicles} * kReadings; }
+
+void BM_BatchWriteLoad(benchmark::State& state) {
+  for (auto _ : state) {
+    fs::create_directories(S().root);
+    auto db = Database::Open((S().root / "source").string(), {});
+    Check(db.status());
+    S().source = std::move(db).value();
+    Check(S().source->CreateTable(Telemetry("Telemetry")).status());
+    BatchWriteItemRequest batch;
+    auto flush = [&] {
+      if (batch.request_items.empty()) return;
+      Check(S().source->BatchWriteItem(batch).status());
+      batch.request_items.clear();
+    };
+    int n = 0;
+    for (int v = 0; v < kVehicles; ++v) {
+      for (int i = 0; i < kReadings; ++i) {
+        batch.request_items["Telemetry"].push_back({.put_request = PutRequest{Reading(v, i)}});
+        if (++n % 25 == 0) flush();
+      }
+    }
+    flush();
+  }
+  state.SetItemsProcessed(Items());
+}
+
+void BM_Dump(benchmark::State& state) {
+  for (auto _ : state) {
+    // DYNAROCK_BENCH_BUCKET: where the dump goes, kept after the run
+    // (bench/run_bulk.sh restores it again in a process of its own).
+    const char* keep = std::getenv("DYNAROCK_BENCH_BUCKET");
+    auto exported = S().source->ExportTable(
+        {.table_name = "Telemetry",
+         .bucket_dir = keep ? std::string(keep) : (S().root / "bucket").string()});
+    Check(exported.status());
+    S().export_dir = exported->export_dir;
+    state.counters["MB_compressed"] = [&] {
+      double b = 0;
+      for (const auto& f : exported->files) b += static_cast<double>(f.bytes);
+      return b / 1e6;
+    }();
+  }
+  state.SetItemsProcessed(Items());
+}
+
+void BM_Restore(benchmark::State& state) {
+  for (auto _ : state) {
+    auto db = Database::Open((S().root / "target").string(), {});
+    Check(db.status());
+    S().target = std::move(db).value();
+    auto manifest = ReadExportManifest(S().export_dir);
+    Check(manifest.status());
+    ImportTableOptions o;
+    o.table = Telemetry("Telemetry");
+    o.files = manifest->files;
+    o.memory_budget_bytes = kMemoryMb << 20;
+    auto imported = S().target->ImportTable(o);
+    Check(imported.status());
+    if (imported->imported_items != Items()) {
+      fmt::print(stderr, "restored {} of {} items\n", imported->imported_items, Items());
+      std::exit(1);
+    }
+  }
+  state.SetItemsProcessed(Items());
+}
+
+// The same keys and values, straight into SST files and a raw RocksDB.
+void BM_SstWriterCeiling(benchmark::State& state) {
+  std::vector<std::pair<std::string, std::string>> kv;
+  // The restored table's item and index entries as stored (outside the
+  // timing), from a raw read of the target's items and indexes families.
+  S().target.reset();
+  {
+    rocksdb::Options o;
+    std::vector<std::string> names;
+    Check(rocksdb::DB::ListColumnFamilies(o, (S().root / "target").string(), &names).ok()
+              ? Status::OK()
+              : Status::Internal("list column families"));
+    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+    for (const auto& n : names) cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    if (!rocksdb::DB::OpenForReadOnly(o, (S().root / "target").string(), cfs, &handles, &raw)
+             .ok()) {
+      Check(Status::Internal("open target read-only"));
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] != "items" && names[i] != "indexes") continue;
+      std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), handles[i]));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        kv.emplace_back(it->key().ToString(), it->value().ToString());
+      }
+    }
+    for (auto* h : handles) raw->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    delete raw;
+  }
+  std::sort(kv.begin(), kv.end());
+  for (auto _ : state) {
+    rocksdb::Options o;
+    o.create_if_missing = true;
+    rocksdb::DB* raw = nullptr;
+    const std::string dir = (S().root / "ceiling").string();
+    Check(rocksdb::DB::Open(o, dir, &raw).ok() ? Status::OK() : Status::Internal("open"));
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), o);
+    const std::string sst = (S().root / "ceiling.sst").string();
+    Check(writer.Open(sst).ok() ? Status::OK() : Status::Internal("sst open"));
+    for (const auto& [k, v] : kv) writer.Put(k, v).PermitUncheckedError();
+    Check(writer.Finish().ok() ? Status::OK() : Status::Internal("sst finish"));
+    rocksdb::IngestExternalFileOptions ingest;
+    ingest.move_files = true;
+    Check(raw->IngestExternalFile({sst}, ingest).ok() ? Status::OK() : Status::Internal("ingest"));
+    delete raw;
+  }
+  state.counters["entries"] = static_cast<double>(kv.size());
+  state.SetItemsProcessed(Items());
+}
+
+BENCHMARK(BM_BatchWriteLoad)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Dump)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Restore)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_SstWriterCeiling)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  S().Close();
+  return 0;
+}
