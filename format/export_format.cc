@@ -567,7 +567,7 @@ Status AppendItemLine(ExportFormat f, const ItemView& item, std::string* out) {
   return Status::OK();
 }
 
-Result<Item> ParseItemLine(ExportFormat f, std::string_view line) {
+Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate) {
   Item item;
   if (f == ExportFormat::kIon) {
     IonReader reader(line);
@@ -584,6 +584,7 @@ Result<Item> ParseItemLine(ExportFormat f, std::string_view line) {
     }
     DYNAROCK_ASSIGN_OR_RETURN(item, ItemFromJson(*it));
   }
+  if (!validate) return item;
   for (const auto& [name, value] : item) {
     if (name.empty()) return Status::Validation("An attribute name cannot be empty");
     DYNAROCK_RETURN_IF_ERROR(value.Validate());

@@ -43,8 +43,10 @@ std::string ItemLine(ExportFormat f, const Item& item);
 // decides whether to skip blank lines). The item is validated as an
 // AttributeValue map (types, sets, numbers, nesting); key rules are the
 // table's business. Errors: InvalidArgument with what is wrong, or
-// DynamoDB's ValidationException for a bad value.
-Result<Item> ParseItemLine(ExportFormat f, std::string_view line);
+// DynamoDB's ValidationException for a bad value. `validate` false skips the
+// whole-item check, for callers that run ValidateItem themselves (a restore:
+// PutItem's checks).
+Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate = true);
 
 // Ion text for one value, as the ION export writes it: N as an Ion decimal
 // with trailing zeros in a `d` exponent (103., 6d2, 15d-1), sets as lists

@@ -35,9 +35,16 @@ AttrType ToAttrType(KeyType t) {
 }
 
 void PutBytesPrefix(std::string* dst, std::string_view prefix) {
-  for (char c : prefix) {
-    dst->push_back(c);
-    if (c == '\0') dst->push_back('\xff');
+  // Runs without a zero byte are copied whole; each zero becomes 00 FF.
+  while (!prefix.empty()) {
+    const size_t zero = prefix.find('\0');
+    if (zero == std::string_view::npos) {
+      dst->append(prefix);
+      return;
+    }
+    dst->append(prefix.data(), zero + 1);
+    dst->push_back('\xff');
+    prefix.remove_prefix(zero + 1);
   }
 }
 

@@ -120,6 +120,8 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     info.ttl_attribute = *o.ttl_attribute;
     info.ttl_enabled = true;
   }
+  // (ValidateCreateTable has checked the stream specification, so the
+  // UpdateTable that enables it after the ingestion cannot refuse it.)
   if (o.format == ImportFormat::kCsv &&
       std::string_view(",;:|\t ").find(o.csv_delimiter) == std::string_view::npos) {
     return Status::Validation("The CSV delimiter must be one of , ; : | tab or space");
@@ -300,7 +302,8 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       std::string line;
       while (reader.Next(&line)) {
         if (Blank(line)) continue;
-        if (!take(format::ParseItemLine(line_format, line), reader.line_number())) break;
+        // PlanPut validates the item as PutItem does.
+        if (!take(format::ParseItemLine(line_format, line, false), reader.line_number())) break;
       }
     }
     if (!outcome.fatal.ok() || abort) {
