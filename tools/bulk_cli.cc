@@ -244,10 +244,12 @@ int RunRestore(const RestoreArgs& a) {
   if (a.compression == "GZIP") o.compression = ImportCompression::kGzip;
   if (a.compression == "ZSTD") o.compression = ImportCompression::kZstd;
   if (a.compression == "NONE") o.compression = ImportCompression::kNone;
-  if (a.csv_delimiter.size() != 1) {
+  // A tab may be given as the two characters \t.
+  const std::string delimiter = a.csv_delimiter == "\\t" ? "\t" : a.csv_delimiter;
+  if (delimiter.size() != 1) {
     return Fail(Status::InvalidArgument("--csv-delimiter takes one character"));
   }
-  o.csv_delimiter = a.csv_delimiter == "\\t" ? '\t' : a.csv_delimiter[0];
+  o.csv_delimiter = delimiter[0];
   if (!a.csv_header.empty()) o.csv_header = a.csv_header;
   o.strict = a.strict;
   o.memory_budget_bytes = a.memory_mb << 20;

@@ -81,13 +81,21 @@ ExternalSorter::~ExternalSorter() {
 
 Status ExternalSorter::Add(std::string_view key, uint64_t seq, std::string_view value) {
   std::unique_lock lock(mu_);
-  entries_.push_back(
-      {arena_.size(), static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size()), seq});
+  uint64_t prefix = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    prefix = prefix << 8 | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
+  }
+  entries_.push_back({prefix, arena_.size(), static_cast<uint32_t>(key.size()),
+                      static_cast<uint32_t>(value.size()), seq});
   arena_.append(key);
   arena_.append(value);
   ++records_;
   // Half the budget per buffer: a full one is sorted and written outside
   // the lock while the other fills.
+  if (arena_.size() + entries_.size() * sizeof(Entry) < budget_ / 2) return Status::OK();
+  // At most one buffer being spilled and one filling: the budget holds.
+  spilled_.wait(lock, [this] { return spilling_ == 0; });
+  // Another thread may have spilled it meanwhile.
   if (arena_.size() + entries_.size() * sizeof(Entry) < budget_ / 2) return Status::OK();
   std::string arena;
   std::vector<Entry> entries;
@@ -108,7 +116,11 @@ void ExternalSorter::SortEntries(const std::string& arena, std::vector<Entry>* e
   auto key = [&arena](const Entry& e) {
     return std::string_view(arena.data() + e.offset, e.key_size);
   };
+  // Most pairs differ in their first 8 bytes (space id and hash): compared
+  // as integers, without touching the arena. Equal prefixes fall back to
+  // the bytes (a shorter key's zero padding then cannot mislead).
   std::sort(entries->begin(), entries->end(), [&key](const Entry& a, const Entry& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
     const int c = key(a).compare(key(b));
     return c != 0 ? c < 0 : a.seq > b.seq;
   });

@@ -40,7 +40,8 @@ class ExternalSorter {
   // Calls `out` for every distinct key in increasing bytewise order with its
   // winning record, and `dropped` (if set) for each record that lost to
   // another with the same key; stops at the first error either returns.
-  // REQUIRES: called once, after the last Add.
+  // May be called again, with the same output (a restore redoes its index
+  // merge when it must skip entries). REQUIRES: after the last Add.
   Status Merge(const Output& out, const Output& dropped = nullptr);
 
   size_t runs() const { return runs_.size(); }  // spilled so far
@@ -48,6 +49,7 @@ class ExternalSorter {
 
  private:
   struct Entry {
+    uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
     uint64_t offset;
     uint32_t key_size, value_size;
     uint64_t seq;

@@ -9,9 +9,11 @@
 //      checksums, and sort the items and their index entries externally
 //      (the last of equal keys in input order wins);
 //   3. walk the sorted items: write the items' SSTs and each collection's
-//      counter (collections are contiguous in key order);
-//   4. write the index SSTs of the winning items, the totals, the catalog
-//      entry; ingest.
+//      counter (collections are contiguous in key order); meanwhile, on
+//      another thread,
+//   4. write the index SSTs (again, skipping the entries of items that lost
+//      to a duplicate, if any did), then the totals and the catalog entry;
+//      ingest.
 #include <rocksdb/sst_file_writer.h>
 
 #include <atomic>
@@ -362,7 +364,6 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
   };
   SstSink item_ssts(options_of(items_cf_), items_cf_, (scratch.path / "items").string());
   SstSink stats_ssts(options_of(stats_cf_), stats_cf_, (scratch.path / "stats").string());
-  SstSink index_ssts(options_of(indexes_cf_), indexes_cf_, (scratch.path / "indexes").string());
   Counter table_total;
   std::string collection_key;
   Counter collection;
@@ -416,41 +417,64 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     if ((table_total.items & 4095) == 0) report("sorting");
     return item_ssts.Put(key, in);
   };
-  DYNAROCK_RETURN_IF_ERROR(
+  // 4. The index entries of the winning items, and their totals. Which
+  // items lost (duplicates, refusals) is known only once the items are
+  // merged, but that is rare: the index merge runs beside the item merge on
+  // another core, and is redone after it only if some item lost.
+  struct IndexOutput {
+    std::unique_ptr<SstSink> ssts;
+    std::map<uint32_t, Counter> totals;
+  };
+  auto merge_indexes = [&](const char* stem, const std::unordered_set<uint64_t>* skip,
+                           IndexOutput* output) -> Status {
+    output->ssts = std::make_unique<SstSink>(options_of(indexes_cf_), indexes_cf_,
+                                             (scratch.path / stem).string());
+    output->totals.clear();
+    DYNAROCK_RETURN_IF_ERROR(index_entries.Merge(
+        [&](std::string_view key, uint64_t seq, std::string_view value) -> Status {
+          if (skip && skip->count(seq)) return Status::OK();
+          std::string_view in = value, id = key;
+          uint64_t size = 0;
+          uint32_t space = 0;
+          if (!format::GetFixed64BE(&in, &size) || !format::GetFixed32BE(&id, &space)) {
+            return Status::Internal("restore: a damaged sort record");
+          }
+          Counter& c = output->totals[space];
+          ++c.items;
+          c.bytes += static_cast<int64_t>(size);
+          return output->ssts->Put(key, in);
+        }));
+    return output->ssts->Close();
+  };
+  IndexOutput indexes;
+  Status optimistic;
+  std::thread index_thread(
+      [&] { optimistic = merge_indexes("indexes-optimistic", nullptr, &indexes); });
+  Status items_merged =
       sorted_items.Merge(on_item, [&](std::string_view, uint64_t seq, std::string_view) {
         dropped.insert(seq);
         return Status::OK();
-      }));
+      });
+  index_thread.join();
+  DYNAROCK_RETURN_IF_ERROR(items_merged);
   DYNAROCK_RETURN_IF_ERROR(flush_collection());
   result.imported_items = table_total.items;
-
-  // 4. Index entries (of the winning items only) and every total.
   report("indexing");
-  std::map<uint32_t, Counter> index_totals;
-  DYNAROCK_RETURN_IF_ERROR(index_entries.Merge(
-      [&](std::string_view key, uint64_t seq, std::string_view value) -> Status {
-        if (dropped.count(seq)) return Status::OK();
-        std::string_view in = value, id = key;
-        uint64_t size = 0;
-        uint32_t space = 0;
-        if (!format::GetFixed64BE(&in, &size) || !format::GetFixed32BE(&id, &space)) {
-          return Status::Internal("restore: a damaged sort record");
-        }
-        Counter& c = index_totals[space];
-        ++c.items;
-        c.bytes += static_cast<int64_t>(size);
-        return index_ssts.Put(key, in);
-      }));
+  if (!dropped.empty()) {
+    DYNAROCK_RETURN_IF_ERROR(merge_indexes("indexes", &dropped, &indexes));
+  } else {
+    DYNAROCK_RETURN_IF_ERROR(optimistic);
+  }
+
   if (table_total.items > 0) {
     DYNAROCK_RETURN_IF_ERROR(
         stats_ssts.Put(TableStatsKey(info.space_id), EncodeCounter(table_total)));
   }
   // Index space ids follow the table's: their keys sort after its own.
-  for (const auto& [space, total] : index_totals) {
+  for (const auto& [space, total] : indexes.totals) {
     DYNAROCK_RETURN_IF_ERROR(stats_ssts.Put(TableStatsKey(space), EncodeCounter(total)));
   }
   DYNAROCK_RETURN_IF_ERROR(item_ssts.Close());
-  DYNAROCK_RETURN_IF_ERROR(index_ssts.Close());
   DYNAROCK_RETURN_IF_ERROR(stats_ssts.Close());
 
   report("ingesting");
@@ -467,7 +491,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
         catalog_ssts.Put(CatalogTableKey(info.name), EncodeTableDescriptor(info)));
     DYNAROCK_RETURN_IF_ERROR(catalog_ssts.Close());
     std::vector<rocksdb::IngestExternalFileArg> args;
-    for (const SstSink* sink : {&catalog_ssts, &item_ssts, &index_ssts, &stats_ssts}) {
+    for (const SstSink* sink : {&catalog_ssts, &item_ssts, indexes.ssts.get(), &stats_ssts}) {
       if (sink->files().empty()) continue;
       rocksdb::IngestExternalFileArg arg;
       arg.column_family = sink->cf();
