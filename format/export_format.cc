@@ -128,6 +128,8 @@ class IonReader {
         SkipSpace();
         if (Peek() != '{') return Error("Item must be a struct");
         DYNAROCK_ASSIGN_OR_RETURN(AttributeValue v, Value(1));
+        // `{{` also starts with `{`: a blob is not a struct.
+        if (!v.is(AttrType::kM)) return Error("Item must be a struct");
         Item out;
         for (auto& [k, val] : v.m()) out.emplace(k, val);
         item = std::move(out);

@@ -80,7 +80,9 @@ TEST(ExportFormatTest, IonReaderRejectsWhatIsNotAnItem) {
         "{Item:{a:1,a:2}}", "{Item:{a:\"unterminated}}", "{Item:{a:{{!!}}}}",
         "{Item:{a:1}} trailing", "{Item:{a:0x10}}", "{Item:{a:$dynamodb_SS::[]}}",
         "{Item:{a:$dynamodb_SS::[\"x\",\"x\"]}}", "{Item:{a:1e999}}",
-        // Found by fuzz_export_parse: strings must be UTF-8.
+        // Found by fuzz_export_parse: Item a blob (it starts with {), and
+        // strings that are not UTF-8.
+        "{Item:{{AAE=}}}", "$ion_1_0 {Item:{{AAE=}},m:{x:[0,null,true]}}}",
         "{Item:{a:\"A\xfathor\"}}", "{Item:{'\xc0\xaf':1}}", "{Item:{a:'''\xed\xa0\x80'''}}"}) {
     EXPECT_FALSE(ParseItemLine(ExportFormat::kIon, bad).ok()) << bad;
   }
