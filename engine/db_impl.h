@@ -103,6 +103,10 @@ class Database::Impl {
   Status WaitForBackfills();
 
   Result<CreateTableResponse> CreateTable(const CreateTableRequest& request);
+  // A table CreateTable (or a restore) would make, checked as CreateTable
+  // checks it, with its uuid and creation time; space ids left for the
+  // caller, who also installs it.
+  Result<TableInfo> NewTable(const CreateTableRequest& request);
   Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
   Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
   Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);

@@ -81,10 +81,9 @@ Status Database::Impl::AcquireTables(TableHandles* handles) {
 
 // ---- Table operations ----------------------------------------------------------------------
 
-Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest& request) {
+Result<TableInfo> Database::Impl::NewTable(const CreateTableRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DYNAROCK_ASSIGN_OR_RETURN(auto validated, ValidateCreateTable(request));
-  TableInfo info = std::move(validated);
+  DYNAROCK_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(request));
   if (request.tags) {
     // TagResource's limit, for the tags a table is created with.
     if (request.tags->size() > 50) {
@@ -92,7 +91,16 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
     }
     info.tags = *request.tags;
   }
+  info.uuid = NewUuid();
+  info.creation_time_ms = NowMs();
+  if (info.billing_mode == BillingMode::kPayPerRequest) {
+    info.pay_per_request_since_ms = info.creation_time_ms;
+  }
+  return info;
+}
 
+Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest& request) {
+  DYNAROCK_ASSIGN_OR_RETURN(TableInfo info, NewTable(request));
   std::unique_lock lock(catalog_mu_);
   if (tables_.count(info.name)) {
     return Status::ResourceInUse("Table already exists: " + info.name);
@@ -100,12 +108,6 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
   uint32_t next_id = next_space_id_;
   info.space_id = next_id++;
   for (auto& index : info.indexes) index.space_id = next_id++;
-  info.uuid = NewUuid();
-  info.creation_time_ms = NowMs();
-  if (info.billing_mode == BillingMode::kPayPerRequest) {
-    info.pay_per_request_since_ms = info.creation_time_ms;
-  }
-
   next_space_id_ = next_id;
 
   rocksdb::WriteBatch batch;

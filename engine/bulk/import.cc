@@ -27,7 +27,6 @@
 #include "engine/bulk/external_sort.h"
 #include "engine/db_impl.h"
 #include "engine/index.h"
-#include "engine/model/checks.h"
 #include "format/data_file.h"
 #include "format/export_format.h"
 #include "format/item_codec.h"
@@ -110,14 +109,7 @@ struct ScratchDir {
 Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& o) {
   if (options_.read_only) return Status::NotSupported("the database was opened read-only");
   // 1. The table, checked as CreateTable checks it.
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(o.table));
-  DYNAROCK_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(o.table));
-  if (o.table.tags) {
-    if (o.table.tags->size() > 50) {
-      return Status::LimitExceeded("The number of tags exceeds the limit of 50");
-    }
-    info.tags = *o.table.tags;
-  }
+  DYNAROCK_ASSIGN_OR_RETURN(TableInfo info, NewTable(o.table));
   if (o.ttl_attribute) {
     info.ttl_attribute = *o.ttl_attribute;
     info.ttl_enabled = true;
@@ -137,12 +129,6 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     info.space_id = next_space_id_++;
     for (auto& index : info.indexes) index.space_id = next_space_id_++;
   }
-  info.uuid = NewUuid();
-  info.creation_time_ms = NowMs();
-  if (info.billing_mode == BillingMode::kPayPerRequest) {
-    info.pay_per_request_since_ms = info.creation_time_ms;
-  }
-
   ScratchDir scratch;
   {
     std::mt19937_64 rng(std::random_device{}());
