@@ -186,7 +186,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
   };
   std::vector<FileOutcome> outcomes(o.files.size());
   std::atomic<size_t> next_file{0};
-  std::atomic<int64_t> read_items{0}, read_bytes{0};
+  std::atomic<int64_t> read_items{0}, read_bytes{0}, files_done{0};
   std::atomic<bool> abort{false};  // strict mode hit a bad item, or a file failed
   std::mutex report_mu;
   auto report_reading = [&] {
@@ -195,6 +195,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     progress.phase = "reading";
     progress.processed_items = read_items.load();
     progress.processed_bytes = read_bytes.load();
+    progress.files_done = files_done.load();
     o.progress(progress);
   };
 
@@ -312,6 +313,8 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     if (!outcome.fatal.ok()) abort = true;
     outcome.bytes = reader.uncompressed_bytes();
     read_bytes += reader.compressed_bytes();
+    ++files_done;
+    report_reading();
   };
   {
     const size_t threads =

@@ -218,8 +218,13 @@ TEST_P(BulkRoundTrip, DumpThenRestoreIsTheSameTable) {
             (fs::path(out_) / "daily/2026/AWSDynamoDB" / exported->export_id).string());
 
   auto o = FromExport(*exported, "Restored");
+  int64_t files_read = 0;  // progress calls are serialized by the import
+  o.progress = [&](const ImportProgress& p) {
+    if (std::string_view(p.phase) == "reading") files_read = std::max(files_read, p.files_done);
+  };
   auto restored = db_->ImportTable(o);
   ASSERT_OK(restored);
+  EXPECT_EQ(files_read, 3);  // the reading progress counts each file as it ends
   EXPECT_EQ(restored->imported_items, 12 * 41);
   EXPECT_EQ(restored->error_count, 0);
   ExpectSameTable("Fleet", "Restored", 12);
