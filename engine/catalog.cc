@@ -422,6 +422,10 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   d.add_ttl_enabled(t.ttl_enabled);
   d.add_ttl_changed_ms(t.ttl_changed_ms);
   d.add_pay_per_request_since_ms(t.pay_per_request_since_ms);
+  d.add_pitr_enabled(t.pitr_enabled);
+  d.add_pitr_enabled_ms(t.pitr_enabled_ms);
+  // 35, the default, is stored as 0 (absent), so older descriptors read the same.
+  d.add_pitr_recovery_days(t.pitr_recovery_days == 35 ? 0 : t.pitr_recovery_days);
   d.add_tags(tags_offset);
   if (t.stream) {
     d.add_latest_stream_id(t.stream->id);
@@ -513,6 +517,13 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
   t.ttl_enabled = d->ttl_enabled();
   t.ttl_changed_ms = d->ttl_changed_ms();
   t.pay_per_request_since_ms = d->pay_per_request_since_ms();
+  t.pitr_enabled = d->pitr_enabled();
+  t.pitr_enabled_ms = d->pitr_enabled_ms();
+  t.pitr_recovery_days = d->pitr_recovery_days() == 0 ? 35 : d->pitr_recovery_days();
+  if (t.pitr_recovery_days < 1 || t.pitr_recovery_days > 35) {
+    return Status::Corruption("table descriptor: RecoveryPeriodInDays " +
+                              std::to_string(t.pitr_recovery_days));
+  }
   if (d->tags()) {
     for (const auto* tag : *d->tags()) t.tags[tag->key()->str()] = tag->value() ? tag->value()->str() : "";
   }

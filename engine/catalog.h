@@ -57,6 +57,11 @@ struct TableInfo {
   int64_t ttl_changed_ms = 0;                // the last UpdateTimeToLive (its cooldown)
   int64_t pay_per_request_since_ms = 0;      // the last switch to on-demand; 0: never
   std::map<std::string, std::string> tags;   // TagResource
+  // UpdateContinuousBackups: point-in-time recovery, when it was last
+  // enabled, and its RecoveryPeriodInDays.
+  bool pitr_enabled = false;
+  int64_t pitr_enabled_ms = 0;
+  int32_t pitr_recovery_days = 35;
   // The latest stream, if the table ever had one; `enabled` false after a
   // disable (DescribeTable still reports its ARN and label).
   struct Stream {
@@ -131,15 +136,19 @@ std::string TtlCursorKey(uint32_t space_id);
 // "backfill_cursor/<8 hex digits of the GSI's space id>": the item key after
 // which a GSI backfill resumes (since format version 3).
 std::string BackfillCursorKey(uint32_t index_space_id);
+// "service/<name>": a record a service built on the engine keeps with the
+// database (Database::PutServiceRecord; since format version 4).
+inline constexpr std::string_view kCatalogServicePrefix = "service/";
 
 // The format record, written when a database is created and checked by every
 // Open: the magic "DYNAROCK" then the storage format version (4 bytes,
 // big-endian). The version covers everything STORAGE_LAYOUT.md, KEY_FORMAT.md
 // and ITEM_FORMAT.md specify; a change to any of them bumps it, and Open
 // upgrades older versions step by step (1 -> 2 adds the streams column family;
-// 2 -> 3 adds backfill cursors).
+// 2 -> 3 adds backfill cursors; 3 -> 4 adds service records and the
+// descriptors' point-in-time recovery fields).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 3;
+inline constexpr uint32_t kStorageFormatVersion = 4;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

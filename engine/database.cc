@@ -27,6 +27,24 @@ Result<DescribeTimeToLiveResponse> Database::DescribeTimeToLive(
     const DescribeTimeToLiveRequest& r) {
   return impl_->DescribeTimeToLive(r);
 }
+Result<ContinuousBackupsDescription> Database::UpdateContinuousBackups(
+    const UpdateContinuousBackupsRequest& r) {
+  return impl_->UpdateContinuousBackups(r);
+}
+Result<ContinuousBackupsDescription> Database::DescribeContinuousBackups(
+    const DescribeContinuousBackupsRequest& r) {
+  return impl_->DescribeContinuousBackups(r);
+}
+Status Database::CheckCreateTable(const CreateTableRequest& r) {
+  return impl_->CheckCreateTable(r);
+}
+Status Database::PutServiceRecord(std::string_view name, std::string_view value) {
+  return impl_->PutServiceRecord(name, value);
+}
+Result<std::vector<std::pair<std::string, std::string>>> Database::ServiceRecords(
+    std::string_view prefix) {
+  return impl_->ServiceRecords(prefix);
+}
 Status Database::TagResource(const TagResourceRequest& r) { return impl_->TagResource(r); }
 Status Database::UntagResource(const UntagResourceRequest& r) { return impl_->UntagResource(r); }
 Result<ListTagsOfResourceResponse> Database::ListTagsOfResource(

@@ -113,6 +113,13 @@ class Database::Impl {
   Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
   Result<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& request);
   Result<DescribeTimeToLiveResponse> DescribeTimeToLive(const DescribeTimeToLiveRequest& request);
+  Result<ContinuousBackupsDescription> UpdateContinuousBackups(
+      const UpdateContinuousBackupsRequest& request);
+  Result<ContinuousBackupsDescription> DescribeContinuousBackups(
+      const DescribeContinuousBackupsRequest& request);
+  Status CheckCreateTable(const CreateTableRequest& request);
+  Status PutServiceRecord(std::string_view name, std::string_view value);
+  Result<std::vector<std::pair<std::string, std::string>>> ServiceRecords(std::string_view prefix);
   Status TagResource(const TagResourceRequest& request);
   Status UntagResource(const UntagResourceRequest& request);
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);

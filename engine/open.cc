@@ -111,6 +111,9 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
   // 2 -> 3: GSI backfills save a cursor (backfill_cursor/<id>). A version 2
   // backfill has none and starts from the first key, as version 2 did.
   if (version == 2) DYNAROCK_RETURN_IF_ERROR(reached(3));
+  // 3 -> 4: new catalog keys (service/<name>) and optional descriptor fields
+  // (point-in-time recovery, off when absent): nothing to rewrite.
+  if (version == 3) DYNAROCK_RETURN_IF_ERROR(reached(4));
   return Status::OK();
 }
 

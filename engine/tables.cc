@@ -99,6 +99,13 @@ Result<TableInfo> Database::Impl::NewTable(const CreateTableRequest& request) {
   return info;
 }
 
+Status Database::Impl::CheckCreateTable(const CreateTableRequest& request) {
+  DYNAROCK_ASSIGN_OR_RETURN(TableInfo info, NewTable(request));
+  std::unique_lock lock(catalog_mu_);
+  if (tables_.count(info.name)) return Status::ResourceInUse("Table already exists: " + info.name);
+  return Status::OK();
+}
+
 Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest& request) {
   DYNAROCK_ASSIGN_OR_RETURN(TableInfo info, NewTable(request));
   std::unique_lock lock(catalog_mu_);

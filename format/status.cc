@@ -24,6 +24,14 @@ std::string_view Status::ErrorName() const {
       return "TrimmedDataAccessException";
     case Code::kAccessDenied:
       return "AccessDeniedException";
+    case Code::kTableNotFound: return "TableNotFoundException";
+    case Code::kContinuousBackupsUnavailable: return "ContinuousBackupsUnavailableException";
+    case Code::kPointInTimeRecoveryUnavailable: return "PointInTimeRecoveryUnavailableException";
+    case Code::kInvalidExportTime: return "InvalidExportTimeException";
+    case Code::kExportConflict: return "ExportConflictException";
+    case Code::kExportNotFound: return "ExportNotFoundException";
+    case Code::kImportConflict: return "ImportConflictException";
+    case Code::kImportNotFound: return "ImportNotFoundException";
     case Code::kInternal:
     case Code::kCorruption:
     case Code::kIOError:

@@ -65,8 +65,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 3 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 03");
+  // "DYNAROCK" | version 4 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 04");
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -106,8 +106,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 4; "
-                                                     "this build reads versions up to 3. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 5; "
+                                                     "this build reads versions up to 4. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -117,7 +117,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 }
 
 // Version 1 had no streams column family: Open adds it, and the record says
-// the current version (2 -> 3 adds only a catalog key kind).
+// the current version (2 -> 3 and 3 -> 4 add only catalog key kinds and
+// optional descriptor fields).
 TEST_F(StorageLayoutTest, VersionOneIsUpgradedStepByStep) {
   const std::vector<std::string> v1 = {"default", "catalog", "items", "stats", "indexes"};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -129,7 +130,7 @@ TEST_F(StorageLayoutTest, VersionOneIsUpgradedStepByStep) {
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  EXPECT_EQ(record, EncodeFormatRecord(3));
+  EXPECT_EQ(record, EncodeFormatRecord(4));
   RawClose(std::move(raw), &handles);
 }
 
@@ -262,4 +263,45 @@ TEST(StorageLayoutGoldenTest, TableDescriptor) {
 }
 
 }  // namespace
+// 3 -> 4 adds service records and optional descriptor fields: only the
+// record changes, and a version 3 descriptor reads with PITR off.
+TEST_F(StorageLayoutTest, VersionThreeIsUpgradedAndServiceRecordsHaveTheirKeys) {
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->PutServiceRecord("export/01-ab", "{}"));
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto raw = RawOpen(kColumnFamilies, &handles);
+  std::string value;
+  ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "service/export/01-ab", &value));
+  EXPECT_EQ(value, "{}");
+  ASSERT_OK(raw->Put(rocksdb::WriteOptions(), handles[1], "format", EncodeFormatRecord(3)));
+  RawClose(std::move(raw), &handles);
+  { ASSERT_OK(Database::Open(dir_, {})); }
+  raw = RawOpen(kColumnFamilies, &handles);
+  ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
+  EXPECT_EQ(value, EncodeFormatRecord(4));
+  RawClose(std::move(raw), &handles);
+}
+
+TEST_F(StorageLayoutTest, PointInTimeRecoveryFieldsRoundTrip) {
+  TableInfo t;
+  t.name = "Telemetry";
+  t.partition_key = {"vehicleId", ScalarAttributeType::kS};
+  t.attribute_definitions = {{"vehicleId", ScalarAttributeType::kS}};
+  auto plain = DecodeTableDescriptor(EncodeTableDescriptor(t));
+  ASSERT_OK(plain);
+  EXPECT_FALSE(plain->pitr_enabled);
+  EXPECT_EQ(plain->pitr_recovery_days, 35);
+  t.pitr_enabled = true;
+  t.pitr_enabled_ms = 1'796'171'131'326;
+  t.pitr_recovery_days = 9;
+  auto back = DecodeTableDescriptor(EncodeTableDescriptor(t));
+  ASSERT_OK(back);
+  EXPECT_TRUE(back->pitr_enabled);
+  EXPECT_EQ(back->pitr_enabled_ms, 1'796'171'131'326);
+  EXPECT_EQ(back->pitr_recovery_days, 9);
+}
+
 }  // namespace dynarock

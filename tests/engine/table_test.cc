@@ -330,4 +330,71 @@ TEST_F(TableTest, TimeToLiveAndTagsPersistWithTheTable) {
 }
 
 }  // namespace
+// IMPORT-EXPORT-API.md 1: point-in-time recovery is a stored table setting;
+// an enable starts the window, a re-enable keeps it, a disable then an
+// enable restarts it with the period back at 35 days.
+TEST_F(TableTest, ContinuousBackupsAreStoredWithTheTable) {
+  Create(TableRequest("Telemetry", "vehicleId", T::kS));
+  auto d = db_->DescribeContinuousBackups({"Telemetry"});
+  ASSERT_OK(d);
+  EXPECT_FALSE(d->point_in_time_recovery_enabled);
+  auto on = db_->UpdateContinuousBackups({"Telemetry", true, 7});
+  ASSERT_OK(on);
+  EXPECT_TRUE(on->point_in_time_recovery_enabled);
+  EXPECT_EQ(on->recovery_period_in_days, 7);
+  EXPECT_GT(on->earliest_restorable_ms, 0);
+  EXPECT_EQ(on->earliest_restorable_ms, on->latest_restorable_ms);
+  Reopen();
+  d = db_->DescribeContinuousBackups({"Telemetry"});
+  ASSERT_OK(d);
+  EXPECT_TRUE(d->point_in_time_recovery_enabled);
+  EXPECT_EQ(d->recovery_period_in_days, 7);
+  EXPECT_GE(d->earliest_restorable_ms, on->earliest_restorable_ms);
+  EXPECT_GE(d->latest_restorable_ms, d->earliest_restorable_ms);
+
+  EXPECT_EQ(db_->UpdateContinuousBackups({"Telemetry", false, 3}).status(),
+            Status::Validation("Invalid Request: Cannot specify RecoveryPeriodInDays when "
+                               "disabling point-in-time recovery."));
+  EXPECT_EQ(db_->UpdateContinuousBackups({"Telemetry", true, 0}).status().code(),
+            Status::Code::kValidation);
+  ASSERT_OK(db_->UpdateContinuousBackups({"Telemetry", false, std::nullopt}));
+  auto again = db_->UpdateContinuousBackups({"Telemetry", true, std::nullopt});
+  ASSERT_OK(again);
+  EXPECT_EQ(again->recovery_period_in_days, 35);
+  EXPECT_EQ(db_->DescribeContinuousBackups({"Nope"}).status(),
+            Status::TableNotFound("Table not found: Nope"));
+  EXPECT_EQ(db_->UpdateContinuousBackups({"Nope", true, std::nullopt}).status().code(),
+            Status::Code::kTableNotFound);
+}
+
+// Service records: durable, listed by prefix in name order, kept across
+// DeleteTable and reopen.
+TEST_F(TableTest, ServiceRecordsPersist) {
+  Create(TableRequest("Telemetry", "vehicleId", T::kS));
+  ASSERT_OK(db_->PutServiceRecord("export/2", "second"));
+  ASSERT_OK(db_->PutServiceRecord("export/1", "first"));
+  ASSERT_OK(db_->PutServiceRecord("import/1", "other"));
+  ASSERT_OK(db_->PutServiceRecord("export/1", "first, rewritten"));
+  ASSERT_OK(db_->DeleteTable({"Telemetry"}));
+  Reopen();
+  auto records = db_->ServiceRecords("export/");
+  ASSERT_OK(records);
+  using P = std::pair<std::string, std::string>;
+  EXPECT_EQ(*records, (std::vector<P>{{"export/1", "first, rewritten"}, {"export/2", "second"}}));
+  EXPECT_EQ(db_->ServiceRecords("")->size(), 3u);
+  EXPECT_TRUE(db_->ServiceRecords("zzz")->empty());
+}
+
+// ImportTable's synchronous check: CreateTable's errors, nothing created.
+TEST_F(TableTest, CheckCreateTableCreatesNothing) {
+  Create(TableRequest("Telemetry", "vehicleId", T::kS));
+  EXPECT_EQ(db_->CheckCreateTable(TableRequest("Telemetry", "vehicleId", T::kS)),
+            Status::ResourceInUse("Table already exists: Telemetry"));
+  EXPECT_OK(db_->CheckCreateTable(TableRequest("Other", "id", T::kN)));
+  EXPECT_EQ(db_->DescribeTable({"Other"}).status().code(), Status::Code::kResourceNotFound);
+  CreateTableRequest bad = TableRequest("Bad", "id", T::kN);
+  bad.attribute_definitions.clear();
+  EXPECT_EQ(db_->CheckCreateTable(bad).code(), Status::Code::kValidation);
+}
+
 }  // namespace dynarock

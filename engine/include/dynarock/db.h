@@ -28,6 +28,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "dynarock/bulk.h"
 #include "dynarock/types.h"
@@ -113,6 +116,9 @@ class Database {
   // The table's description with exact statistics. ResourceNotFoundException
   // for an unknown table (this and the operations below).
   Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
+  // The errors CreateTable would return for `request` now, without creating
+  // anything (ImportTable's synchronous checks).
+  Status CheckCreateTable(const CreateTableRequest& request);
   // Table names in ascending order, at most `limit` (100) per page.
   Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
   // Waits for the table's in-flight operations, then drops it: cheap
@@ -143,6 +149,24 @@ class Database {
   Status TagResource(const TagResourceRequest& request);
   Status UntagResource(const UntagResourceRequest& request);
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
+
+  // ---- Point-in-time recovery, the prerequisite of a point-in-time export.
+  // Synchronous and idempotent; an enable (re)starts the window. Errors:
+  // TableNotFoundException for an unknown table; ValidationException for a
+  // RecoveryPeriodInDays outside 1-35 or sent with a disable.
+  Result<ContinuousBackupsDescription> UpdateContinuousBackups(
+      const UpdateContinuousBackupsRequest& request);
+  Result<ContinuousBackupsDescription> DescribeContinuousBackups(
+      const DescribeContinuousBackupsRequest& request);
+
+  // ---- Service records: small documents a service built on the engine
+  // keeps durably with the database (the server's export and import job
+  // descriptions), in the catalog under "service/<name>", fsynced. They are
+  // not part of any table and survive DeleteTable. NotSupported when opened
+  // read_only.
+  Status PutServiceRecord(std::string_view name, std::string_view value);
+  // Every record whose name starts with `prefix`, in name order.
+  Result<std::vector<std::pair<std::string, std::string>>> ServiceRecords(std::string_view prefix);
 
   // ---- Items. Key and item validation as DynamoDB (missing or mistyped key
   // attributes, empty keys, key and item size limits: ValidationException).

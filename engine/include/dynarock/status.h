@@ -49,6 +49,15 @@ class [[nodiscard]] Status {
     kExpiredIterator,        // ExpiredIteratorException (Streams)
     kTrimmedDataAccess,      // TrimmedDataAccessException (Streams)
     kAccessDenied,           // AccessDeniedException (e.g. tags of a table that does not exist)
+    // Continuous backups and the Export/Import APIs.
+    kTableNotFound,                   // TableNotFoundException
+    kContinuousBackupsUnavailable,    // ContinuousBackupsUnavailableException
+    kPointInTimeRecoveryUnavailable,  // PointInTimeRecoveryUnavailableException
+    kInvalidExportTime,               // InvalidExportTimeException
+    kExportConflict,                  // ExportConflictException
+    kExportNotFound,                  // ExportNotFoundException
+    kImportConflict,                  // ImportConflictException
+    kImportNotFound,                  // ImportNotFoundException
   };
 
   Status() = default;  // OK
@@ -95,6 +104,21 @@ class [[nodiscard]] Status {
       std::string msg = "The data you are trying to access has been trimmed.") {
     return {Code::kTrimmedDataAccess, std::move(msg)};
   }
+
+  static Status TableNotFound(std::string msg) { return {Code::kTableNotFound, std::move(msg)}; }
+  static Status ContinuousBackupsUnavailable(std::string msg) {
+    return {Code::kContinuousBackupsUnavailable, std::move(msg)};
+  }
+  static Status PointInTimeRecoveryUnavailable(std::string msg) {
+    return {Code::kPointInTimeRecoveryUnavailable, std::move(msg)};
+  }
+  static Status InvalidExportTime(std::string msg) {
+    return {Code::kInvalidExportTime, std::move(msg)};
+  }
+  static Status ExportConflict(std::string msg) { return {Code::kExportConflict, std::move(msg)}; }
+  static Status ExportNotFound(std::string msg) { return {Code::kExportNotFound, std::move(msg)}; }
+  static Status ImportConflict(std::string msg) { return {Code::kImportConflict, std::move(msg)}; }
+  static Status ImportNotFound(std::string msg) { return {Code::kImportNotFound, std::move(msg)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -216,6 +216,26 @@ struct DescribeTimeToLiveResponse {
   std::optional<std::string> attribute_name{};
 };
 
+// Point-in-time recovery (UpdateContinuousBackups / DescribeContinuousBackups).
+struct UpdateContinuousBackupsRequest {
+  std::string table_name{};
+  bool point_in_time_recovery_enabled = false;
+  std::optional<int32_t> recovery_period_in_days{};  // 1-35; only with an enable
+};
+struct DescribeContinuousBackupsRequest {
+  std::string table_name{};
+};
+// ContinuousBackupsDescription. Dynarock keeps no history: a point-in-time
+// export is the table as it is when the export starts, so the restorable
+// window is the last minute (DynamoDB's own tolerance for an export point),
+// never earlier than the enable.
+struct ContinuousBackupsDescription {
+  bool point_in_time_recovery_enabled = false;  // PointInTimeRecoveryStatus
+  int64_t earliest_restorable_ms = 0;           // when enabled
+  int64_t latest_restorable_ms = 0;
+  int32_t recovery_period_in_days = 35;
+};
+
 // Tags on a table, addressed by its ARN.
 struct TagResourceRequest {
   std::string resource_arn{};
