@@ -2,7 +2,7 @@
 //
 //   dynarock serve [--host 127.0.0.1] [--port 8000] (--data-dir DIR | --in-memory)
 //                  [--durability sync|relaxed] [--region R] [--auth KEY:SECRET ...]
-//                  [--workers N] [--max-connections N] [--max-buffered-mb N]
+//                  [--workers N] [--max-connections N] [--max-buffered-mb N] [--s3-dir DIR]
 //   dynarock dump DB TABLE OUT [--format DYNAMODB_JSON|ION] [--prefix P] [--segments N]
 //   dynarock restore DB SOURCE [--table-definition FILE] [--table NAME] [--strict] ...
 //
@@ -45,7 +45,8 @@ size_t ConnectionBound() {
 
 int Serve(const std::string& host, uint16_t port, size_t workers, std::string data_dir,
           bool in_memory, bool sync, size_t max_connections, size_t max_buffered_bytes,
-          const std::string& region, const std::map<std::string, std::string>& credentials) {
+          const std::string& region, const std::map<std::string, std::string>& credentials,
+          const std::string& s3_dir) {
   std::filesystem::path temp;
   if (in_memory) {
     // A throw-away database: a private directory removed at exit.
@@ -75,7 +76,9 @@ int Serve(const std::string& host, uint16_t port, size_t workers, std::string da
                                                 .max_connections = max_connections,
                                                 .max_buffered_bytes = max_buffered_bytes,
                                                 .region = region,
-                                                .credentials = credentials});
+                                                .account_id = options.account_id,
+                                                .credentials = credentials,
+                                                .s3_dir = s3_dir});
     dynarock::Status started = server.Start();
     if (!started.ok()) {
       fmt::print(stderr, "error: {}\n", started.ToString());
@@ -113,7 +116,7 @@ int Serve(const std::string& host, uint16_t port, size_t workers, std::string da
 int main(int argc, char** argv) {
   CLI::App app{"Dynarock: DynamoDB's data model on RocksDB"};
   app.require_subcommand(1);
-  std::string host = "127.0.0.1", data_dir;
+  std::string host = "127.0.0.1", data_dir, s3_dir;
   uint16_t port = 8000;
   // Engine calls block on fsync and table locks as well as using CPU.
   size_t workers = std::max<size_t>(8, 4 * std::max(1u, std::thread::hardware_concurrency()));
@@ -160,6 +163,11 @@ int main(int argc, char** argv) {
                    "read ACCESS_KEY_ID:SECRET pairs from this file, one per line")
       ->check(CLI::ExistingFile);
   dir->excludes(mem);
+  serve
+      ->add_option("--s3-dir", s3_dir,
+                   "folder standing for S3 in ExportTableToPointInTime and ImportTable: "
+                   "bucket B is the folder DIR/B")
+      ->check(CLI::ExistingDirectory);
   std::function<int()> bulk;
   dynarock::cli::AddBulkCommands(&app, &bulk);
   CLI11_PARSE(app, argc, argv);
@@ -197,7 +205,7 @@ int main(int argc, char** argv) {
     const size_t bound = ConnectionBound();
     if (max_connections == 0 || max_connections > bound) max_connections = bound;
     return Serve(host, port, workers, data_dir, in_memory, durability == "sync" && !in_memory,
-                 max_connections, max_buffered_mb << 20, region, credentials);
+                 max_connections, max_buffered_mb << 20, region, credentials, s3_dir);
   }
   return 2;
 }

@@ -142,7 +142,7 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
   const format::ExportFormat fmt = ToFormat(o.format);
 
   ExportTableResult result;
-  result.start_time_ms = NowMs();
+  result.start_time_ms = o.start_time_ms != 0 ? o.start_time_ms : NowMs();
   std::mt19937_64 rng(std::random_device{}());
   result.export_id = o.export_id;
   if (result.export_id.empty()) {

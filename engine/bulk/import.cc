@@ -110,6 +110,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
   if (options_.read_only) return Status::NotSupported("the database was opened read-only");
   // 1. The table, checked as CreateTable checks it.
   DYNAROCK_ASSIGN_OR_RETURN(TableInfo info, NewTable(o.table));
+  if (!o.table_id.empty()) info.uuid = o.table_id;
   if (o.ttl_attribute) {
     info.ttl_attribute = *o.ttl_attribute;
     info.ttl_enabled = true;

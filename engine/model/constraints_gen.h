@@ -294,6 +294,84 @@ std::string RenderTimeToLiveSpecification(const V& v);
 template <typename V>
 std::string RenderUpdateTimeToLiveInput(const V& v);
 template <typename V>
+std::string RenderRecoveryPeriodInDays(const V& v);
+template <typename V>
+std::string RenderPointInTimeRecoverySpecification(const V& v);
+template <typename V>
+std::string RenderUpdateContinuousBackupsInput(const V& v);
+template <typename V>
+std::string RenderDescribeContinuousBackupsInput(const V& v);
+template <typename V>
+std::string RenderTableArn(const V& v);
+template <typename V>
+std::string RenderExportTime(const V& v);
+template <typename V>
+std::string RenderClientToken(const V& v);
+template <typename V>
+std::string RenderS3Bucket(const V& v);
+template <typename V>
+std::string RenderS3BucketOwner(const V& v);
+template <typename V>
+std::string RenderS3Prefix(const V& v);
+template <typename V>
+std::string RenderS3SseAlgorithm(const V& v);
+template <typename V>
+std::string RenderS3SseKmsKeyId(const V& v);
+template <typename V>
+std::string RenderExportFormat(const V& v);
+template <typename V>
+std::string RenderExportType(const V& v);
+template <typename V>
+std::string RenderExportFromTime(const V& v);
+template <typename V>
+std::string RenderExportToTime(const V& v);
+template <typename V>
+std::string RenderExportViewType(const V& v);
+template <typename V>
+std::string RenderIncrementalExportSpecification(const V& v);
+template <typename V>
+std::string RenderExportTableToPointInTimeInput(const V& v);
+template <typename V>
+std::string RenderExportArn(const V& v);
+template <typename V>
+std::string RenderDescribeExportInput(const V& v);
+template <typename V>
+std::string RenderListExportsMaxLimit(const V& v);
+template <typename V>
+std::string RenderExportNextToken(const V& v);
+template <typename V>
+std::string RenderListExportsInput(const V& v);
+template <typename V>
+std::string RenderS3BucketSource(const V& v);
+template <typename V>
+std::string RenderInputFormat(const V& v);
+template <typename V>
+std::string RenderCsvDelimiter(const V& v);
+template <typename V>
+std::string RenderCsvHeader(const V& v);
+template <typename V>
+std::string RenderCsvHeaderList(const V& v);
+template <typename V>
+std::string RenderCsvOptions(const V& v);
+template <typename V>
+std::string RenderInputFormatOptions(const V& v);
+template <typename V>
+std::string RenderInputCompressionType(const V& v);
+template <typename V>
+std::string RenderTableCreationParameters(const V& v);
+template <typename V>
+std::string RenderImportTableInput(const V& v);
+template <typename V>
+std::string RenderImportArn(const V& v);
+template <typename V>
+std::string RenderDescribeImportInput(const V& v);
+template <typename V>
+std::string RenderListImportsMaxLimit(const V& v);
+template <typename V>
+std::string RenderImportNextToken(const V& v);
+template <typename V>
+std::string RenderListImportsInput(const V& v);
+template <typename V>
 void CheckReturnConsumedCapacity(const V& v, const std::string& path, Violations* out);
 template <typename V>
 void CheckTableName(const V& v, const std::string& path, Violations* out);
@@ -515,6 +593,74 @@ template <typename V>
 void CheckTimeToLiveSpecification(const V& v, const std::string& path, Violations* out);
 template <typename V>
 void CheckUpdateTimeToLiveInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckRecoveryPeriodInDays(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckPointInTimeRecoverySpecification(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckUpdateContinuousBackupsInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckDescribeContinuousBackupsInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckClientToken(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckS3Bucket(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckS3BucketOwner(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckS3Prefix(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckS3SseAlgorithm(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckS3SseKmsKeyId(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckExportFormat(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckExportType(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckExportViewType(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckIncrementalExportSpecification(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckExportTableToPointInTimeInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckExportArn(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckDescribeExportInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckListExportsMaxLimit(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckListExportsInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckS3BucketSource(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckInputFormat(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckCsvDelimiter(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckCsvHeader(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckCsvHeaderList(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckCsvOptions(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckInputFormatOptions(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckInputCompressionType(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckTableCreationParameters(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckImportTableInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckImportArn(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckDescribeImportInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckListImportsMaxLimit(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckImportNextToken(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckListImportsInput(const V& v, const std::string& path, Violations* out);
 
 template <typename V>
 std::string RenderReturnConsumedCapacity([[maybe_unused]] const V& v) {
@@ -3210,6 +3356,592 @@ std::string RenderUpdateTimeToLiveInput([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderRecoveryPeriodInDays([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderPointInTimeRecoverySpecification([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "PointInTimeRecoverySpecification(";
+  out += "pointInTimeRecoveryEnabled=";
+  if constexpr (requires { v.point_in_time_recovery_enabled; }) {
+    out += IsPresent(v.point_in_time_recovery_enabled) ? RenderBooleanObject(Get(v.point_in_time_recovery_enabled)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", recoveryPeriodInDays=";
+  if constexpr (requires { v.recovery_period_in_days; }) {
+    out += IsPresent(v.recovery_period_in_days) ? RenderRecoveryPeriodInDays(Get(v.recovery_period_in_days)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderUpdateContinuousBackupsInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "UpdateContinuousBackupsInput(";
+  out += "tableName=";
+  if constexpr (requires { v.table_name; }) {
+    out += IsPresent(v.table_name) ? RenderTableName(Get(v.table_name)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", pointInTimeRecoverySpecification=";
+  if constexpr (requires { v.point_in_time_recovery_specification; }) {
+    out += IsPresent(v.point_in_time_recovery_specification) ? RenderPointInTimeRecoverySpecification(Get(v.point_in_time_recovery_specification)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderDescribeContinuousBackupsInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "DescribeContinuousBackupsInput(";
+  out += "tableName=";
+  if constexpr (requires { v.table_name; }) {
+    out += IsPresent(v.table_name) ? RenderTableName(Get(v.table_name)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderTableArn([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderExportTime([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderClientToken([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderS3Bucket([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderS3BucketOwner([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderS3Prefix([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderS3SseAlgorithm([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kAes256) return "AES256";
+    if (v == V::kKms) return "KMS";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderS3SseKmsKeyId([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderExportFormat([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kDynamodbJson) return "DYNAMODB_JSON";
+    if (v == V::kIon) return "ION";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderExportType([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kFullExport) return "FULL_EXPORT";
+    if (v == V::kIncrementalExport) return "INCREMENTAL_EXPORT";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderExportFromTime([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderExportToTime([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderExportViewType([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kNewImage) return "NEW_IMAGE";
+    if (v == V::kNewAndOldImages) return "NEW_AND_OLD_IMAGES";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderIncrementalExportSpecification([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "IncrementalExportSpecification(";
+  out += "exportFromTime=";
+  if constexpr (requires { v.export_from_time; }) {
+    out += IsPresent(v.export_from_time) ? RenderExportFromTime(Get(v.export_from_time)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", exportToTime=";
+  if constexpr (requires { v.export_to_time; }) {
+    out += IsPresent(v.export_to_time) ? RenderExportToTime(Get(v.export_to_time)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", exportViewType=";
+  if constexpr (requires { v.export_view_type; }) {
+    out += IsPresent(v.export_view_type) ? RenderExportViewType(Get(v.export_view_type)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderExportTableToPointInTimeInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "ExportTableToPointInTimeInput(";
+  out += "tableArn=";
+  if constexpr (requires { v.table_arn; }) {
+    out += IsPresent(v.table_arn) ? RenderTableArn(Get(v.table_arn)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", exportTime=";
+  if constexpr (requires { v.export_time; }) {
+    out += IsPresent(v.export_time) ? RenderExportTime(Get(v.export_time)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", clientToken=";
+  if constexpr (requires { v.client_token; }) {
+    out += IsPresent(v.client_token) ? RenderClientToken(Get(v.client_token)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", s3Bucket=";
+  if constexpr (requires { v.s3_bucket; }) {
+    out += IsPresent(v.s3_bucket) ? RenderS3Bucket(Get(v.s3_bucket)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", s3BucketOwner=";
+  if constexpr (requires { v.s3_bucket_owner; }) {
+    out += IsPresent(v.s3_bucket_owner) ? RenderS3BucketOwner(Get(v.s3_bucket_owner)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", s3Prefix=";
+  if constexpr (requires { v.s3_prefix; }) {
+    out += IsPresent(v.s3_prefix) ? RenderS3Prefix(Get(v.s3_prefix)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", s3SseAlgorithm=";
+  if constexpr (requires { v.s3_sse_algorithm; }) {
+    out += IsPresent(v.s3_sse_algorithm) ? RenderS3SseAlgorithm(Get(v.s3_sse_algorithm)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", s3SseKmsKeyId=";
+  if constexpr (requires { v.s3_sse_kms_key_id; }) {
+    out += IsPresent(v.s3_sse_kms_key_id) ? RenderS3SseKmsKeyId(Get(v.s3_sse_kms_key_id)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", exportFormat=";
+  if constexpr (requires { v.export_format; }) {
+    out += IsPresent(v.export_format) ? RenderExportFormat(Get(v.export_format)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", exportType=";
+  if constexpr (requires { v.export_type; }) {
+    out += IsPresent(v.export_type) ? RenderExportType(Get(v.export_type)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", incrementalExportSpecification=";
+  if constexpr (requires { v.incremental_export_specification; }) {
+    out += IsPresent(v.incremental_export_specification) ? RenderIncrementalExportSpecification(Get(v.incremental_export_specification)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderExportArn([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderDescribeExportInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "DescribeExportInput(";
+  out += "exportArn=";
+  if constexpr (requires { v.export_arn; }) {
+    out += IsPresent(v.export_arn) ? RenderExportArn(Get(v.export_arn)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderListExportsMaxLimit([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderExportNextToken([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderListExportsInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "ListExportsInput(";
+  out += "tableArn=";
+  if constexpr (requires { v.table_arn; }) {
+    out += IsPresent(v.table_arn) ? RenderTableArn(Get(v.table_arn)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", maxResults=";
+  if constexpr (requires { v.max_results; }) {
+    out += IsPresent(v.max_results) ? RenderListExportsMaxLimit(Get(v.max_results)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", nextToken=";
+  if constexpr (requires { v.next_token; }) {
+    out += IsPresent(v.next_token) ? RenderExportNextToken(Get(v.next_token)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderS3BucketSource([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "S3BucketSource(";
+  out += "s3BucketOwner=";
+  if constexpr (requires { v.s3_bucket_owner; }) {
+    out += IsPresent(v.s3_bucket_owner) ? RenderS3BucketOwner(Get(v.s3_bucket_owner)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", s3Bucket=";
+  if constexpr (requires { v.s3_bucket; }) {
+    out += IsPresent(v.s3_bucket) ? RenderS3Bucket(Get(v.s3_bucket)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", s3KeyPrefix=";
+  if constexpr (requires { v.s3_key_prefix; }) {
+    out += IsPresent(v.s3_key_prefix) ? RenderS3Prefix(Get(v.s3_key_prefix)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderInputFormat([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kDynamodbJson) return "DYNAMODB_JSON";
+    if (v == V::kIon) return "ION";
+    if (v == V::kCsv) return "CSV";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderCsvDelimiter([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderCsvHeader([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderCsvHeaderList([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderCsvHeader(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
+std::string RenderCsvOptions([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "CsvOptions(";
+  out += "delimiter=";
+  if constexpr (requires { v.delimiter; }) {
+    out += IsPresent(v.delimiter) ? RenderCsvDelimiter(Get(v.delimiter)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", headerList=";
+  if constexpr (requires { v.header_list; }) {
+    out += IsPresent(v.header_list) ? RenderCsvHeaderList(Get(v.header_list)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderInputFormatOptions([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "InputFormatOptions(";
+  out += "csv=";
+  if constexpr (requires { v.csv; }) {
+    out += IsPresent(v.csv) ? RenderCsvOptions(Get(v.csv)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderInputCompressionType([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kGzip) return "GZIP";
+    if (v == V::kZstd) return "ZSTD";
+    if (v == V::kNone) return "NONE";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderTableCreationParameters([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "TableCreationParameters(";
+  out += "tableName=";
+  if constexpr (requires { v.table_name; }) {
+    out += IsPresent(v.table_name) ? RenderTableName(Get(v.table_name)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", attributeDefinitions=";
+  if constexpr (requires { v.attribute_definitions; }) {
+    out += IsPresent(v.attribute_definitions) ? RenderAttributeDefinitions(Get(v.attribute_definitions)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", keySchema=";
+  if constexpr (requires { v.key_schema; }) {
+    out += IsPresent(v.key_schema) ? RenderKeySchema(Get(v.key_schema)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", billingMode=";
+  if constexpr (requires { v.billing_mode; }) {
+    out += IsPresent(v.billing_mode) ? RenderBillingMode(Get(v.billing_mode)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", provisionedThroughput=";
+  if constexpr (requires { v.provisioned_throughput; }) {
+    out += IsPresent(v.provisioned_throughput) ? RenderProvisionedThroughput(Get(v.provisioned_throughput)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", sSESpecification=";
+  if constexpr (requires { v.sse_specification; }) {
+    out += IsPresent(v.sse_specification) ? RenderSSESpecification(Get(v.sse_specification)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", globalSecondaryIndexes=";
+  if constexpr (requires { v.global_secondary_indexes; }) {
+    out += IsPresent(v.global_secondary_indexes) ? RenderGlobalSecondaryIndexList(Get(v.global_secondary_indexes)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderImportTableInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "ImportTableInput(";
+  out += "clientToken=";
+  if constexpr (requires { v.client_token; }) {
+    out += IsPresent(v.client_token) ? RenderClientToken(Get(v.client_token)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", s3BucketSource=";
+  if constexpr (requires { v.s3_bucket_source; }) {
+    out += IsPresent(v.s3_bucket_source) ? RenderS3BucketSource(Get(v.s3_bucket_source)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", inputFormat=";
+  if constexpr (requires { v.input_format; }) {
+    out += IsPresent(v.input_format) ? RenderInputFormat(Get(v.input_format)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", inputFormatOptions=";
+  if constexpr (requires { v.input_format_options; }) {
+    out += IsPresent(v.input_format_options) ? RenderInputFormatOptions(Get(v.input_format_options)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", inputCompressionType=";
+  if constexpr (requires { v.input_compression_type; }) {
+    out += IsPresent(v.input_compression_type) ? RenderInputCompressionType(Get(v.input_compression_type)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", tableCreationParameters=";
+  if constexpr (requires { v.table_creation_parameters; }) {
+    out += IsPresent(v.table_creation_parameters) ? RenderTableCreationParameters(Get(v.table_creation_parameters)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderImportArn([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderDescribeImportInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "DescribeImportInput(";
+  out += "importArn=";
+  if constexpr (requires { v.import_arn; }) {
+    out += IsPresent(v.import_arn) ? RenderImportArn(Get(v.import_arn)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderListImportsMaxLimit([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderImportNextToken([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderListImportsInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "ListImportsInput(";
+  out += "tableArn=";
+  if constexpr (requires { v.table_arn; }) {
+    out += IsPresent(v.table_arn) ? RenderTableArn(Get(v.table_arn)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", pageSize=";
+  if constexpr (requires { v.page_size; }) {
+    out += IsPresent(v.page_size) ? RenderListImportsMaxLimit(Get(v.page_size)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", nextToken=";
+  if constexpr (requires { v.next_token; }) {
+    out += IsPresent(v.next_token) ? RenderImportNextToken(Get(v.next_token)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
 void CheckReturnConsumedCapacity(const V& v, const std::string& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"INDEXES", "TOTAL", "NONE"};
@@ -4590,6 +5322,351 @@ void CheckUpdateTimeToLiveInput(const V& v, const std::string& path, Violations*
   }
 }
 
+template <typename V>
+void CheckRecoveryPeriodInDays(const V& v, const std::string& path, Violations* out) {
+  out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
+  out->Range(static_cast<int64_t>(v), Bound::kMax, 35, path);
+}
+
+template <typename V>
+void CheckPointInTimeRecoverySpecification(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.point_in_time_recovery_enabled; }) {
+    if (!IsPresent(v.point_in_time_recovery_enabled)) out->NotNull(Join(path, "pointInTimeRecoveryEnabled"));
+  }
+  if constexpr (requires { v.recovery_period_in_days; }) {
+    if (IsPresent(v.recovery_period_in_days)) CheckRecoveryPeriodInDays(Get(v.recovery_period_in_days), Join(path, "recoveryPeriodInDays"), out);
+  }
+}
+
+template <typename V>
+void CheckUpdateContinuousBackupsInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.table_name; }) {
+    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+  }
+  if constexpr (requires { v.point_in_time_recovery_specification; }) {
+    if (!IsPresent(v.point_in_time_recovery_specification)) out->NotNull(Join(path, "pointInTimeRecoverySpecification"));
+    if (IsPresent(v.point_in_time_recovery_specification)) CheckPointInTimeRecoverySpecification(Get(v.point_in_time_recovery_specification), Join(path, "pointInTimeRecoverySpecification"), out);
+  }
+}
+
+template <typename V>
+void CheckDescribeContinuousBackupsInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.table_name; }) {
+    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+  }
+}
+
+template <typename V>
+void CheckClientToken(const V& v, const std::string& path, Violations* out) {
+  if (!MatchesPattern("^[^\\$]+$", v)) out->Add(v, path, "Member must satisfy regular expression pattern: ^[^\\$]+$");
+}
+
+template <typename V>
+void CheckS3Bucket(const V& v, const std::string& path, Violations* out) {
+  if (!MatchesPattern("^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$", v)) out->Add(v, path, "Member must satisfy regular expression pattern: ^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$");
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
+}
+
+template <typename V>
+void CheckS3BucketOwner(const V& v, const std::string& path, Violations* out) {
+  if (!MatchesPattern("[0-9]{12}", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [0-9]{12}");
+}
+
+template <typename V>
+void CheckS3Prefix(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1024, path);
+}
+
+template <typename V>
+void CheckS3SseAlgorithm(const V& v, const std::string& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"AES256", "KMS"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [AES256, KMS]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckS3SseKmsKeyId(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 2048, path);
+}
+
+template <typename V>
+void CheckExportFormat(const V& v, const std::string& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"DYNAMODB_JSON", "ION"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [ION, DYNAMODB_JSON]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckExportType(const V& v, const std::string& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"FULL_EXPORT", "INCREMENTAL_EXPORT"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [FULL_EXPORT, INCREMENTAL_EXPORT]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckExportViewType(const V& v, const std::string& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"NEW_IMAGE", "NEW_AND_OLD_IMAGES"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [NEW_AND_OLD_IMAGES, NEW_IMAGE]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckIncrementalExportSpecification(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.export_view_type; }) {
+    if (IsPresent(v.export_view_type)) CheckExportViewType(Get(v.export_view_type), Join(path, "exportViewType"), out);
+  }
+}
+
+template <typename V>
+void CheckExportTableToPointInTimeInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.table_arn; }) {
+    if (!IsPresent(v.table_arn)) out->NotNull(Join(path, "tableArn"));
+  }
+  if constexpr (requires { v.client_token; }) {
+    if (IsPresent(v.client_token)) CheckClientToken(Get(v.client_token), Join(path, "clientToken"), out);
+  }
+  if constexpr (requires { v.s3_bucket; }) {
+    if (!IsPresent(v.s3_bucket)) out->NotNull(Join(path, "s3Bucket"));
+    if (IsPresent(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Join(path, "s3Bucket"), out);
+  }
+  if constexpr (requires { v.s3_bucket_owner; }) {
+    if (IsPresent(v.s3_bucket_owner)) CheckS3BucketOwner(Get(v.s3_bucket_owner), Join(path, "s3BucketOwner"), out);
+  }
+  if constexpr (requires { v.s3_prefix; }) {
+    if (IsPresent(v.s3_prefix)) CheckS3Prefix(Get(v.s3_prefix), Join(path, "s3Prefix"), out);
+  }
+  if constexpr (requires { v.s3_sse_algorithm; }) {
+    if (IsPresent(v.s3_sse_algorithm)) CheckS3SseAlgorithm(Get(v.s3_sse_algorithm), Join(path, "s3SseAlgorithm"), out);
+  }
+  if constexpr (requires { v.s3_sse_kms_key_id; }) {
+    if (IsPresent(v.s3_sse_kms_key_id)) CheckS3SseKmsKeyId(Get(v.s3_sse_kms_key_id), Join(path, "s3SseKmsKeyId"), out);
+  }
+  if constexpr (requires { v.export_format; }) {
+    if (IsPresent(v.export_format)) CheckExportFormat(Get(v.export_format), Join(path, "exportFormat"), out);
+  }
+  if constexpr (requires { v.export_type; }) {
+    if (IsPresent(v.export_type)) CheckExportType(Get(v.export_type), Join(path, "exportType"), out);
+  }
+  if constexpr (requires { v.incremental_export_specification; }) {
+    if (IsPresent(v.incremental_export_specification)) CheckIncrementalExportSpecification(Get(v.incremental_export_specification), Join(path, "incrementalExportSpecification"), out);
+  }
+}
+
+template <typename V>
+void CheckExportArn(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 37, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1024, path);
+}
+
+template <typename V>
+void CheckDescribeExportInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.export_arn; }) {
+    if (!IsPresent(v.export_arn)) out->NotNull(Join(path, "exportArn"));
+    if (IsPresent(v.export_arn)) CheckExportArn(Get(v.export_arn), Join(path, "exportArn"), out);
+  }
+}
+
+template <typename V>
+void CheckListExportsMaxLimit(const V& v, const std::string& path, Violations* out) {
+  out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
+  out->Range(static_cast<int64_t>(v), Bound::kMax, 25, path);
+}
+
+template <typename V>
+void CheckListExportsInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.max_results; }) {
+    if (IsPresent(v.max_results)) CheckListExportsMaxLimit(Get(v.max_results), Join(path, "maxResults"), out);
+  }
+}
+
+template <typename V>
+void CheckS3BucketSource(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.s3_bucket_owner; }) {
+    if (IsPresent(v.s3_bucket_owner)) CheckS3BucketOwner(Get(v.s3_bucket_owner), Join(path, "s3BucketOwner"), out);
+  }
+  if constexpr (requires { v.s3_bucket; }) {
+    if (!IsPresent(v.s3_bucket)) out->NotNull(Join(path, "s3Bucket"));
+    if (IsPresent(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Join(path, "s3Bucket"), out);
+  }
+  if constexpr (requires { v.s3_key_prefix; }) {
+    if (IsPresent(v.s3_key_prefix)) CheckS3Prefix(Get(v.s3_key_prefix), Join(path, "s3KeyPrefix"), out);
+  }
+}
+
+template <typename V>
+void CheckInputFormat(const V& v, const std::string& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"DYNAMODB_JSON", "ION", "CSV"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [CSV, ION, DYNAMODB_JSON]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckCsvDelimiter(const V& v, const std::string& path, Violations* out) {
+  if (!MatchesPattern("[,;:|\\t ]", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [,;:|\\t ]");
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1, path);
+}
+
+template <typename V>
+void CheckCsvHeader(const V& v, const std::string& path, Violations* out) {
+  if (!MatchesPattern("[\\x20-\\x21\\x23-\\x2B\\x2D-\\x7E]*", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [\\x20-\\x21\\x23-\\x2B\\x2D-\\x7E]*");
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 65536, path);
+}
+
+template <typename V>
+void CheckCsvHeaderList(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return RenderCsvHeaderList(v); }, v.size(), Bound::kMin, 1, path);
+  out->Length([&] { return RenderCsvHeaderList(v); }, v.size(), Bound::kMax, 255, path);
+}
+
+template <typename V>
+void CheckCsvOptions(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.delimiter; }) {
+    if (IsPresent(v.delimiter)) CheckCsvDelimiter(Get(v.delimiter), Join(path, "delimiter"), out);
+  }
+  if constexpr (requires { v.header_list; }) {
+    if (IsPresent(v.header_list)) CheckCsvHeaderList(Get(v.header_list), Join(path, "headerList"), out);
+  }
+}
+
+template <typename V>
+void CheckInputFormatOptions(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.csv; }) {
+    if (IsPresent(v.csv)) CheckCsvOptions(Get(v.csv), Join(path, "csv"), out);
+  }
+}
+
+template <typename V>
+void CheckInputCompressionType(const V& v, const std::string& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"GZIP", "ZSTD", "NONE"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [ZSTD, NONE, GZIP]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckTableCreationParameters(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.table_name; }) {
+    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+  }
+  if constexpr (requires { v.attribute_definitions; }) {
+    if (!IsPresent(v.attribute_definitions)) out->NotNull(Join(path, "attributeDefinitions"));
+    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Join(path, "attributeDefinitions"), out);
+  }
+  if constexpr (requires { v.key_schema; }) {
+    if (!IsPresent(v.key_schema)) out->NotNull(Join(path, "keySchema"));
+    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Join(path, "keySchema"), out);
+  }
+  if constexpr (requires { v.billing_mode; }) {
+    if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Join(path, "billingMode"), out);
+  }
+  if constexpr (requires { v.provisioned_throughput; }) {
+    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Join(path, "provisionedThroughput"), out);
+  }
+  if constexpr (requires { v.sse_specification; }) {
+    if (IsPresent(v.sse_specification)) CheckSSESpecification(Get(v.sse_specification), Join(path, "sSESpecification"), out);
+  }
+  if constexpr (requires { v.global_secondary_indexes; }) {
+    if (IsPresent(v.global_secondary_indexes)) CheckGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Join(path, "globalSecondaryIndexes"), out);
+  }
+}
+
+template <typename V>
+void CheckImportTableInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.client_token; }) {
+    if (IsPresent(v.client_token)) CheckClientToken(Get(v.client_token), Join(path, "clientToken"), out);
+  }
+  if constexpr (requires { v.s3_bucket_source; }) {
+    if (!IsPresent(v.s3_bucket_source)) out->NotNull(Join(path, "s3BucketSource"));
+    if (IsPresent(v.s3_bucket_source)) CheckS3BucketSource(Get(v.s3_bucket_source), Join(path, "s3BucketSource"), out);
+  }
+  if constexpr (requires { v.input_format; }) {
+    if (!IsPresent(v.input_format)) out->NotNull(Join(path, "inputFormat"));
+    if (IsPresent(v.input_format)) CheckInputFormat(Get(v.input_format), Join(path, "inputFormat"), out);
+  }
+  if constexpr (requires { v.input_format_options; }) {
+    if (IsPresent(v.input_format_options)) CheckInputFormatOptions(Get(v.input_format_options), Join(path, "inputFormatOptions"), out);
+  }
+  if constexpr (requires { v.input_compression_type; }) {
+    if (IsPresent(v.input_compression_type)) CheckInputCompressionType(Get(v.input_compression_type), Join(path, "inputCompressionType"), out);
+  }
+  if constexpr (requires { v.table_creation_parameters; }) {
+    if (!IsPresent(v.table_creation_parameters)) out->NotNull(Join(path, "tableCreationParameters"));
+    if (IsPresent(v.table_creation_parameters)) CheckTableCreationParameters(Get(v.table_creation_parameters), Join(path, "tableCreationParameters"), out);
+  }
+}
+
+template <typename V>
+void CheckImportArn(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 37, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1024, path);
+}
+
+template <typename V>
+void CheckDescribeImportInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.import_arn; }) {
+    if (!IsPresent(v.import_arn)) out->NotNull(Join(path, "importArn"));
+    if (IsPresent(v.import_arn)) CheckImportArn(Get(v.import_arn), Join(path, "importArn"), out);
+  }
+}
+
+template <typename V>
+void CheckListImportsMaxLimit(const V& v, const std::string& path, Violations* out) {
+  out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
+  out->Range(static_cast<int64_t>(v), Bound::kMax, 25, path);
+}
+
+template <typename V>
+void CheckImportNextToken(const V& v, const std::string& path, Violations* out) {
+  if (!MatchesPattern("([0-9a-f]{16})+", v)) out->Add(v, path, "Member must satisfy regular expression pattern: ([0-9a-f]{16})+");
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 112, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1024, path);
+}
+
+template <typename V>
+void CheckListImportsInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.page_size; }) {
+    if (IsPresent(v.page_size)) CheckListImportsMaxLimit(Get(v.page_size), Join(path, "pageSize"), out);
+  }
+  if constexpr (requires { v.next_token; }) {
+    if (IsPresent(v.next_token)) CheckImportNextToken(Get(v.next_token), Join(path, "nextToken"), out);
+  }
+}
+
 // BatchGetItem: phase 7 (hard checks) and phase 8 (every violation, capped).
 template <typename V>
 Status CheckBatchGetItem(const V& in) {
@@ -4772,6 +5849,70 @@ Status CheckUpdateTimeToLive(const V& in) {
   DYNAROCK_RETURN_IF_ERROR(CheckTableNameHard(in.table_name));
   Violations out;
   CheckUpdateTimeToLiveInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// UpdateContinuousBackups: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckUpdateContinuousBackups(const V& in) {
+  Violations out;
+  CheckUpdateContinuousBackupsInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// DescribeContinuousBackups: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckDescribeContinuousBackups(const V& in) {
+  Violations out;
+  CheckDescribeContinuousBackupsInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// ExportTableToPointInTime: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckExportTableToPointInTime(const V& in) {
+  Violations out;
+  CheckExportTableToPointInTimeInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// DescribeExport: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckDescribeExport(const V& in) {
+  Violations out;
+  CheckDescribeExportInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// ListExports: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckListExports(const V& in) {
+  Violations out;
+  CheckListExportsInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// ImportTable: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckImportTable(const V& in) {
+  Violations out;
+  CheckImportTableInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// DescribeImport: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckDescribeImport(const V& in) {
+  Violations out;
+  CheckDescribeImportInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// ListImports: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckListImports(const V& in) {
+  Violations out;
+  CheckListImportsInput(in, "", &out);
   return out.ToStatus();
 }
 

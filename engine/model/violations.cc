@@ -31,18 +31,50 @@ size_t Utf16Length(std::string_view s) {
   return n;
 }
 
-bool MatchesPattern(std::string_view pattern, std::string_view s) {
-  // The generator emits calls for kNamePattern only, and refuses a model
-  // whose served shapes use another.
-  if (pattern != kNamePattern || s.empty()) return false;
+namespace {
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+bool IsHexLower(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+template <typename Pred>
+bool All(std::string_view s, Pred pred) {
   for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.' || c == '-';
-    if (!ok) return false;
+    if (!pred(c)) return false;
   }
   return true;
 }
 
+}  // namespace
+
+bool MatchesPattern(std::string_view pattern, std::string_view s) {
+  if (pattern == kNamePattern) {
+    return !s.empty() &&
+           All(s, [](char c) { return IsAlnum(c) || c == '_' || c == '.' || c == '-'; });
+  }
+  if (pattern == kClientTokenPattern) return !s.empty() && s.find('$') == std::string_view::npos;
+  if (pattern == kS3BucketPattern) {
+    // An alphanumeric first and last character, [.\-\w] between.
+    return s.size() >= 2 && IsAlnum(s.front()) && IsAlnum(s.back()) &&
+           All(s, [](char c) { return IsAlnum(c) || c == '_' || c == '.' || c == '-'; });
+  }
+  if (pattern == kS3BucketOwnerPattern) {
+    return s.size() == 12 && All(s, [](char c) { return c >= '0' && c <= '9'; });
+  }
+  if (pattern == kCsvDelimiterPattern) {
+    return s.size() == 1 && std::string_view(",;:|\t ").find(s[0]) != std::string_view::npos;
+  }
+  if (pattern == kCsvHeaderPattern) {
+    return All(s, [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return u >= 0x20 && u <= 0x7E && u != 0x22 && u != 0x2C;
+    });
+  }
+  if (pattern == kImportNextTokenPattern) {
+    return !s.empty() && s.size() % 16 == 0 && All(s, IsHexLower);
+  }
+  return false;
+}
 
 std::string RenderBlob(std::string_view bytes) {
   const std::string n = std::to_string(bytes.size());

@@ -49,9 +49,18 @@ const auto& Get(const T& v) {
 // A string's length as Java counts it (UTF-16 code units), which is what the
 // model's min/max mean. REQUIRES: valid UTF-8.
 size_t Utf16Length(std::string_view s);
-// The one pattern the served operations' shapes use (table and index names).
-inline constexpr std::string_view kNamePattern = "[a-zA-Z0-9_.-]+";
-// Whole-string match of `pattern`. REQUIRES: pattern == kNamePattern.
+// The patterns the served operations' shapes use, each matched by a scan
+// (not a backtracking regex over client input). The generator refuses a
+// model whose served shapes use another.
+inline constexpr std::string_view kNamePattern = "[a-zA-Z0-9_.-]+";  // TableName, IndexName
+inline constexpr std::string_view kClientTokenPattern = "^[^\\$]+$";
+inline constexpr std::string_view kS3BucketPattern = "^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$";
+inline constexpr std::string_view kS3BucketOwnerPattern = "[0-9]{12}";
+inline constexpr std::string_view kCsvDelimiterPattern = "[,;:|\\t ]";
+inline constexpr std::string_view kCsvHeaderPattern = "[\\x20-\\x21\\x23-\\x2B\\x2D-\\x7E]*";
+inline constexpr std::string_view kImportNextTokenPattern = "([0-9a-f]{16})+";
+// Whole-string match of `pattern`, as Java's Pattern.matches. REQUIRES:
+// `pattern` is one of the k*Pattern above (any other matches nothing).
 bool MatchesPattern(std::string_view pattern, std::string_view s);
 // A blob as Java prints a ByteBuffer: its size, never its bytes (which need
 // not be UTF-8, and the message goes into a JSON string).

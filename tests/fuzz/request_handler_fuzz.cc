@@ -6,7 +6,9 @@
 //
 // The database is real (RocksDB in a temporary directory) and holds a table
 // with a sort key, an LSI and a GSI, so that item operations reach the
-// engine; it is recreated every few thousand inputs to bound its size.
+// engine; it is recreated every few thousand inputs to bound its size. Export
+// and import jobs run for real, in the background, against an S3 folder
+// with one bucket, "b".
 #include <simdjson.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "tools/server/jobs.h"
 #include "tools/server/wire.h"
 
 namespace {
@@ -28,8 +31,12 @@ constexpr std::string_view kOperations[] = {
     "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateItem", "UpdateTable",
     "UpdateTimeToLive",
     // DynamoDB Streams (same handler, its own target prefix).
-    "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords"};
-constexpr size_t kFirstStreamsOperation = 22;
+    "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
+    // Continuous backups and the Export/Import jobs (appended: the corpus's
+    // first bytes keep naming the operations above).
+    "UpdateContinuousBackups", "DescribeContinuousBackups", "ExportTableToPointInTime",
+    "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports"};
+constexpr size_t kFirstStreamsOperation = 22, kEndStreamsOperation = 26;
 
 constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_REQUEST",
  "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],
@@ -45,15 +52,22 @@ constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_RE
 struct Fixture {
   std::string dir;
   std::unique_ptr<dynarock::Database> db;
+  std::unique_ptr<dynarock::jobs::JobManager> jobs;
   size_t runs = 0;
 
   void Reset() {
+    jobs.reset();  // waits for running jobs
     db.reset();
     std::filesystem::remove_all(dir);
+    std::filesystem::remove_all(dir + "-s3");
+    std::filesystem::create_directories(dir + "-s3/b");
     dynarock::Options options;
     auto opened = dynarock::Database::Open(dir, options);
     if (!opened.ok()) std::abort();
     db = std::move(*opened);
+    auto manager = dynarock::jobs::JobManager::Open(db.get(), {.s3_dir = dir + "-s3"});
+    if (!manager.ok()) std::abort();
+    jobs = std::move(*manager);
     if (dynarock::wire::Handle(db.get(), "DynamoDB_20120810.CreateTable", kFleetTable)
             .http_status != 200) {
       std::abort();
@@ -79,11 +93,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Fixture& f = TheFixture();
   if (++f.runs % 5000 == 0) f.Reset();
   const size_t op = data[0] % std::size(kOperations);
-  std::string target =
-      op < kFirstStreamsOperation ? "DynamoDB_20120810." : "DynamoDBStreams_20120810.";
+  std::string target = op >= kFirstStreamsOperation && op < kEndStreamsOperation
+                           ? "DynamoDBStreams_20120810."
+                           : "DynamoDB_20120810.";
   target += kOperations[op];
   std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
-  auto response = dynarock::wire::Handle(f.db.get(), target, body);
+  auto response = dynarock::wire::Handle(f.db.get(), target, body, {}, f.jobs.get());
   if (response.http_status != 200 && response.http_status != 400) std::abort();
   simdjson::dom::parser parser;
   simdjson::dom::element root;

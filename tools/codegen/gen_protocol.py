@@ -42,6 +42,9 @@ OPERATIONS = [
     "ListTables", "ListTagsOfResource", "PutItem", "Query", "Scan", "TagResource",
     "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateItem", "UpdateTable",
     "UpdateTimeToLive",
+    # Continuous backups and the Export/Import APIs (tools/server/jobs.cc).
+    "UpdateContinuousBackups", "DescribeContinuousBackups", "ExportTableToPointInTime",
+    "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports",
 ]
 
 # VALIDATION.md 4.5: the order DynamoDB visits members in, for the type pass
@@ -128,6 +131,24 @@ MODEL_ADDITIONS = {
     shape: {"ReturnValuesOnConditionCheckFailure": {"shape": "ReturnValuesOnConditionCheckFailure"}}
     for shape in ("PutItemInput", "DeleteItemInput", "UpdateItemInput")
 }
+# PointInTimeRecoverySpecification's RecoveryPeriodInDays (2025).
+MODEL_ADDITIONS["PointInTimeRecoverySpecification"] = {
+    "RecoveryPeriodInDays": {"shape": "RecoveryPeriodInDays"}}
+# ExportTableToPointInTime's incremental exports (September 2023).
+MODEL_ADDITIONS["ExportTableToPointInTimeInput"] = {
+    "ExportType": {"shape": "ExportType"},
+    "IncrementalExportSpecification": {"shape": "IncrementalExportSpecification"}}
+NEW_SHAPES = {
+    "RecoveryPeriodInDays": {"type": "integer", "min": 1, "max": 35},
+    "ExportType": {"type": "string", "enum": ["FULL_EXPORT", "INCREMENTAL_EXPORT"]},
+    "ExportViewType": {"type": "string", "enum": ["NEW_IMAGE", "NEW_AND_OLD_IMAGES"]},
+    "ExportFromTime": {"type": "timestamp"},
+    "ExportToTime": {"type": "timestamp"},
+    "IncrementalExportSpecification": {"type": "structure", "members": {
+        "ExportFromTime": {"shape": "ExportFromTime"},
+        "ExportToTime": {"shape": "ExportToTime"},
+        "ExportViewType": {"shape": "ExportViewType"}}},
+}
 
 JAVA_PACKAGE = "com.amazonaws.dynamodb.v20120810."
 
@@ -177,6 +198,8 @@ class Model:
         self.digest = hashlib.sha256(raw).hexdigest()
         self.m = json.loads(raw)
         self.shapes = self.m["shapes"]
+        for name, shape in NEW_SHAPES.items():
+            self.shapes.setdefault(name, shape)
         for shape, members in MODEL_ADDITIONS.items():
             for name, member in members.items():
                 self.shapes[shape]["members"].setdefault(name, member)
@@ -221,6 +244,8 @@ class Model:
             return "int64_t"
         if t == "boolean":
             return "bool"
+        if t == "timestamp":
+            return "double"  # epoch seconds, as the JSON protocol sends them
         if t == "list":
             return "std::vector<%s>" % self.cpp_type(s["member"]["shape"])
         if t == "map":
@@ -235,7 +260,7 @@ class Model:
         return {
             "string": "java.lang.String", "blob": "java.nio.ByteBuffer",
             "integer": "java.lang.Integer", "long": "java.lang.Long",
-            "boolean": "java.lang.Boolean",
+            "boolean": "java.lang.Boolean", "timestamp": "java.util.Date",
         }.get(t) or (JAVA_PACKAGE + n if t == "structure" else
                      "java.util.List<%s>" % self.java_type(s["member"]["shape"]) if t == "list"
                      else "java.util.Map<java.lang.String, %s>" %
@@ -421,6 +446,8 @@ def read_fn(model, shape):
         return "ReadLong"
     if t == "boolean":
         return "ReadBoolean"
+    if t == "timestamp":
+        return "ReadTimestamp"
     return model.reader(shape)
 
 
@@ -455,8 +482,20 @@ def gen_collection_reader(model, n, w):
     w("")
 
 
-# engine/model/violations.cc matches this pattern without a regex engine.
+# The patterns engine/model/violations.cc matches (without a regex engine),
+# each with a value that breaks it, for the generated test cases.
 NAME_PATTERN = "[a-zA-Z0-9_.-]+"
+PATTERN_VIOLATORS = {
+    NAME_PATTERN: "a b c",
+    "^[^\\$]+$": "a$b",
+    "^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$": "a b c",
+    "[0-9]{12}": "a b c",
+    "[,;:|\\t ]": "ab",
+    "[\\x20-\\x21\\x23-\\x2B\\x2D-\\x7E]*": "a,b",
+    "([0-9a-f]{16})+": "g" * 112,
+}
+# Strings that match a pattern, for the length cases: (filler, granularity).
+PATTERN_FILLERS = {"([0-9a-f]{16})+": ("0", 16)}
 
 
 def constraint_list(shape):
@@ -464,7 +503,7 @@ def constraint_list(shape):
     (VALIDATION.md 4.1: pattern, then min length, then max length)."""
     out = []
     if "pattern" in shape:
-        if shape["pattern"] != NAME_PATTERN:
+        if shape["pattern"] not in PATTERN_VIOLATORS:
             raise SystemExit("pattern %r: teach MatchesPattern (engine/model/violations.cc) "
                              "before serving this shape" % shape["pattern"])
         out.append(("pattern", shape["pattern"]))
@@ -719,6 +758,8 @@ def gen_renderer(model, n, w):
         w("  return std::to_string(v);")
     elif t == "boolean":
         w("  return v ? \"true\" : \"false\";")
+    elif t == "timestamp":
+        w("  return std::to_string(v);")
     elif t == "blob":
         # Raw bytes: Java prints the ByteBuffer, never its content.
         w("  return RenderBlob(v);")
@@ -950,13 +991,19 @@ def violating_values(model, shape):
     out = []
     if t == "string" and "enum" not in s:
         if "pattern" in s:
-            out.append(("a b c", "a b c", constraint_text("pattern", s["pattern"], t)))
+            bad = PATTERN_VIOLATORS[s["pattern"]]
+            out.append((bad, bad, constraint_text("pattern", s["pattern"], t)))
+        filler, step = PATTERN_FILLERS.get(s.get("pattern"), (None, 1))
         if "min" in s and s["min"] > 0:
             v = "ab"[:s["min"] - 1] if "pattern" in s else ""
+            if filler:
+                v = filler * (step * ((s["min"] - 1) // step))
             if "pattern" in s or s["min"] == 1:
                 out.append((v, v, constraint_text("min", s["min"], t)))
         if "max" in s and s["max"] <= 2048:
             v = "x" * (s["max"] + 1)
+            if filler:
+                v = filler * (step * (s["max"] // step + 1))
             out.append((v, v, constraint_text("max", s["max"], t)))
     elif t in ("integer", "long"):
         if "min" in s:

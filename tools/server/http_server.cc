@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tools/server/content_coding.h"
+#include "tools/server/jobs.h"
 #include "tools/server/sigv4.h"
 #include "tools/server/wire.h"
 
@@ -46,6 +47,7 @@ class Session;
 struct Server::Impl {
   Database* db;
   ServerOptions options;
+  std::unique_ptr<jobs::JobManager> jobs;  // the Export/Import APIs' jobs
   asio::io_context io;
   // Engine calls run here, never on the I/O threads (Run() sizes it).
   std::unique_ptr<asio::thread_pool> workers;
@@ -509,7 +511,8 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
     };
   }
   auto target = req["X-Amz-Target"];
-  return wire::Handle(db, std::string_view(target.data(), target.size()), body, authenticate);
+  return wire::Handle(db, std::string_view(target.data(), target.size()), body, authenticate,
+                      jobs.get());
 }
 
 bool Server::Impl::EvictIdlest() {
@@ -562,6 +565,11 @@ Server::Server(Database* db, ServerOptions options) : impl_(std::make_unique<Imp
 Server::~Server() { Stop(); }
 
 Status Server::Start() {
+  auto jobs = jobs::JobManager::Open(impl_->db, {.s3_dir = impl_->options.s3_dir,
+                                                 .region = impl_->options.region,
+                                                 .account_id = impl_->options.account_id});
+  if (!jobs.ok()) return jobs.status();
+  impl_->jobs = std::move(jobs).value();
   boost::system::error_code ec;
   auto address = asio::ip::make_address(impl_->options.host, ec);
   if (ec) return Status::IOError("bad address " + impl_->options.host + ": " + ec.message());

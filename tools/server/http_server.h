@@ -45,10 +45,15 @@ struct ServerOptions {
   // Named by the GET health answer ("healthy: dynamodb.<region>.amazonaws.com ")
   // and required in the credential scope of signed requests (--auth).
   std::string region = "us-east-1";
+  // The account in the ARNs of export and import jobs (the database's).
+  std::string account_id = "000000000000";
   // --auth: access key id -> secret. Empty: any signature is accepted, as
   // local DynamoDB implementations do. Otherwise every request must carry a
   // valid AWS Signature V4 from one of these keys.
   std::map<std::string, std::string> credentials;
+  // --s3-dir: the folder whose subfolders stand for S3 buckets, for
+  // ExportTableToPointInTime and ImportTable (tools/server/jobs.h).
+  std::string s3_dir;
 };
 
 class Server {

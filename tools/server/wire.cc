@@ -11,6 +11,7 @@
 
 #include "engine/request_expr.h"
 #include "format/json.h"
+#include "tools/server/jobs.h"
 #include "tools/server/protocol/model_gen.h"
 #include "tools/server/streams_wire.h"
 #include "tools/server/wire_requests.h"
@@ -603,13 +604,59 @@ void DescribeLimits(Database*, const protocol::DescribeLimitsInput&, Writer& w) 
   w.EndObject();
 }
 
+void WriteBackups(Writer& w, const ContinuousBackupsDescription& d) {
+  w.StartObject();
+  Key(w, "ContinuousBackupsDescription");
+  w.StartObject();
+  Key(w, "ContinuousBackupsStatus");  // on-demand backups: always available
+  w.String("ENABLED");
+  Key(w, "PointInTimeRecoveryDescription");
+  w.StartObject();
+  Key(w, "PointInTimeRecoveryStatus");
+  w.String(d.point_in_time_recovery_enabled ? "ENABLED" : "DISABLED");
+  if (d.point_in_time_recovery_enabled) {
+    Key(w, "EarliestRestorableDateTime");
+    w.Double(static_cast<double>(d.earliest_restorable_ms) / 1000.0);
+    Key(w, "LatestRestorableDateTime");
+    w.Double(static_cast<double>(d.latest_restorable_ms) / 1000.0);
+    Key(w, "RecoveryPeriodInDays");
+    w.Int(d.recovery_period_in_days);
+  }
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+}
+
+void UpdateContinuousBackups(Database* db, const protocol::UpdateContinuousBackupsInput& in,
+                             Writer& w) {
+  UpdateContinuousBackupsRequest r;
+  r.table_name = *in.table_name;
+  r.point_in_time_recovery_enabled =
+      *in.point_in_time_recovery_specification->point_in_time_recovery_enabled;
+  r.recovery_period_in_days = in.point_in_time_recovery_specification->recovery_period_in_days;
+  WriteBackups(w, Check(db->UpdateContinuousBackups(r)));
+}
+
+void DescribeContinuousBackups(Database* db, const protocol::DescribeContinuousBackupsInput& in,
+                               Writer& w) {
+  WriteBackups(w, Check(db->DescribeContinuousBackups({*in.table_name})));
+}
+
+// What an operation may use: the engine, and the server's export and
+// import jobs (null outside a server).
+struct Context {
+  Database* db;
+  jobs::JobManager* jobs;
+};
+
 // One served operation: the generated phases 6 and 8 (types, then model
 // constraints), the translation onto the engine's request, and the engine.
-using Op = std::function<void(Database*, protocol::Element, Writer&)>;
+using Op = std::function<void(const Context&, protocol::Element, Writer&)>;
 
 template <typename Input, typename Request>
 Op Serve(void (*run)(Database*, const Request&, Writer&)) {
-  return [run](Database* db, protocol::Element json, Writer& w) {
+  return [run](const Context& c, protocol::Element json, Writer& w) {
+    Database* db = c.db;
     Input in;
     Check(protocol::Read(json, &in));
     Check(protocol::Check(in));
@@ -625,6 +672,19 @@ Op Serve(void (*run)(Database*, const Request&, Writer&)) {
       }
       run(db, request, w);
     }
+  };
+}
+
+// An export or import operation: its JobManager method answers the JSON.
+template <typename Input>
+Op ServeJob(Result<std::string> (jobs::JobManager::*run)(const Input&)) {
+  return [run](const Context& c, protocol::Element json, Writer& w) {
+    Input in;
+    Check(protocol::Read(json, &in));
+    Check(protocol::Check(in));
+    if (c.jobs == nullptr) Fail(Status::Internal("this server runs no export or import jobs"));
+    std::string out = Check((c.jobs->*run)(in));
+    w.RawValue(out.data(), out.size(), rapidjson::kObjectType);
   };
 }
 
@@ -652,6 +712,16 @@ const std::map<std::string, Op, std::less<>>& Operations() {
       {"ListTagsOfResource", Serve<protocol::ListTagsOfResourceInput>(ListTagsOfResource)},
       {"DescribeLimits", Serve<protocol::DescribeLimitsInput>(DescribeLimits)},
       {"DescribeEndpoints", Serve<protocol::DescribeEndpointsRequest>(DescribeEndpoints)},
+      {"UpdateContinuousBackups",
+       Serve<protocol::UpdateContinuousBackupsInput>(UpdateContinuousBackups)},
+      {"DescribeContinuousBackups",
+       Serve<protocol::DescribeContinuousBackupsInput>(DescribeContinuousBackups)},
+      {"ExportTableToPointInTime", ServeJob(&jobs::JobManager::ExportTableToPointInTime)},
+      {"DescribeExport", ServeJob(&jobs::JobManager::DescribeExport)},
+      {"ListExports", ServeJob(&jobs::JobManager::ListExports)},
+      {"ImportTable", ServeJob(&jobs::JobManager::ImportTable)},
+      {"DescribeImport", ServeJob(&jobs::JobManager::DescribeImport)},
+      {"ListImports", ServeJob(&jobs::JobManager::ListImports)},
   };
   return ops;
 }
@@ -740,7 +810,7 @@ constexpr size_t kReusedParserBytes = 1 << 20;
 }  // namespace
 
 WireResponse Handle(Database* db, std::string_view target, std::string_view body,
-                    const Authenticator& authenticate) {
+                    const Authenticator& authenticate, jobs::JobManager* job_manager) {
   // VALIDATION.md 0: JSON, then the target, then authentication, then an
   // empty body; the first failure wins.
   auto make_parser = [](size_t max_bytes) {
@@ -781,7 +851,7 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
   try {
     rapidjson::StringBuffer buf;
     Writer w(buf);
-    op->second(db, root, w);
+    op->second(Context{db, job_manager}, root, w);
     return {200, std::string(buf.GetString(), buf.GetSize())};
   } catch (const WireError& e) {
     return ErrorResponse(e.status);

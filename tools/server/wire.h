@@ -16,6 +16,10 @@
 
 #include "dynarock/db.h"
 
+namespace dynarock::jobs {
+class JobManager;
+}
+
 namespace dynarock::wire {
 
 struct WireResponse {
@@ -33,9 +37,10 @@ using Authenticator = std::function<std::optional<WireResponse>()>;
 // Handles one request: `target` is the X-Amz-Target header
 // ("DynamoDB_20120810.PutItem"), `body` the JSON. Any bytes are safe: every
 // JSON value is type-checked by code generated from DynamoDB's model before
-// use. Never throws.
+// use. Never throws. `jobs` serves the Export/Import operations (without
+// one they answer InternalServerError).
 WireResponse Handle(Database* db, std::string_view target, std::string_view body,
-                    const Authenticator& authenticate = {});
+                    const Authenticator& authenticate = {}, jobs::JobManager* jobs = nullptr);
 
 // An error body as DynamoDB sends it: {"__type": "<namespace>#<Name>", "message": ...}.
 WireResponse ErrorResponse(const Status& status);

@@ -44,6 +44,8 @@ struct ExportTableOptions {
   // The ExportId; empty: DynamoDB's form, %014d (start time, epoch ms) "-"
   // %08x (random).
   std::string export_id{};
+  // The StartTime recorded (epoch ms; 0: now), e.g. when the export was asked for.
+  int64_t start_time_ms = 0;
   // Called from the segment threads, now and then, with the running totals.
   std::function<void(int64_t items, int64_t bytes)> progress{};
 };
@@ -97,6 +99,9 @@ struct ImportTableOptions {
   // apply; an existing name is ResourceInUseException). A stream it asks for
   // is enabled once the data is in: restored items make no stream records.
   CreateTableRequest table{};
+  // The new table's TableId (a UUID); empty: a new one. ImportTable's job
+  // reports the TableId before the table exists.
+  std::string table_id{};
   // TTL enabled on this attribute from the start (dumps record it).
   std::optional<std::string> ttl_attribute{};
   std::vector<ImportFile> files{};

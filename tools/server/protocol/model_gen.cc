@@ -72,6 +72,20 @@ Status ReadReplicationGroupUpdate(Element json, Position pos, ReplicationGroupUp
 Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out);
 Status ReadTimeToLiveSpecification(Element json, Position pos, TimeToLiveSpecification* out);
 Status ReadUpdateTimeToLiveInput(Element json, Position pos, UpdateTimeToLiveInput* out);
+Status ReadPointInTimeRecoverySpecification(Element json, Position pos, PointInTimeRecoverySpecification* out);
+Status ReadUpdateContinuousBackupsInput(Element json, Position pos, UpdateContinuousBackupsInput* out);
+Status ReadDescribeContinuousBackupsInput(Element json, Position pos, DescribeContinuousBackupsInput* out);
+Status ReadIncrementalExportSpecification(Element json, Position pos, IncrementalExportSpecification* out);
+Status ReadExportTableToPointInTimeInput(Element json, Position pos, ExportTableToPointInTimeInput* out);
+Status ReadDescribeExportInput(Element json, Position pos, DescribeExportInput* out);
+Status ReadListExportsInput(Element json, Position pos, ListExportsInput* out);
+Status ReadS3BucketSource(Element json, Position pos, S3BucketSource* out);
+Status ReadCsvOptions(Element json, Position pos, CsvOptions* out);
+Status ReadInputFormatOptions(Element json, Position pos, InputFormatOptions* out);
+Status ReadTableCreationParameters(Element json, Position pos, TableCreationParameters* out);
+Status ReadImportTableInput(Element json, Position pos, ImportTableInput* out);
+Status ReadDescribeImportInput(Element json, Position pos, DescribeImportInput* out);
+Status ReadListImportsInput(Element json, Position pos, ListImportsInput* out);
 Status ReadStringSetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
 Status ReadNumberSetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
 Status ReadBinarySetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
@@ -103,6 +117,7 @@ Status ReadAttributeUpdates(Element json, Position pos, Map<AttributeValueUpdate
 Status ReadGlobalSecondaryIndexUpdateList(Element json, Position pos, std::vector<GlobalSecondaryIndexUpdate>* out);
 Status ReadReplicaGlobalSecondaryIndexList(Element json, Position pos, std::vector<ReplicaGlobalSecondaryIndex>* out);
 Status ReadReplicationGroupUpdateList(Element json, Position pos, std::vector<ReplicationGroupUpdate>* out);
+Status ReadCsvHeaderList(Element json, Position pos, std::vector<std::string>* out);
 
 Status ReadAttributeValue(Element json, Position pos, AttributeValue* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.AttributeValue"));
@@ -1755,6 +1770,372 @@ Status ReadUpdateTimeToLiveInput(Element json, Position pos, UpdateTimeToLiveInp
   return Status::OK();
 }
 
+Status ReadPointInTimeRecoverySpecification(Element json, Position pos, PointInTimeRecoverySpecification* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.PointInTimeRecoverySpecification"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "PointInTimeRecoveryEnabled") i = 0;
+    else if (key == "RecoveryPeriodInDays") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadBoolean(slot[0], Position::kMember, &out->point_in_time_recovery_enabled.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadInteger(slot[1], Position::kMember, &out->recovery_period_in_days.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadUpdateContinuousBackupsInput(Element json, Position pos, UpdateContinuousBackupsInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.UpdateContinuousBackupsInput"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "TableName") i = 0;
+    else if (key == "PointInTimeRecoverySpecification") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->table_name.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadPointInTimeRecoverySpecification(slot[1], Position::kMember, &out->point_in_time_recovery_specification.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadDescribeContinuousBackupsInput(Element json, Position pos, DescribeContinuousBackupsInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.DescribeContinuousBackupsInput"));
+  Element slot[1];
+  bool present[1] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "TableName") i = 0;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->table_name.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadIncrementalExportSpecification(Element json, Position pos, IncrementalExportSpecification* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.IncrementalExportSpecification"));
+  Element slot[3];
+  bool present[3] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "ExportFromTime") i = 0;
+    else if (key == "ExportToTime") i = 1;
+    else if (key == "ExportViewType") i = 2;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadTimestamp(slot[0], Position::kMember, &out->export_from_time.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadTimestamp(slot[1], Position::kMember, &out->export_to_time.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->export_view_type.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadExportTableToPointInTimeInput(Element json, Position pos, ExportTableToPointInTimeInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.ExportTableToPointInTimeInput"));
+  Element slot[11];
+  bool present[11] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "TableArn") i = 0;
+    else if (key == "ExportTime") i = 1;
+    else if (key == "ClientToken") i = 2;
+    else if (key == "S3Bucket") i = 3;
+    else if (key == "S3BucketOwner") i = 4;
+    else if (key == "S3Prefix") i = 5;
+    else if (key == "S3SseAlgorithm") i = 6;
+    else if (key == "S3SseKmsKeyId") i = 7;
+    else if (key == "ExportFormat") i = 8;
+    else if (key == "ExportType") i = 9;
+    else if (key == "IncrementalExportSpecification") i = 10;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->table_arn.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadTimestamp(slot[1], Position::kMember, &out->export_time.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->client_token.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[3], Position::kMember, &out->s3_bucket.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[4], Position::kMember, &out->s3_bucket_owner.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[5], Position::kMember, &out->s3_prefix.emplace()));
+  }
+  if (present[6]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[6], Position::kMember, &out->s3_sse_algorithm.emplace()));
+  }
+  if (present[7]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[7], Position::kMember, &out->s3_sse_kms_key_id.emplace()));
+  }
+  if (present[8]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[8], Position::kMember, &out->export_format.emplace()));
+  }
+  if (present[9]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[9], Position::kMember, &out->export_type.emplace()));
+  }
+  if (present[10]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadIncrementalExportSpecification(slot[10], Position::kMember, &out->incremental_export_specification.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadDescribeExportInput(Element json, Position pos, DescribeExportInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.DescribeExportInput"));
+  Element slot[1];
+  bool present[1] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "ExportArn") i = 0;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->export_arn.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadListExportsInput(Element json, Position pos, ListExportsInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.ListExportsInput"));
+  Element slot[3];
+  bool present[3] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "TableArn") i = 0;
+    else if (key == "MaxResults") i = 1;
+    else if (key == "NextToken") i = 2;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->table_arn.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadInteger(slot[1], Position::kMember, &out->max_results.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->next_token.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadS3BucketSource(Element json, Position pos, S3BucketSource* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.S3BucketSource"));
+  Element slot[3];
+  bool present[3] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "S3BucketOwner") i = 0;
+    else if (key == "S3Bucket") i = 1;
+    else if (key == "S3KeyPrefix") i = 2;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->s3_bucket_owner.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[1], Position::kMember, &out->s3_bucket.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->s3_key_prefix.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadCsvOptions(Element json, Position pos, CsvOptions* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.CsvOptions"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "Delimiter") i = 0;
+    else if (key == "HeaderList") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->delimiter.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadCsvHeaderList(slot[1], Position::kMember, &out->header_list.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadInputFormatOptions(Element json, Position pos, InputFormatOptions* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.InputFormatOptions"));
+  Element slot[1];
+  bool present[1] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "Csv") i = 0;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadCsvOptions(slot[0], Position::kMember, &out->csv.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadTableCreationParameters(Element json, Position pos, TableCreationParameters* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.TableCreationParameters"));
+  Element slot[7];
+  bool present[7] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "TableName") i = 0;
+    else if (key == "AttributeDefinitions") i = 1;
+    else if (key == "KeySchema") i = 2;
+    else if (key == "BillingMode") i = 3;
+    else if (key == "ProvisionedThroughput") i = 4;
+    else if (key == "SSESpecification") i = 5;
+    else if (key == "GlobalSecondaryIndexes") i = 6;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->table_name.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadAttributeDefinitions(slot[1], Position::kMember, &out->attribute_definitions.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadKeySchema(slot[2], Position::kMember, &out->key_schema.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[3], Position::kMember, &out->billing_mode.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadProvisionedThroughput(slot[4], Position::kMember, &out->provisioned_throughput.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadSSESpecification(slot[5], Position::kMember, &out->sse_specification.emplace()));
+  }
+  if (present[6]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadGlobalSecondaryIndexList(slot[6], Position::kMember, &out->global_secondary_indexes.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadImportTableInput(Element json, Position pos, ImportTableInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.ImportTableInput"));
+  Element slot[6];
+  bool present[6] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "ClientToken") i = 0;
+    else if (key == "S3BucketSource") i = 1;
+    else if (key == "InputFormat") i = 2;
+    else if (key == "InputFormatOptions") i = 3;
+    else if (key == "InputCompressionType") i = 4;
+    else if (key == "TableCreationParameters") i = 5;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->client_token.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadS3BucketSource(slot[1], Position::kMember, &out->s3_bucket_source.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->input_format.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadInputFormatOptions(slot[3], Position::kMember, &out->input_format_options.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[4], Position::kMember, &out->input_compression_type.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadTableCreationParameters(slot[5], Position::kMember, &out->table_creation_parameters.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadDescribeImportInput(Element json, Position pos, DescribeImportInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.DescribeImportInput"));
+  Element slot[1];
+  bool present[1] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "ImportArn") i = 0;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->import_arn.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadListImportsInput(Element json, Position pos, ListImportsInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.ListImportsInput"));
+  Element slot[3];
+  bool present[3] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "TableArn") i = 0;
+    else if (key == "PageSize") i = 1;
+    else if (key == "NextToken") i = 2;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->table_arn.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadInteger(slot[1], Position::kMember, &out->page_size.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->next_token.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadStringSetAttributeValue(Element json, Position pos, std::vector<std::string>* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
   for (Element e : Array(json)) {
@@ -2065,6 +2446,16 @@ Status ReadReplicationGroupUpdateList(Element json, Position pos, std::vector<Re
   return Status::OK();
 }
 
+Status ReadCsvHeaderList(Element json, Position pos, std::vector<std::string>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadString(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Read(Element json, BatchGetItemInput* out) {
@@ -2198,5 +2589,53 @@ Status Read(Element json, UpdateTimeToLiveInput* out) {
 }
 
 Status Check(const UpdateTimeToLiveInput& in) { return model::CheckUpdateTimeToLive(in); }
+
+Status Read(Element json, UpdateContinuousBackupsInput* out) {
+  return ReadUpdateContinuousBackupsInput(json, Position::kMember, out);
+}
+
+Status Check(const UpdateContinuousBackupsInput& in) { return model::CheckUpdateContinuousBackups(in); }
+
+Status Read(Element json, DescribeContinuousBackupsInput* out) {
+  return ReadDescribeContinuousBackupsInput(json, Position::kMember, out);
+}
+
+Status Check(const DescribeContinuousBackupsInput& in) { return model::CheckDescribeContinuousBackups(in); }
+
+Status Read(Element json, ExportTableToPointInTimeInput* out) {
+  return ReadExportTableToPointInTimeInput(json, Position::kMember, out);
+}
+
+Status Check(const ExportTableToPointInTimeInput& in) { return model::CheckExportTableToPointInTime(in); }
+
+Status Read(Element json, DescribeExportInput* out) {
+  return ReadDescribeExportInput(json, Position::kMember, out);
+}
+
+Status Check(const DescribeExportInput& in) { return model::CheckDescribeExport(in); }
+
+Status Read(Element json, ListExportsInput* out) {
+  return ReadListExportsInput(json, Position::kMember, out);
+}
+
+Status Check(const ListExportsInput& in) { return model::CheckListExports(in); }
+
+Status Read(Element json, ImportTableInput* out) {
+  return ReadImportTableInput(json, Position::kMember, out);
+}
+
+Status Check(const ImportTableInput& in) { return model::CheckImportTable(in); }
+
+Status Read(Element json, DescribeImportInput* out) {
+  return ReadDescribeImportInput(json, Position::kMember, out);
+}
+
+Status Check(const DescribeImportInput& in) { return model::CheckDescribeImport(in); }
+
+Status Read(Element json, ListImportsInput* out) {
+  return ReadListImportsInput(json, Position::kMember, out);
+}
+
+Status Check(const ListImportsInput& in) { return model::CheckListImports(in); }
 
 }  // namespace dynarock::protocol

@@ -74,6 +74,20 @@ struct ReplicationGroupUpdate;
 struct UpdateTableInput;
 struct TimeToLiveSpecification;
 struct UpdateTimeToLiveInput;
+struct PointInTimeRecoverySpecification;
+struct UpdateContinuousBackupsInput;
+struct DescribeContinuousBackupsInput;
+struct IncrementalExportSpecification;
+struct ExportTableToPointInTimeInput;
+struct DescribeExportInput;
+struct ListExportsInput;
+struct S3BucketSource;
+struct CsvOptions;
+struct InputFormatOptions;
+struct TableCreationParameters;
+struct ImportTableInput;
+struct DescribeImportInput;
+struct ListImportsInput;
 
 struct AttributeValue {
   AttributeValue();
@@ -483,6 +497,94 @@ struct UpdateTimeToLiveInput {
   std::optional<TimeToLiveSpecification> time_to_live_specification;  // TimeToLiveSpecification
 };
 
+struct PointInTimeRecoverySpecification {
+  std::optional<bool> point_in_time_recovery_enabled;  // PointInTimeRecoveryEnabled
+  std::optional<int32_t> recovery_period_in_days;  // RecoveryPeriodInDays
+};
+
+struct UpdateContinuousBackupsInput {
+  std::optional<std::string> table_name;  // TableName
+  std::optional<PointInTimeRecoverySpecification> point_in_time_recovery_specification;  // PointInTimeRecoverySpecification
+};
+
+struct DescribeContinuousBackupsInput {
+  std::optional<std::string> table_name;  // TableName
+};
+
+struct IncrementalExportSpecification {
+  std::optional<double> export_from_time;  // ExportFromTime
+  std::optional<double> export_to_time;  // ExportToTime
+  std::optional<std::string> export_view_type;  // ExportViewType
+};
+
+struct ExportTableToPointInTimeInput {
+  std::optional<std::string> table_arn;  // TableArn
+  std::optional<double> export_time;  // ExportTime
+  std::optional<std::string> client_token;  // ClientToken
+  std::optional<std::string> s3_bucket;  // S3Bucket
+  std::optional<std::string> s3_bucket_owner;  // S3BucketOwner
+  std::optional<std::string> s3_prefix;  // S3Prefix
+  std::optional<std::string> s3_sse_algorithm;  // S3SseAlgorithm
+  std::optional<std::string> s3_sse_kms_key_id;  // S3SseKmsKeyId
+  std::optional<std::string> export_format;  // ExportFormat
+  std::optional<std::string> export_type;  // ExportType
+  std::optional<IncrementalExportSpecification> incremental_export_specification;  // IncrementalExportSpecification
+};
+
+struct DescribeExportInput {
+  std::optional<std::string> export_arn;  // ExportArn
+};
+
+struct ListExportsInput {
+  std::optional<std::string> table_arn;  // TableArn
+  std::optional<int32_t> max_results;  // MaxResults
+  std::optional<std::string> next_token;  // NextToken
+};
+
+struct S3BucketSource {
+  std::optional<std::string> s3_bucket_owner;  // S3BucketOwner
+  std::optional<std::string> s3_bucket;  // S3Bucket
+  std::optional<std::string> s3_key_prefix;  // S3KeyPrefix
+};
+
+struct CsvOptions {
+  std::optional<std::string> delimiter;  // Delimiter
+  std::optional<std::vector<std::string>> header_list;  // HeaderList
+};
+
+struct InputFormatOptions {
+  std::optional<CsvOptions> csv;  // Csv
+};
+
+struct TableCreationParameters {
+  std::optional<std::string> table_name;  // TableName
+  std::optional<std::vector<AttributeDefinition>> attribute_definitions;  // AttributeDefinitions
+  std::optional<std::vector<KeySchemaElement>> key_schema;  // KeySchema
+  std::optional<std::string> billing_mode;  // BillingMode
+  std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
+  std::optional<SSESpecification> sse_specification;  // SSESpecification
+  std::optional<std::vector<GlobalSecondaryIndex>> global_secondary_indexes;  // GlobalSecondaryIndexes
+};
+
+struct ImportTableInput {
+  std::optional<std::string> client_token;  // ClientToken
+  std::optional<S3BucketSource> s3_bucket_source;  // S3BucketSource
+  std::optional<std::string> input_format;  // InputFormat
+  std::optional<InputFormatOptions> input_format_options;  // InputFormatOptions
+  std::optional<std::string> input_compression_type;  // InputCompressionType
+  std::optional<TableCreationParameters> table_creation_parameters;  // TableCreationParameters
+};
+
+struct DescribeImportInput {
+  std::optional<std::string> import_arn;  // ImportArn
+};
+
+struct ListImportsInput {
+  std::optional<std::string> table_arn;  // TableArn
+  std::optional<int32_t> page_size;  // PageSize
+  std::optional<std::string> next_token;  // NextToken
+};
+
 // BatchGetItem: phase 6 (types), 7 (hard checks) and 8 (constraints).
 Status Read(Element json, BatchGetItemInput* out);
 Status Check(const BatchGetItemInput& in);
@@ -549,6 +651,30 @@ Status Check(const UpdateTableInput& in);
 // UpdateTimeToLive: phase 6 (types), 7 (hard checks) and 8 (constraints).
 Status Read(Element json, UpdateTimeToLiveInput* out);
 Status Check(const UpdateTimeToLiveInput& in);
+// UpdateContinuousBackups: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, UpdateContinuousBackupsInput* out);
+Status Check(const UpdateContinuousBackupsInput& in);
+// DescribeContinuousBackups: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, DescribeContinuousBackupsInput* out);
+Status Check(const DescribeContinuousBackupsInput& in);
+// ExportTableToPointInTime: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, ExportTableToPointInTimeInput* out);
+Status Check(const ExportTableToPointInTimeInput& in);
+// DescribeExport: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, DescribeExportInput* out);
+Status Check(const DescribeExportInput& in);
+// ListExports: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, ListExportsInput* out);
+Status Check(const ListExportsInput& in);
+// ImportTable: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, ImportTableInput* out);
+Status Check(const ImportTableInput& in);
+// DescribeImport: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, DescribeImportInput* out);
+Status Check(const DescribeImportInput& in);
+// ListImports: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, ListImportsInput* out);
+Status Check(const ListImportsInput& in);
 
 }  // namespace dynarock::protocol
 

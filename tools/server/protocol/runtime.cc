@@ -148,6 +148,18 @@ Status ReadBoolean(Element json, Position, bool* out) {
   return Serialization(std::string(TokenName(json)) + " cannot be converted to Boolean");
 }
 
+Status ReadTimestamp(Element json, Position, double* out) {
+  DYNAROCK_RETURN_IF_ERROR(NotCollection(json, "java.util.Date"));
+  // The JSON protocol sends epoch seconds as a number (the SDKs, the CLI).
+  // Coral's words for other tokens are UNVERIFIED; these follow its pattern.
+  if (json.is_double() || json.is_int64() || json.is_uint64()) {
+    *out = double(json);
+    if (!std::isfinite(*out)) return Serialization("NUMBER_VALUE cannot be converted to Date");
+    return Status::OK();
+  }
+  return Serialization(std::string(TokenName(json)) + " cannot be converted to Date");
+}
+
 Status ExpectObject(Element json, Position pos, std::string_view java_type) {
   if (json.is_object()) return Status::OK();
   if (json.is_array()) {

@@ -43,6 +43,7 @@ Status ReadBlob(Element json, Position pos, std::string* out);  // base64-decode
 Status ReadInteger(Element json, Position pos, int32_t* out);
 Status ReadLong(Element json, Position pos, int64_t* out);
 Status ReadBoolean(Element json, Position pos, bool* out);
+Status ReadTimestamp(Element json, Position pos, double* out);  // epoch seconds
 // The checks a structure, list or map makes on the JSON value itself.
 // `java_type` is the Java class coral names in its message.
 Status ExpectObject(Element json, Position pos, std::string_view java_type);

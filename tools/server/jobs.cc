@@ -1,0 +1,911 @@
+#include "tools/server/jobs.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "engine/catalog.h"
+#include "format/export_format.h"
+#include "tools/server/wire_requests.h"
+
+namespace dynarock::jobs {
+namespace fs = std::filesystem;
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using rapidjson::Value;
+
+namespace {
+
+constexpr int64_t kClientTokenLifetimeMs = 8LL * 3600 * 1000;  // 8 h
+constexpr size_t kMaxRunningImports = 50;
+constexpr size_t kMaxRunningExports = 300;
+constexpr int kDefaultPageSize = 10;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+uint32_t RandomU32() {
+  thread_local std::mt19937 rng(std::random_device{}());
+  return static_cast<uint32_t>(rng());
+}
+
+// ExportId and ImportId: %014d of the start (epoch ms), "-", 8 hex digits.
+std::string JobId(int64_t start_ms) {
+  char id[32];
+  std::snprintf(id, sizeof id, "%014lld-%08x", static_cast<long long>(start_ms), RandomU32());
+  return id;
+}
+
+// A page token: the last id of a page, as 128 lower-case hex digits (the id
+// padded with zero bytes to 64), which is ListImports' NextToken form.
+std::string EncodeToken(const std::string& id) {
+  std::string padded = id;
+  padded.resize(64, '\0');
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : padded) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+std::optional<std::string> DecodeToken(std::string_view token) {
+  if (token.size() != 128) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < token.size(); i += 2) {
+    auto nibble = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      return -1;
+    };
+    int hi = nibble(token[i]), lo = nibble(token[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi << 4 | lo);
+  }
+  while (!out.empty() && out.back() == '\0') out.pop_back();
+  if (out.size() != 23 || out[14] != '-') return std::nullopt;
+  return out;
+}
+
+std::string Serialize(const Value& v) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  v.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+// The member `key` of object `v` as a string, or "" (records are ours, but
+// are read without trusting them: RapidJSON's accessors assert).
+std::string GetString(const Value& v, const char* key) {
+  if (!v.IsObject()) return "";
+  auto it = v.FindMember(key);
+  return it != v.MemberEnd() && it->value.IsString()
+             ? std::string(it->value.GetString(), it->value.GetStringLength())
+             : "";
+}
+
+// arn:aws:dynamodb:<region>:<account>:table/<name> -> <name>, with
+// ExportTableToPointInTime's errors. The region is not checked (the name is
+// looked up here, as DynamoDB looks it up in the endpoint's region).
+Result<std::string> TableNameFromArn(std::string_view arn, std::string_view account) {
+  std::vector<std::string_view> parts;
+  size_t from = 0;
+  while (parts.size() < 5) {
+    size_t colon = arn.find(':', from);
+    if (colon == std::string_view::npos) break;
+    parts.push_back(arn.substr(from, colon - from));
+    from = colon + 1;
+  }
+  if (parts.size() < 5 || parts[0] != "arn") {
+    return Status::Validation(
+        "One or more parameter values were invalid: tableArn is not a valid ARN");
+  }
+  std::string_view resource = arn.substr(from);
+  constexpr std::string_view kTable = "table/";
+  if (parts[2] != "dynamodb" || !resource.starts_with(kTable) || resource.size() == kTable.size() ||
+      resource.find('/', kTable.size()) != std::string_view::npos) {
+    return Status::Validation("Invalid Request: Table ARN is invalid.");
+  }
+  if (parts[4] != account) return Status::AccessDenied("Access is denied");
+  return std::string(resource.substr(kTable.size()));
+}
+
+std::string S3RequestId() {
+  char id[24];
+  std::snprintf(id, sizeof id, "%08X%08X", RandomU32(), RandomU32());
+  return id;
+}
+
+struct BucketObject {
+  std::string key;  // bucket-relative, '/'-separated
+  std::string path;
+};
+
+// The objects of a bucket folder whose keys start with `prefix` (a raw
+// key-prefix match, as S3's), in key order.
+std::vector<BucketObject> ListObjects(const fs::path& bucket, std::string_view prefix) {
+  std::vector<BucketObject> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(bucket, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    std::string key = fs::relative(it->path(), bucket, ec).generic_string();
+    if (ec || !key.starts_with(prefix)) continue;
+    out.push_back({std::move(key), it->path().string()});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const BucketObject& a, const BucketObject& b) { return a.key < b.key; });
+  return out;
+}
+
+// ---- TableCreationParameters, echoed in the import's description ----------------------------
+
+void Str(Writer& w, const std::string& s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+// Each writes member `key` if the optional holds a value.
+void Opt(Writer& w, const char* key, const std::optional<std::string>& v) {
+  if (!v) return;
+  w.Key(key);
+  Str(w, *v);
+}
+void Opt(Writer& w, const char* key, const std::optional<int64_t>& v) {
+  if (!v) return;
+  w.Key(key);
+  w.Int64(*v);
+}
+void Opt(Writer& w, const char* key, const std::optional<bool>& v) {
+  if (!v) return;
+  w.Key(key);
+  w.Bool(*v);
+}
+template <typename T, typename Fn>
+void OptObject(Writer& w, const char* key, const std::optional<T>& v, Fn write_members) {
+  if (!v) return;
+  w.Key(key);
+  w.StartObject();
+  write_members(*v);
+  w.EndObject();
+}
+template <typename T, typename Fn>
+void OptArray(Writer& w, const char* key, const std::optional<std::vector<T>>& v,
+              Fn write_element) {
+  if (!v) return;
+  w.Key(key);
+  w.StartArray();
+  for (const auto& e : *v) write_element(e);
+  w.EndArray();
+}
+
+void WriteKeySchema(Writer& w, const std::optional<std::vector<protocol::KeySchemaElement>>& ks) {
+  OptArray(w, "KeySchema", ks, [&w](const protocol::KeySchemaElement& k) {
+    w.StartObject();
+    Opt(w, "AttributeName", k.attribute_name);
+    Opt(w, "KeyType", k.key_type);
+    w.EndObject();
+  });
+}
+void WriteThroughput(Writer& w, const std::optional<protocol::ProvisionedThroughput>& t) {
+  OptObject(w, "ProvisionedThroughput", t, [&w](const protocol::ProvisionedThroughput& x) {
+    Opt(w, "ReadCapacityUnits", x.read_capacity_units);
+    Opt(w, "WriteCapacityUnits", x.write_capacity_units);
+  });
+}
+
+// The parameters as they came (the model's members only: unknown ones were
+// dropped when the request was read, as DynamoDB drops them).
+std::string TableCreationParametersJson(const protocol::TableCreationParameters& p) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  Opt(w, "TableName", p.table_name);
+  OptArray(w, "AttributeDefinitions", p.attribute_definitions,
+           [&w](const protocol::AttributeDefinition& d) {
+             w.StartObject();
+             Opt(w, "AttributeName", d.attribute_name);
+             Opt(w, "AttributeType", d.attribute_type);
+             w.EndObject();
+           });
+  WriteKeySchema(w, p.key_schema);
+  Opt(w, "BillingMode", p.billing_mode);
+  WriteThroughput(w, p.provisioned_throughput);
+  OptObject(w, "SSESpecification", p.sse_specification, [&w](const protocol::SSESpecification& x) {
+    Opt(w, "Enabled", x.enabled);
+    Opt(w, "SSEType", x.sse_type);
+    Opt(w, "KMSMasterKeyId", x.kms_master_key_id);
+  });
+  OptArray(w, "GlobalSecondaryIndexes", p.global_secondary_indexes,
+           [&w](const protocol::GlobalSecondaryIndex& g) {
+             w.StartObject();
+             Opt(w, "IndexName", g.index_name);
+             WriteKeySchema(w, g.key_schema);
+             OptObject(w, "Projection", g.projection, [&w](const protocol::Projection& x) {
+               Opt(w, "ProjectionType", x.projection_type);
+               OptArray(w, "NonKeyAttributes", x.non_key_attributes,
+                        [&w](const std::string& a) { Str(w, a); });
+             });
+             WriteThroughput(w, g.provisioned_throughput);
+             w.EndObject();
+           });
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+}  // namespace
+
+// ---- Jobs -----------------------------------------------------------------------------------
+
+// One export or import. `description` is its ExportDescription or
+// ImportTableDescription, exactly as Describe* returns it; the record adds
+// what the manager needs beside it.
+struct Job {
+  std::string kind;  // "export" or "import"
+  std::string id;
+  std::string fingerprint;  // the parameters a ClientToken replay must repeat
+  std::string table_name;
+  int64_t start_ms = 0;
+  rapidjson::Document description;
+
+  std::string record_name() const { return kind + "/" + id; }
+  std::string status() const {
+    return GetString(description, kind == "export" ? "ExportStatus" : "ImportStatus");
+  }
+  void Set(const char* key, Value v) {
+    if (description.HasMember(key)) {
+      description[key] = std::move(v);
+    } else {
+      description.AddMember(rapidjson::StringRef(key), std::move(v), description.GetAllocator());
+    }
+  }
+  void SetString(const char* key, const std::string& s) {
+    Set(key,
+        Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), description.GetAllocator()));
+  }
+  void SetJson(const char* key, const std::string& json) {
+    rapidjson::Document d;
+    d.Parse(json.data(), json.size());
+    if (!d.HasParseError()) Set(key, Value(d, description.GetAllocator()));
+  }
+  void SetTime(const char* key, int64_t ms) { Set(key, Value(static_cast<double>(ms) / 1000.0)); }
+  void SetCount(const char* key, int64_t n) { Set(key, Value(static_cast<int64_t>(n))); }
+};
+
+struct JobManager::Impl {
+  Database* db = nullptr;
+  JobOptions options;
+
+  std::mutex mu;
+  std::condition_variable idle;
+  std::map<std::string, std::unique_ptr<Job>> jobs;  // by record name: in start order per kind
+  size_t running_exports = 0, running_imports = 0;
+  std::vector<std::thread> threads;
+  std::vector<std::thread::id> finished;  // threads past their last use of the manager
+
+  ~Impl() {
+    for (auto& t : threads) t.join();
+  }
+
+  // Joins the threads of finished jobs. REQUIRES: mu held.
+  void Reap() {
+    for (auto it = threads.begin(); it != threads.end();) {
+      if (std::find(finished.begin(), finished.end(), it->get_id()) != finished.end()) {
+        it->join();
+        it = threads.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    finished.clear();
+  }
+
+  std::string DescribeJson(const Job& job) const { return Serialize(job.description); }
+
+  // REQUIRES: mu held.
+  Status Persist(const Job& job) {
+    rapidjson::Document record;
+    record.SetObject();
+    auto& a = record.GetAllocator();
+    auto str = [&a](const std::string& s) {
+      return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+    };
+    record.AddMember("Kind", str(job.kind), a);
+    record.AddMember("Fingerprint", str(job.fingerprint), a);
+    record.AddMember("TableName", str(job.table_name), a);
+    record.AddMember("Description", Value(job.description, a), a);
+    return db->PutServiceRecord(job.record_name(), Serialize(record));
+  }
+
+  // Ends a job (REQUIRES: mu held), and persists it.
+  void Finish(Job* job, const std::string& status, const char* failure_code = nullptr,
+              const std::string& failure_message = "") {
+    job->SetString(job->kind == "export" ? "ExportStatus" : "ImportStatus", status);
+    job->SetTime("EndTime", std::max(NowMs(), job->start_ms + 1));
+    if (failure_code) {
+      job->SetString("FailureCode", failure_code);
+      job->SetString("FailureMessage", failure_message);
+    }
+    Status s = Persist(*job);
+    if (!s.ok())
+      std::fprintf(stderr, "dynarock: cannot record job %s: %s\n", job->id.c_str(),
+                   s.ToString().c_str());
+  }
+
+  void Done(bool is_export) {
+    std::lock_guard lock(mu);
+    (is_export ? running_exports : running_imports)--;
+    finished.push_back(std::this_thread::get_id());
+    idle.notify_all();
+  }
+
+  // The job started under `token` by the same kind within 8 hours. REQUIRES: mu held.
+  Job* FindByToken(const std::string& kind, const std::string& token, int64_t now) {
+    for (auto& [name, job] : jobs) {
+      if (job->kind == kind && now - job->start_ms < kClientTokenLifetimeMs &&
+          GetString(job->description, "ClientToken") == token) {
+        return job.get();
+      }
+    }
+    return nullptr;
+  }
+
+  Status Load();
+  void RunExport(Job* job, std::string table, std::string bucket, std::optional<std::string> prefix,
+                 ExportFormat format);
+  void RunImport(Job* job, CreateTableRequest table, std::string bucket, std::string prefix,
+                 ImportFormat format, ImportCompression compression, char delimiter,
+                 std::optional<std::vector<std::string>> header);
+  Result<std::string> List(const std::string& kind, const std::optional<std::string>& table_arn,
+                           int page, const std::optional<std::string>& next_token);
+};
+
+Status JobManager::Impl::Load() {
+  DYNAROCK_ASSIGN_OR_RETURN(auto records, db->ServiceRecords(""));
+  for (auto& [name, bytes] : records) {
+    rapidjson::Document record;
+    record.Parse(bytes.data(), bytes.size());
+    const rapidjson::Value& r = record;
+    const bool valid = !record.HasParseError() && r.IsObject() && r.HasMember("Description") &&
+                       r["Description"].IsObject();
+    if (!valid) {
+      std::fprintf(stderr, "dynarock: ignoring the damaged job record %s\n", name.c_str());
+      continue;
+    }
+    auto job = std::make_unique<Job>();
+    job->kind = GetString(record, "Kind");
+    if (job->kind != "export" && job->kind != "import") continue;
+    job->id = name.substr(job->kind.size() + 1);
+    job->fingerprint = GetString(record, "Fingerprint");
+    job->table_name = GetString(record, "TableName");
+    job->start_ms = job->id.size() > 14 ? std::atoll(job->id.substr(0, 14).c_str()) : 0;
+    job->description.CopyFrom(r["Description"], job->description.GetAllocator());
+    if (job->status() == "IN_PROGRESS") {
+      // The server stopped while it ran. An import lands atomically: if its
+      // table is there, it landed before the record could say so.
+      auto table = db->DescribeTable({job->table_name});
+      if (job->kind == "import" && table.ok() &&
+          table->table.table_id == GetString(job->description, "TableId")) {
+        job->SetCount("ProcessedItemCount", table->table.item_count);
+        job->SetCount("ImportedItemCount", table->table.item_count);
+        Finish(job.get(), "COMPLETED");
+      } else {
+        Finish(job.get(), "FAILED", "InternalServerError",
+               "The " + job->kind + " was interrupted: the server stopped before it finished.");
+      }
+    }
+    jobs[name] = std::move(job);
+  }
+  return Status::OK();
+}
+
+void JobManager::Impl::RunExport(Job* job, std::string table, std::string bucket,
+                                 std::optional<std::string> prefix, ExportFormat format) {
+  const fs::path bucket_dir = fs::path(options.s3_dir) / bucket;
+  std::error_code ec;
+  if (options.s3_dir.empty() || !fs::is_directory(bucket_dir, ec)) {
+    std::lock_guard lock(mu);
+    Finish(job, "FAILED", "S3NoSuchBucket",
+           "The specified bucket does not exist (Service: Amazon S3; Status Code: 404; Error "
+           "Code: NoSuchBucket; Request ID: " +
+               S3RequestId() + ")");
+    return;
+  }
+  ExportTableOptions o;
+  o.table_name = table;
+  o.bucket_dir = bucket_dir.string();
+  o.s3_bucket = bucket;
+  o.s3_prefix = prefix;
+  o.format = format;
+  o.export_id = job->id;
+  o.start_time_ms = job->start_ms;
+  auto result = db->ExportTable(o);
+  std::lock_guard lock(mu);
+  if (!result.ok()) {
+    Finish(
+        job, "FAILED",
+        result.status().code() == Status::Code::kIOError ? "S3AccessDenied" : "InternalServerError",
+        result.status().message());
+    return;
+  }
+  job->SetString("ExportManifest", result->manifest_summary_key);
+  job->SetCount("ItemCount", result->item_count);
+  job->SetCount("BilledSizeBytes", result->billed_size_bytes);
+  Finish(job, "COMPLETED");
+}
+
+void JobManager::Impl::RunImport(Job* job, CreateTableRequest table, std::string bucket,
+                                 std::string prefix, ImportFormat format,
+                                 ImportCompression compression, char delimiter,
+                                 std::optional<std::vector<std::string>> header) {
+  const fs::path bucket_dir = fs::path(options.s3_dir) / bucket;
+  std::error_code ec;
+  if (options.s3_dir.empty() || !fs::is_directory(bucket_dir, ec)) {
+    std::lock_guard lock(mu);
+    Finish(job, "FAILED", "S3NoSuchBucket",
+           "The specified bucket does not exist (Service: Amazon S3; Status Code: 404; Error "
+           "Code: NoSuchBucket; Request ID: " +
+               S3RequestId() + ")");
+    return;
+  }
+  ImportTableOptions o;
+  o.table = std::move(table);
+  {
+    std::lock_guard lock(mu);
+    o.table_id = GetString(job->description, "TableId");
+  }
+  for (auto& object : ListObjects(bucket_dir, prefix)) {
+    o.files.push_back({.path = object.path, .name = object.key});
+  }
+  o.format = format;
+  o.compression = compression;
+  o.csv_delimiter = delimiter;
+  o.csv_header = std::move(header);
+  o.strict = false;  // ImportTable: bad items are counted and skipped
+  o.max_reported_errors = 10'000;
+  auto result = db->ImportTable(o);
+  std::lock_guard lock(mu);
+  if (!result.ok()) {
+    const Status& s = result.status();
+    const char* code = s.code() == Status::Code::kResourceInUse     ? "TableAlreadyExists"
+                       : s.code() == Status::Code::kInvalidArgument ? "ItemValidationError"
+                                                                    : "InternalServerError";
+    Finish(job, "FAILED", code, s.message());
+    return;
+  }
+  job->SetCount("ProcessedItemCount", result->processed_items);
+  job->SetCount("ImportedItemCount", result->imported_items);
+  job->SetCount("ErrorCount", result->error_count);
+  job->SetCount("ProcessedSizeBytes", result->processed_bytes);
+  if (!result->errors.empty()) {
+    // DynamoDB's CloudWatch events, one JSON line per error.
+    const fs::path dir = fs::path(options.s3_dir) / ".cloudwatch/aws-dynamodb/imports" / job->id;
+    fs::create_directories(dir, ec);
+    std::ofstream log(dir / "error", std::ios::app);
+    const std::string arn = GetString(job->description, "ImportArn");
+    for (const auto& e : result->errors) {
+      rapidjson::StringBuffer buf;
+      Writer w(buf);
+      w.StartObject();
+      w.Key("itemS3Pointer");
+      w.StartObject();
+      w.Key("bucket");
+      Str(w, bucket);
+      w.Key("key");
+      Str(w, e.file);
+      w.Key("itemIndex");
+      w.Int64(std::max<int64_t>(0, e.line - 1));
+      w.EndObject();
+      w.Key("importArn");
+      Str(w, arn);
+      w.Key("errorMessages");
+      w.StartArray();
+      Str(w, e.message);
+      w.EndArray();
+      w.EndObject();
+      log << std::string_view(buf.GetString(), buf.GetSize()) << '\n';
+    }
+  }
+  if (result->error_count > 0) {
+    Finish(job, "FAILED", "ItemValidationError",
+           "Some of the items failed validation checks and were not imported. Please check "
+           "CloudWatch error logs for more details.");
+  } else {
+    Finish(job, "COMPLETED");
+  }
+}
+
+Result<std::string> JobManager::Impl::List(const std::string& kind,
+                                           const std::optional<std::string>& table_arn, int page,
+                                           const std::optional<std::string>& next_token) {
+  std::optional<std::string> after;  // ids below this one (newest first)
+  if (next_token) {
+    after = DecodeToken(*next_token);
+    if (!after) {
+      return Status::Validation("Invalid Request: Provided nextToken is invalid: " + *next_token);
+    }
+  }
+  // With a TableArn: the jobs of the table of that name as it is now.
+  std::optional<std::string> table_id;
+  if (table_arn) {
+    const size_t slash = table_arn->find(":table/");
+    std::string name = slash == std::string::npos ? "" : table_arn->substr(slash + 7);
+    auto table = db->DescribeTable({name});
+    table_id = table.ok() ? table->table.table_id : std::string("-");
+  }
+  std::lock_guard lock(mu);
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  w.Key(kind == "export" ? "ExportSummaries" : "ImportSummaryList");
+  w.StartArray();
+  int n = 0;
+  std::optional<std::string> last;
+  bool more = false;
+  for (auto it = jobs.rbegin(); it != jobs.rend(); ++it) {
+    const Job& job = *it->second;
+    if (job.kind != kind || (after && job.id >= *after)) continue;
+    if (table_id && GetString(job.description, "TableId") != *table_id) continue;
+    if (n == page) {
+      more = true;
+      break;
+    }
+    const Value& d = job.description;
+    w.StartObject();
+    for (const char* key : kind == "export"
+                               ? std::vector<const char*>{"ExportArn", "ExportStatus"}
+                               : std::vector<const char*>{"ImportArn", "ImportStatus", "TableArn",
+                                                          "S3BucketSource", "CloudWatchLogGroupArn",
+                                                          "InputFormat", "StartTime", "EndTime"}) {
+      auto m = d.FindMember(key);
+      if (m == d.MemberEnd()) continue;
+      w.Key(key);
+      m->value.Accept(w);
+    }
+    if (kind == "export") {
+      w.Key("ExportType");
+      w.String("FULL_EXPORT");
+    }
+    w.EndObject();
+    last = job.id;
+    ++n;
+  }
+  w.EndArray();
+  if (more && last) {
+    w.Key("NextToken");
+    Str(w, EncodeToken(*last));
+  }
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+// ---- The API --------------------------------------------------------------------------------
+
+Result<std::unique_ptr<JobManager>> JobManager::Open(Database* db, JobOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->db = db;
+  impl->options = std::move(options);
+  DYNAROCK_RETURN_IF_ERROR(impl->Load());
+  return std::unique_ptr<JobManager>(new JobManager(std::move(impl)));
+}
+
+JobManager::JobManager(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+JobManager::~JobManager() = default;
+
+void JobManager::WaitForJobs() {
+  std::unique_lock lock(impl_->mu);
+  impl_->idle.wait(lock, [this] { return impl_->running_exports + impl_->running_imports == 0; });
+}
+
+Result<std::string> JobManager::ExportTableToPointInTime(
+    const protocol::ExportTableToPointInTimeInput& in) {
+  Impl& m = *impl_;
+  // IMPORT-EXPORT-API.md 2: how ExportType and its specification go together.
+  const auto& spec = in.incremental_export_specification;
+  const bool incremental = in.export_type == "INCREMENTAL_EXPORT";
+  if (spec && !in.export_type) {
+    return Status::Validation(
+        "Invalid Request: Export Type expected to be Incremental Export when incremental "
+        "export specification is provided");
+  }
+  if (spec && !incremental) {
+    return Status::Validation(
+        "Invalid Request: When Export Type is Full Export , Incremental Export Specification "
+        "should not be provided");
+  }
+  if (incremental && !spec) {
+    return Status::Validation(
+        "Invalid Request: Incremental Export Specification expected when export type is set "
+        "as Incremental Export");
+  }
+  if (incremental && !spec->export_from_time) {
+    return Status::Validation(
+        "Invalid Request: ExportFromTime must be provided in IncrementalExportSpecification");
+  }
+  // Then the table, then PITR, then the rest.
+  DYNAROCK_ASSIGN_OR_RETURN(std::string name,
+                            TableNameFromArn(*in.table_arn, m.options.account_id));
+  auto table = m.db->DescribeTable({name});
+  if (!table.ok()) {
+    // A name no table can have (too short, say) is not found either.
+    if (table.status().code() == Status::Code::kResourceNotFound ||
+        table.status().code() == Status::Code::kValidation) {
+      return Status::TableNotFound("Table not found: " + *in.table_arn);
+    }
+    return table.status();
+  }
+  auto backups = m.db->DescribeContinuousBackups({name});
+  if (!backups.ok()) return backups.status();
+  if (incremental) {
+    // An incremental export reads the changes of [From, To), which needs
+    // their history. Dynarock keeps none (the restorable window is the last
+    // minute), so every request fails one of DynamoDB's own window checks,
+    // in its order: From before the window, then the 15-minute minimum
+    // (From is within the last minute and To at most now), then To in the
+    // future.
+    const int64_t now = NowMs();
+    const int64_t from = std::llround(*spec->export_from_time * 1000.0);
+    const int64_t to = spec->export_to_time ? std::llround(*spec->export_to_time * 1000.0) : now;
+    const int64_t window_start =
+        backups->point_in_time_recovery_enabled ? backups->earliest_restorable_ms : now;
+    if (from < window_start) {
+      return Status::InvalidExportTime(
+          "Incremental export period from time cannot be less than the table creation time : " +
+          format::IsoTimestampMs(window_start));
+    }
+    if (to - from < 15 * 60 * 1000) {
+      return Status::InvalidExportTime(
+          "Difference between export period from time and export period to time is less than "
+          "15 minutes");
+    }
+    return Status::InvalidExportTime(
+        "Incremental export period to time cannot be greater than the current time : " +
+        format::IsoTimestampMs(now));
+  }
+  if (!backups->point_in_time_recovery_enabled) {
+    return Status::PointInTimeRecoveryUnavailable(
+        "Point in time recovery is not enabled for table '" + name + "'");
+  }
+  const int64_t now = NowMs();
+  int64_t export_ms = now;
+  if (in.export_time) {
+    export_ms = std::llround(*in.export_time * 1000.0);
+    if (export_ms > now || export_ms < backups->earliest_restorable_ms) {
+      return Status::InvalidExportTime("Export Time is invalid");
+    }
+  }
+  const std::string algorithm = in.s3_sse_algorithm.value_or("AES256");
+  if (in.s3_sse_kms_key_id && algorithm != "KMS") {
+    return Status::Validation(
+        "Invalid Request: KMS Key Id is not supported for this encryption type");
+  }
+  const std::string format = in.export_format.value_or("DYNAMODB_JSON");
+  std::string fingerprint;
+  for (const auto& part :
+       {in.table_arn, in.s3_bucket, in.s3_bucket_owner, in.s3_prefix,
+        std::optional<std::string>(algorithm), in.s3_sse_kms_key_id,
+        std::optional<std::string>(format),
+        in.export_time ? std::optional(std::to_string(export_ms)) : std::nullopt}) {
+    fingerprint += part ? "+" + *part : "-";
+    fingerprint += '\x1f';
+  }
+
+  std::lock_guard lock(m.mu);
+  if (in.client_token) {
+    if (Job* old = m.FindByToken("export", *in.client_token, now)) {
+      if (old->fingerprint != fingerprint) {
+        return Status::ExportConflict(
+            "Export conflict: Duplicate request detected with conflicting parameters");
+      }
+      return "{\"ExportDescription\":" + m.DescribeJson(*old) + "}";
+    }
+  }
+  if (m.running_exports >= kMaxRunningExports) {
+    return Status::LimitExceeded("There are " + std::to_string(m.running_exports) +
+                                 " exports in progress; the limit is " +
+                                 std::to_string(kMaxRunningExports));
+  }
+  auto job = std::make_unique<Job>();
+  job->kind = "export";
+  job->start_ms = now;
+  job->id = JobId(now);
+  job->fingerprint = fingerprint;
+  job->table_name = name;
+  job->description.SetObject();
+  job->SetString("ExportArn", table->table.table_arn + "/export/" + job->id);
+  job->SetString("ExportStatus", "IN_PROGRESS");
+  job->SetTime("StartTime", now);
+  job->SetString("TableArn", table->table.table_arn);
+  job->SetString("TableId", table->table.table_id);
+  job->SetTime("ExportTime", export_ms);
+  job->SetString("ClientToken", in.client_token ? *in.client_token : NewUuid());
+  job->SetString("S3Bucket", *in.s3_bucket);
+  if (in.s3_bucket_owner) job->SetString("S3BucketOwner", *in.s3_bucket_owner);
+  if (in.s3_prefix) job->SetString("S3Prefix", *in.s3_prefix);
+  job->SetString("S3SseAlgorithm", algorithm);
+  if (in.s3_sse_kms_key_id) job->SetString("S3SseKmsKeyId", *in.s3_sse_kms_key_id);
+  job->SetString("ExportFormat", format);
+  DYNAROCK_RETURN_IF_ERROR(m.Persist(*job));
+  Job* j = job.get();
+  std::string response = "{\"ExportDescription\":" + m.DescribeJson(*j) + "}";
+  m.jobs[j->record_name()] = std::move(job);
+  ++m.running_exports;
+  m.Reap();
+  m.threads.emplace_back([&m, j, name, bucket = *in.s3_bucket, prefix = in.s3_prefix,
+                          f = format == "ION" ? ExportFormat::kIon : ExportFormat::kDynamoDbJson] {
+    m.RunExport(j, name, bucket, prefix, f);
+    m.Done(true);
+  });
+  return response;
+}
+
+Result<std::string> JobManager::DescribeExport(const protocol::DescribeExportInput& in) {
+  const std::string& arn = *in.export_arn;
+  const size_t at = arn.find("/export/");
+  if (!arn.starts_with("arn:") || at == std::string::npos ||
+      arn.find(":table/") == std::string::npos) {
+    return Status::Validation("Invalid Export ARN");
+  }
+  const std::string region_part = ":" + impl_->options.region + ":";
+  if (arn.find(region_part) == std::string::npos) {
+    return Status::ExportNotFound("Export not found: Invalid export arn");
+  }
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->jobs.find("export/" + arn.substr(at + 8));
+  if (it == impl_->jobs.end() || GetString(it->second->description, "ExportArn") != arn) {
+    return Status::ExportNotFound("Export not found: Export not found: " + arn);
+  }
+  return "{\"ExportDescription\":" + impl_->DescribeJson(*it->second) + "}";
+}
+
+Result<std::string> JobManager::ListExports(const protocol::ListExportsInput& in) {
+  return impl_->List("export", in.table_arn, in.max_results.value_or(kDefaultPageSize),
+                     in.next_token);
+}
+
+Result<std::string> JobManager::ImportTable(const protocol::ImportTableInput& in) {
+  Impl& m = *impl_;
+  const std::string& format = *in.input_format;
+  if (in.input_format_options && format != "CSV") {
+    return Status::Validation(
+        "Invalid Request: Unsupported InputFormatOptions for the given input format: " + format +
+        ".");
+  }
+  const protocol::TableCreationParameters& p = *in.table_creation_parameters;
+  protocol::CreateTableInput create;
+  create.table_name = p.table_name;
+  create.attribute_definitions = p.attribute_definitions;
+  create.key_schema = p.key_schema;
+  create.billing_mode = p.billing_mode;
+  create.provisioned_throughput = p.provisioned_throughput;
+  create.sse_specification = p.sse_specification;
+  create.global_secondary_indexes = p.global_secondary_indexes;
+  DYNAROCK_ASSIGN_OR_RETURN(CreateTableRequest table, wire::ToRequest(std::move(create)));
+  DYNAROCK_RETURN_IF_ERROR(m.db->CheckCreateTable(table));
+  const std::string parameters = TableCreationParametersJson(p);
+  const std::string fingerprint = format + '\x1f' + parameters;
+
+  const int64_t now = NowMs();
+  std::lock_guard lock(m.mu);
+  if (in.client_token) {
+    if (Job* old = m.FindByToken("import", *in.client_token, now)) {
+      if (old->fingerprint != fingerprint) {
+        return Status::ImportConflict(
+            "Import conflict: Duplicate request detected with conflicting parameters");
+      }
+      return "{\"ImportTableDescription\":" + m.DescribeJson(*old) + "}";
+    }
+  }
+  if (m.running_imports >= kMaxRunningImports) {
+    return Status::LimitExceeded("There are " + std::to_string(m.running_imports) +
+                                 " imports in progress; the limit is " +
+                                 std::to_string(kMaxRunningImports));
+  }
+  const std::string& name = table.table_name;
+  const std::string table_arn =
+      "arn:aws:dynamodb:" + m.options.region + ":" + m.options.account_id + ":table/" + name;
+  auto job = std::make_unique<Job>();
+  job->kind = "import";
+  job->start_ms = now;
+  job->id = JobId(now);
+  job->fingerprint = fingerprint;
+  job->table_name = name;
+  job->description.SetObject();
+  job->SetString("ImportArn", table_arn + "/import/" + job->id);
+  job->SetString("ImportStatus", "IN_PROGRESS");
+  job->SetString("TableArn", table_arn);
+  job->SetString("TableId", NewUuid());
+  job->SetString("ClientToken", in.client_token ? *in.client_token : NewUuid());
+  {
+    const auto& src = *in.s3_bucket_source;
+    rapidjson::StringBuffer buf;
+    Writer w(buf);
+    w.StartObject();
+    Opt(w, "S3Bucket", src.s3_bucket);
+    Opt(w, "S3KeyPrefix", src.s3_key_prefix);
+    Opt(w, "S3BucketOwner", std::optional(src.s3_bucket_owner.value_or(m.options.account_id)));
+    w.EndObject();
+    job->SetJson("S3BucketSource", std::string(buf.GetString(), buf.GetSize()));
+  }
+  job->SetCount("ErrorCount", 0);
+  job->SetString("CloudWatchLogGroupArn", "arn:aws:logs:" + m.options.region + ":" +
+                                              m.options.account_id +
+                                              ":log-group:/aws-dynamodb/imports:*");
+  job->SetString("InputFormat", format);
+  char delimiter = ',';
+  std::optional<std::vector<std::string>> header;
+  if (in.input_format_options) {
+    const auto& csv = in.input_format_options->csv;
+    if (csv && csv->delimiter) delimiter = (*csv->delimiter)[0];  // one character (the pattern)
+    if (csv) header = csv->header_list;
+    rapidjson::StringBuffer buf;
+    Writer w(buf);
+    w.StartObject();
+    OptObject(w, "Csv", csv, [&w](const protocol::CsvOptions& c) {
+      Opt(w, "Delimiter", c.delimiter);
+      OptArray(w, "HeaderList", c.header_list, [&w](const std::string& h) { Str(w, h); });
+    });
+    w.EndObject();
+    job->SetJson("InputFormatOptions", std::string(buf.GetString(), buf.GetSize()));
+  }
+  const std::string compression = in.input_compression_type.value_or("NONE");
+  job->SetString("InputCompressionType", compression);
+  job->SetJson("TableCreationParameters", parameters);
+  job->SetTime("StartTime", now);
+  job->SetCount("ProcessedSizeBytes", 0);
+  job->SetCount("ProcessedItemCount", 0);
+  job->SetCount("ImportedItemCount", 0);
+  DYNAROCK_RETURN_IF_ERROR(m.Persist(*job));
+  Job* j = job.get();
+  std::string response = "{\"ImportTableDescription\":" + m.DescribeJson(*j) + "}";
+  m.jobs[j->record_name()] = std::move(job);
+  ++m.running_imports;
+  m.Reap();
+  const ImportFormat f = format == "ION"   ? ImportFormat::kIon
+                         : format == "CSV" ? ImportFormat::kCsv
+                                           : ImportFormat::kDynamoDbJson;
+  const ImportCompression c = compression == "GZIP"   ? ImportCompression::kGzip
+                              : compression == "ZSTD" ? ImportCompression::kZstd
+                                                      : ImportCompression::kNone;
+  m.threads.emplace_back([&m, j, table = std::move(table), bucket = *in.s3_bucket_source->s3_bucket,
+                          prefix = in.s3_bucket_source->s3_key_prefix.value_or(""), f, c, delimiter,
+                          header = std::move(header)]() mutable {
+    m.RunImport(j, std::move(table), bucket, prefix, f, c, delimiter, std::move(header));
+    m.Done(false);
+  });
+  return response;
+}
+
+Result<std::string> JobManager::DescribeImport(const protocol::DescribeImportInput& in) {
+  const std::string& arn = *in.import_arn;
+  const size_t at = arn.find("/import/");
+  if (!arn.starts_with("arn:") || at == std::string::npos) {
+    return Status::Validation("Invalid Import ARN");
+  }
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->jobs.find("import/" + arn.substr(at + 8));
+  if (it == impl_->jobs.end() || GetString(it->second->description, "ImportArn") != arn) {
+    return Status::ImportNotFound("Import not found: " + arn);
+  }
+  return "{\"ImportTableDescription\":" + impl_->DescribeJson(*it->second) + "}";
+}
+
+Result<std::string> JobManager::ListImports(const protocol::ListImportsInput& in) {
+  return impl_->List("import", in.table_arn, in.page_size.value_or(kDefaultPageSize),
+                     in.next_token);
+}
+
+}  // namespace dynarock::jobs
