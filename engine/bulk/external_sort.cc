@@ -85,6 +85,13 @@ Status ExternalSorter::Add(std::string_view key, uint64_t seq, std::string_view 
   for (size_t i = 0; i < 8; ++i) {
     prefix = prefix << 8 | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
   }
+  if (arena_.empty() && arena_.capacity() < budget_ / 2) {
+    // A buffer is allocated once, at its full size: growing it by doubling
+    // would copy it and fault in fresh pages again and again. Reserved
+    // pages that are never written cost no memory.
+    arena_.reserve(budget_ / 2 + (1 << 16));
+    entries_.reserve(budget_ / 2 / (sizeof(Entry) + 256));
+  }
   entries_.push_back({prefix, arena_.size(), static_cast<uint32_t>(key.size()),
                       static_cast<uint32_t>(value.size()), seq});
   arena_.append(key);

@@ -207,7 +207,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     format::LineReader reader;
     outcome.fatal = reader.Open(f.path, ToCompression(o.compression));
     if (!outcome.fatal.ok()) return;
-    std::string encoded, value;
+    std::string encoded, projected_encoded, value;
     std::vector<std::pair<std::string, std::string>> entries;  // one item's index entries
     // Returns false to stop reading this file.
     auto take = [&](Result<Item> item, int64_t line) -> bool {
@@ -236,23 +236,30 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       // and for the collection's size (CollectionBytes: LSI entries + 100).
       const uint64_t item_size = format::ItemSize(*item);
       uint64_t collection_bytes = item_size;
+      // The item's encoding, which an ALL projection shares.
+      format::EncodeItem(*item, &encoded);
       entries.clear();
       for (const IndexInfo& index : info.indexes) {
         auto ikey = IndexKeyFor(info, index, *item);
         if (!ikey) continue;
-        Item projected = ProjectForIndex(info, index, *item);
-        const uint64_t size = format::ItemSize(projected);
-        if (!index.global) collection_bytes += size + kIndexEntryOverheadBytes;
-        format::EncodeItem(projected, &encoded);
         std::string v;
-        format::PutFixed64BE(&v, size);
-        v += encoded;
+        uint64_t size = item_size;
+        if (index.projection == ProjectionType::kAll) {
+          format::PutFixed64BE(&v, size);
+          v += encoded;
+        } else {
+          Item projected = ProjectForIndex(info, index, *item);
+          size = format::ItemSize(projected);
+          format::EncodeItem(projected, &projected_encoded);
+          format::PutFixed64BE(&v, size);
+          v += projected_encoded;
+        }
+        if (!index.global) collection_bytes += size + kIndexEntryOverheadBytes;
         entries.emplace_back(std::move(*ikey.value().mutable_bytes()), std::move(v));
       }
       const std::string& key = action->key.bytes();
       const size_t prefix =
           format::CollectionPrefix(info.space_id, *action->partition).bytes().size();
-      format::EncodeItem(*item, &encoded);
       value.clear();
       format::PutFixed32BE(&value, static_cast<uint32_t>(prefix));
       format::PutFixed64BE(&value, item_size);
