@@ -575,7 +575,11 @@ Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate)
     IonReader reader(line);
     DYNAROCK_ASSIGN_OR_RETURN(item, reader.Line());
   } else {
-    rapidjson::Document doc;
+    // The document lives in a buffer on the stack: most lines fit, and a
+    // restore parses millions of them (the pool mallocs beyond it).
+    char buffer[16 << 10];
+    rapidjson::MemoryPoolAllocator<> pool(buffer, sizeof buffer);
+    rapidjson::Document doc(&pool);
     Status parsed = ParseJson(line, &doc);
     if (!parsed.ok()) return Status::InvalidArgument("invalid JSON: " + parsed.message());
     if (!doc.IsObject())

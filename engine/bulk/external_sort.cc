@@ -27,7 +27,19 @@ Status IoError(const std::string& path, const char* what) {
   return Status::IOError(path + ": " + what + ": " + std::strerror(errno));
 }
 
-class RunReader {
+// One sorted input of the merge: a run file, or the buffer still in memory.
+class Source {
+ public:
+  virtual ~Source() = default;
+  // False at the end; status() tells an error from the end.
+  virtual bool Next() = 0;
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
+  virtual uint64_t seq() const = 0;
+  virtual const Status& status() const = 0;
+};
+
+class RunReader final : public Source {
  public:
   explicit RunReader(std::string path) : path_(std::move(path)) {}
   Status Open() {
@@ -36,8 +48,7 @@ class RunReader {
     std::setvbuf(file_.get(), nullptr, _IOFBF, 1 << 20);
     return Status::OK();
   }
-  // False at the end; status() tells an error from the end.
-  bool Next() {
+  bool Next() override {
     unsigned char header[kHeaderBytes];
     const size_t n = std::fread(header, 1, sizeof header, file_.get());
     if (n == 0 && std::feof(file_.get())) return false;
@@ -53,10 +64,10 @@ class RunReader {
     if (std::fread(value_.data(), 1, v, file_.get()) != v) return Fail();
     return true;
   }
-  const std::string& key() const { return key_; }
-  const std::string& value() const { return value_; }
-  uint64_t seq() const { return seq_; }
-  const Status& status() const { return status_; }
+  std::string_view key() const override { return key_; }
+  std::string_view value() const override { return value_; }
+  uint64_t seq() const override { return seq_; }
+  const Status& status() const override { return status_; }
 
  private:
   bool Fail() {
@@ -67,6 +78,31 @@ class RunReader {
   File file_;
   std::string key_, value_;
   uint64_t seq_ = 0;
+  Status status_;
+};
+
+// The last buffer, sorted in memory: merged as it is instead of being
+// written to a run and read back.
+class BufferSource final : public Source {
+ public:
+  BufferSource(const std::string& arena, const std::vector<ExternalSorter::Entry>& entries)
+      : arena_(arena), entries_(entries) {}
+  bool Next() override { return ++next_ <= entries_.size(); }
+  std::string_view key() const override {
+    const auto& e = entries_[next_ - 1];
+    return {arena_.data() + e.offset, e.key_size};
+  }
+  std::string_view value() const override {
+    const auto& e = entries_[next_ - 1];
+    return {arena_.data() + e.offset + e.key_size, e.value_size};
+  }
+  uint64_t seq() const override { return entries_[next_ - 1].seq; }
+  const Status& status() const override { return status_; }
+
+ private:
+  const std::string& arena_;
+  const std::vector<ExternalSorter::Entry>& entries_;
+  size_t next_ = 0;  // 1-based position of the current record
   Status status_;
 };
 
@@ -169,17 +205,16 @@ Status ExternalSorter::Merge(const Output& out, const Output& dropped) {
     }
     return Status::OK();
   }
-  if (!entries_.empty()) {
-    runs_.push_back(dir_ + "/run-" + std::to_string(runs_.size()));
-    DYNAROCK_RETURN_IF_ERROR(WriteRun(runs_.back(), arena_, &entries_));
-    std::string().swap(arena_);
-    std::vector<Entry>().swap(entries_);
-  }
-  std::vector<std::unique_ptr<RunReader>> readers;
+  std::vector<std::unique_ptr<Source>> readers;
   for (const auto& run : runs_) {
-    readers.push_back(std::make_unique<RunReader>(run));
-    DYNAROCK_RETURN_IF_ERROR(readers.back()->Open());
+    auto reader = std::make_unique<RunReader>(run);
+    DYNAROCK_RETURN_IF_ERROR(reader->Open());
+    readers.push_back(std::move(reader));
   }
+  // The buffer being filled joins the merge from memory (sorting it again
+  // on a second Merge is a no-op on sorted entries).
+  SortEntries(arena_, &entries_);
+  readers.push_back(std::make_unique<BufferSource>(arena_, entries_));
   // Min-heap on key, then highest seq: the first record of a key is its
   // winner, the rest of that key lose.
   auto lower_priority = [&](size_t a, size_t b) {
@@ -199,7 +234,7 @@ Status ExternalSorter::Merge(const Output& out, const Output& dropped) {
   while (!heap.empty()) {
     const size_t i = heap.top();
     heap.pop();
-    RunReader& r = *readers[i];
+    Source& r = *readers[i];
     if (!have_last || r.key() != last) {
       DYNAROCK_RETURN_IF_ERROR(out(r.key(), r.seq(), r.value()));
       last = r.key();

@@ -47,13 +47,15 @@ class ExternalSorter {
   size_t runs() const { return runs_.size(); }  // spilled so far
   int64_t records() const { return records_; }
 
- private:
+  // One buffered record: where its key and value are in the arena.
   struct Entry {
     uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
     uint64_t offset;
     uint32_t key_size, value_size;
     uint64_t seq;
   };
+
+ private:
   // Sorts `entries` (of `arena`) and writes them to the run file `path`.
   static Status WriteRun(const std::string& path, const std::string& arena,
                          std::vector<Entry>* entries);

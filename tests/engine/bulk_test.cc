@@ -622,27 +622,31 @@ TEST(ExternalSorterTest, MatchesAModelInMemoryAndSpilled) {
       } else {
         EXPECT_EQ(sorter.runs(), 0u);
       }
-      auto it = model.begin();
-      int64_t out = 0, dropped = 0;
-      ASSERT_OK(sorter.Merge(
-          [&](std::string_view k, uint64_t seq, std::string_view v) {
-            EXPECT_NE(it, model.end());
-            if (it == model.end()) return Status::Internal("too many");
-            EXPECT_EQ(k, it->first);
-            EXPECT_EQ(seq, it->second.first);
-            EXPECT_EQ(v, it->second.second);
-            ++it;
-            ++out;
-            return Status::OK();
-          },
-          [&](std::string_view k, uint64_t seq, std::string_view) {
-            EXPECT_LT(seq, model.at(std::string(k)).first);
-            ++dropped;
-            return Status::OK();
-          }));
-      EXPECT_EQ(it, model.end());
-      EXPECT_EQ(out, static_cast<int64_t>(model.size()));
-      EXPECT_EQ(out + dropped, added);
+      // Twice: a restore merges its index entries again when it must skip
+      // some (the runs and the buffer kept in memory are read anew).
+      for (int round = 0; round < 2; ++round) {
+        auto it = model.begin();
+        int64_t out = 0, dropped = 0;
+        ASSERT_OK(sorter.Merge(
+            [&](std::string_view k, uint64_t seq, std::string_view v) {
+              EXPECT_NE(it, model.end());
+              if (it == model.end()) return Status::Internal("too many");
+              EXPECT_EQ(k, it->first);
+              EXPECT_EQ(seq, it->second.first);
+              EXPECT_EQ(v, it->second.second);
+              ++it;
+              ++out;
+              return Status::OK();
+            },
+            [&](std::string_view k, uint64_t seq, std::string_view) {
+              EXPECT_LT(seq, model.at(std::string(k)).first);
+              ++dropped;
+              return Status::OK();
+            }));
+        EXPECT_EQ(it, model.end());
+        EXPECT_EQ(out, static_cast<int64_t>(model.size()));
+        EXPECT_EQ(out + dropped, added);
+      }
     }
     fs::remove_all(dir);
   }
