@@ -666,3 +666,24 @@ def test_awscli_export_and_import(server):
         "ImportSummaryList"]] == [i["ImportArn"]]
     aws("delete-table", "--table-name", target)
     aws("delete-table", "--table-name", name)
+
+
+def test_concurrent_imports_to_one_name(server):
+    """DynamoDB accepts both; the loser ends FAILED with TableAlreadyExists."""
+    ddb = server.client
+    tag = uuid.uuid4().hex[:8]
+    lines = "\n".join('{"Item":{"id":{"S":"k%d"}}}' % i for i in range(20000))
+    put_object(server, "race-%s/a.json" % tag, lines.encode())
+    name = "race-" + tag
+    arns = [ddb.import_table(S3BucketSource={"S3Bucket": "bucket", "S3KeyPrefix": "race-" + tag},
+                             InputFormat="DYNAMODB_JSON",
+                             TableCreationParameters=simple_params(name))[
+        "ImportTableDescription"]["ImportArn"] for _ in range(2)]
+    assert arns[0] != arns[1]
+    done = sorted((wait_import(ddb, a) for a in arns), key=lambda d: d["ImportStatus"])
+    assert [d["ImportStatus"] for d in done] == ["COMPLETED", "FAILED"]
+    assert done[1]["FailureCode"] == "TableAlreadyExists"
+    assert done[0]["ImportedItemCount"] == 20000
+    table = ddb.describe_table(TableName=name)["Table"]
+    assert table["ItemCount"] == 20000 and table["TableId"] == done[0]["TableId"]
+    ddb.delete_table(TableName=name)
