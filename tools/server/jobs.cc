@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -363,6 +364,72 @@ struct JobManager::Impl {
     return nullptr;
   }
 
+  const char* ResponseKey(const std::string& kind) const {
+    return kind == "export" ? "ExportDescription" : "ImportTableDescription";
+  }
+  std::string Response(const Job& job) const {
+    return std::string("{\"") + ResponseKey(job.kind) + "\":" + DescribeJson(job) + "}";
+  }
+
+  // Before a new job of `kind`: a ClientToken replay answers the earlier
+  // job (the same parameters) or a conflict; then the limit on running
+  // jobs. Returns nullopt when a new job may start. REQUIRES: mu held.
+  std::optional<Result<std::string>> Admit(const std::string& kind,
+                                           const std::optional<std::string>& token,
+                                           const std::string& fingerprint, int64_t now) {
+    const bool is_export = kind == "export";
+    if (token) {
+      if (Job* old = FindByToken(kind, *token, now)) {
+        if (old->fingerprint == fingerprint) return Result<std::string>(Response(*old));
+        const char* text = is_export
+                               ? "Export conflict: Duplicate request detected with conflicting "
+                                 "parameters"
+                               : "Import conflict: Duplicate request detected with conflicting "
+                                 "parameters";
+        return Result<std::string>(is_export ? Status::ExportConflict(text)
+                                             : Status::ImportConflict(text));
+      }
+    }
+    const size_t running = is_export ? running_exports : running_imports;
+    const size_t limit = is_export ? kMaxRunningExports : kMaxRunningImports;
+    if (running >= limit) {
+      return Result<std::string>(Status::LimitExceeded("There are " + std::to_string(running) +
+                                                       " " + kind + "s in progress; the limit is " +
+                                                       std::to_string(limit)));
+    }
+    return std::nullopt;
+  }
+
+  static std::unique_ptr<Job> NewJob(const std::string& kind, int64_t now,
+                                     const std::string& fingerprint,
+                                     const std::string& table_name) {
+    auto job = std::make_unique<Job>();
+    job->kind = kind;
+    job->start_ms = now;
+    job->id = JobId(now);
+    job->fingerprint = fingerprint;
+    job->table_name = table_name;
+    job->description.SetObject();
+    return job;
+  }
+
+  // Records the job and runs `run` on a thread of its own; the answer is
+  // its first description. REQUIRES: mu held.
+  Result<std::string> Start(std::unique_ptr<Job> job, std::function<void(Job*)> run) {
+    DYNAROCK_RETURN_IF_ERROR(Persist(*job));
+    Job* j = job.get();
+    std::string response = Response(*j);
+    jobs[j->record_name()] = std::move(job);
+    const bool is_export = j->kind == "export";
+    ++(is_export ? running_exports : running_imports);
+    Reap();
+    threads.emplace_back([this, j, is_export, run = std::move(run)] {
+      run(j);
+      Done(is_export);
+    });
+    return response;
+  }
+
   Status Load();
   void RunExport(Job* job, std::string table, std::string bucket, std::optional<std::string> prefix,
                  ExportFormat format);
@@ -704,27 +771,8 @@ Result<std::string> JobManager::ExportTableToPointInTime(
   }
 
   std::lock_guard lock(m.mu);
-  if (in.client_token) {
-    if (Job* old = m.FindByToken("export", *in.client_token, now)) {
-      if (old->fingerprint != fingerprint) {
-        return Status::ExportConflict(
-            "Export conflict: Duplicate request detected with conflicting parameters");
-      }
-      return "{\"ExportDescription\":" + m.DescribeJson(*old) + "}";
-    }
-  }
-  if (m.running_exports >= kMaxRunningExports) {
-    return Status::LimitExceeded("There are " + std::to_string(m.running_exports) +
-                                 " exports in progress; the limit is " +
-                                 std::to_string(kMaxRunningExports));
-  }
-  auto job = std::make_unique<Job>();
-  job->kind = "export";
-  job->start_ms = now;
-  job->id = JobId(now);
-  job->fingerprint = fingerprint;
-  job->table_name = name;
-  job->description.SetObject();
+  if (auto answer = m.Admit("export", in.client_token, fingerprint, now)) return *answer;
+  auto job = Impl::NewJob("export", now, fingerprint, name);
   job->SetString("ExportArn", table->table.table_arn + "/export/" + job->id);
   job->SetString("ExportStatus", "IN_PROGRESS");
   job->SetTime("StartTime", now);
@@ -738,18 +786,11 @@ Result<std::string> JobManager::ExportTableToPointInTime(
   job->SetString("S3SseAlgorithm", algorithm);
   if (in.s3_sse_kms_key_id) job->SetString("S3SseKmsKeyId", *in.s3_sse_kms_key_id);
   job->SetString("ExportFormat", format);
-  DYNAROCK_RETURN_IF_ERROR(m.Persist(*job));
-  Job* j = job.get();
-  std::string response = "{\"ExportDescription\":" + m.DescribeJson(*j) + "}";
-  m.jobs[j->record_name()] = std::move(job);
-  ++m.running_exports;
-  m.Reap();
-  m.threads.emplace_back([&m, j, name, bucket = *in.s3_bucket, prefix = in.s3_prefix,
-                          f = format == "ION" ? ExportFormat::kIon : ExportFormat::kDynamoDbJson] {
-    m.RunExport(j, name, bucket, prefix, f);
-    m.Done(true);
-  });
-  return response;
+  return m.Start(std::move(job),
+                 [&m, name, bucket = *in.s3_bucket, prefix = in.s3_prefix,
+                  f = format == "ION" ? ExportFormat::kIon : ExportFormat::kDynamoDbJson](Job* j) {
+                   m.RunExport(j, name, bucket, prefix, f);
+                 });
 }
 
 Result<std::string> JobManager::DescribeExport(const protocol::DescribeExportInput& in) {
@@ -768,7 +809,7 @@ Result<std::string> JobManager::DescribeExport(const protocol::DescribeExportInp
   if (it == impl_->jobs.end() || GetString(it->second->description, "ExportArn") != arn) {
     return Status::ExportNotFound("Export not found: Export not found: " + arn);
   }
-  return "{\"ExportDescription\":" + impl_->DescribeJson(*it->second) + "}";
+  return impl_->Response(*it->second);
 }
 
 Result<std::string> JobManager::ListExports(const protocol::ListExportsInput& in) {
@@ -800,30 +841,11 @@ Result<std::string> JobManager::ImportTable(const protocol::ImportTableInput& in
 
   const int64_t now = NowMs();
   std::lock_guard lock(m.mu);
-  if (in.client_token) {
-    if (Job* old = m.FindByToken("import", *in.client_token, now)) {
-      if (old->fingerprint != fingerprint) {
-        return Status::ImportConflict(
-            "Import conflict: Duplicate request detected with conflicting parameters");
-      }
-      return "{\"ImportTableDescription\":" + m.DescribeJson(*old) + "}";
-    }
-  }
-  if (m.running_imports >= kMaxRunningImports) {
-    return Status::LimitExceeded("There are " + std::to_string(m.running_imports) +
-                                 " imports in progress; the limit is " +
-                                 std::to_string(kMaxRunningImports));
-  }
+  if (auto answer = m.Admit("import", in.client_token, fingerprint, now)) return *answer;
   const std::string& name = table.table_name;
   const std::string table_arn =
       "arn:aws:dynamodb:" + m.options.region + ":" + m.options.account_id + ":table/" + name;
-  auto job = std::make_unique<Job>();
-  job->kind = "import";
-  job->start_ms = now;
-  job->id = JobId(now);
-  job->fingerprint = fingerprint;
-  job->table_name = name;
-  job->description.SetObject();
+  auto job = Impl::NewJob("import", now, fingerprint, name);
   job->SetString("ImportArn", table_arn + "/import/" + job->id);
   job->SetString("ImportStatus", "IN_PROGRESS");
   job->SetString("TableArn", table_arn);
@@ -868,25 +890,19 @@ Result<std::string> JobManager::ImportTable(const protocol::ImportTableInput& in
   job->SetCount("ProcessedSizeBytes", 0);
   job->SetCount("ProcessedItemCount", 0);
   job->SetCount("ImportedItemCount", 0);
-  DYNAROCK_RETURN_IF_ERROR(m.Persist(*job));
-  Job* j = job.get();
-  std::string response = "{\"ImportTableDescription\":" + m.DescribeJson(*j) + "}";
-  m.jobs[j->record_name()] = std::move(job);
-  ++m.running_imports;
-  m.Reap();
   const ImportFormat f = format == "ION"   ? ImportFormat::kIon
                          : format == "CSV" ? ImportFormat::kCsv
                                            : ImportFormat::kDynamoDbJson;
   const ImportCompression c = compression == "GZIP"   ? ImportCompression::kGzip
                               : compression == "ZSTD" ? ImportCompression::kZstd
                                                       : ImportCompression::kNone;
-  m.threads.emplace_back([&m, j, table = std::move(table), bucket = *in.s3_bucket_source->s3_bucket,
-                          prefix = in.s3_bucket_source->s3_key_prefix.value_or(""), f, c, delimiter,
-                          header = std::move(header)]() mutable {
-    m.RunImport(j, std::move(table), bucket, prefix, f, c, delimiter, std::move(header));
-    m.Done(false);
+  // std::function needs a copyable callable: the request goes in a shared_ptr.
+  auto request = std::make_shared<CreateTableRequest>(std::move(table));
+  return m.Start(std::move(job), [&m, request, bucket = *in.s3_bucket_source->s3_bucket,
+                                  prefix = in.s3_bucket_source->s3_key_prefix.value_or(""), f, c,
+                                  delimiter, header](Job* j) {
+    m.RunImport(j, *request, bucket, prefix, f, c, delimiter, header);
   });
-  return response;
 }
 
 Result<std::string> JobManager::DescribeImport(const protocol::DescribeImportInput& in) {
@@ -900,7 +916,7 @@ Result<std::string> JobManager::DescribeImport(const protocol::DescribeImportInp
   if (it == impl_->jobs.end() || GetString(it->second->description, "ImportArn") != arn) {
     return Status::ImportNotFound("Import not found: " + arn);
   }
-  return "{\"ImportTableDescription\":" + impl_->DescribeJson(*it->second) + "}";
+  return impl_->Response(*it->second);
 }
 
 Result<std::string> JobManager::ListImports(const protocol::ListImportsInput& in) {
