@@ -400,6 +400,17 @@ struct JobManager::Impl {
     return std::nullopt;
   }
 
+  // The job of `kind` whose ARN is `arn`, or null. REQUIRES: mu held.
+  const Job* FindByArn(const std::string& kind, const std::string& arn) const {
+    const std::string marker = "/" + kind + "/";
+    const size_t at = arn.find(marker);
+    if (at == std::string::npos) return nullptr;
+    auto it = jobs.find(kind + "/" + arn.substr(at + marker.size()));
+    const char* member = kind == "export" ? "ExportArn" : "ImportArn";
+    return it != jobs.end() && GetString(it->second->description, member) == arn ? it->second.get()
+                                                                                 : nullptr;
+  }
+
   static std::unique_ptr<Job> NewJob(const std::string& kind, int64_t now,
                                      const std::string& fingerprint,
                                      const std::string& table_name) {
@@ -805,11 +816,9 @@ Result<std::string> JobManager::DescribeExport(const protocol::DescribeExportInp
     return Status::ExportNotFound("Export not found: Invalid export arn");
   }
   std::lock_guard lock(impl_->mu);
-  auto it = impl_->jobs.find("export/" + arn.substr(at + 8));
-  if (it == impl_->jobs.end() || GetString(it->second->description, "ExportArn") != arn) {
-    return Status::ExportNotFound("Export not found: Export not found: " + arn);
-  }
-  return impl_->Response(*it->second);
+  const Job* job = impl_->FindByArn("export", arn);
+  if (job == nullptr) return Status::ExportNotFound("Export not found: Export not found: " + arn);
+  return impl_->Response(*job);
 }
 
 Result<std::string> JobManager::ListExports(const protocol::ListExportsInput& in) {
@@ -912,11 +921,9 @@ Result<std::string> JobManager::DescribeImport(const protocol::DescribeImportInp
     return Status::Validation("Invalid Import ARN");
   }
   std::lock_guard lock(impl_->mu);
-  auto it = impl_->jobs.find("import/" + arn.substr(at + 8));
-  if (it == impl_->jobs.end() || GetString(it->second->description, "ImportArn") != arn) {
-    return Status::ImportNotFound("Import not found: " + arn);
-  }
-  return impl_->Response(*it->second);
+  const Job* job = impl_->FindByArn("import", arn);
+  if (job == nullptr) return Status::ImportNotFound("Import not found: " + arn);
+  return impl_->Response(*job);
 }
 
 Result<std::string> JobManager::ListImports(const protocol::ListImportsInput& in) {
