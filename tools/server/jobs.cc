@@ -20,6 +20,7 @@
 
 #include "engine/catalog.h"
 #include "format/export_format.h"
+#include "tools/server/json_writers.h"
 #include "tools/server/wire_requests.h"
 
 namespace dynarock::jobs {
@@ -156,9 +157,7 @@ std::vector<BucketObject> ListObjects(const fs::path& bucket, std::string_view p
 
 // ---- TableCreationParameters, echoed in the import's description ----------------------------
 
-void Str(Writer& w, const std::string& s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
+using wire::Str;
 // Each writes member `key` if the optional holds a value.
 void Opt(Writer& w, const char* key, const std::optional<std::string>& v) {
   if (!v) return;
@@ -441,6 +440,20 @@ struct JobManager::Impl {
     return response;
   }
 
+  // The folder of S3 bucket `bucket`; if there is none, the job fails as
+  // AWS's does (S3NoSuchBucket) and nullopt is returned.
+  std::optional<fs::path> Bucket(Job* job, const std::string& bucket) {
+    fs::path dir = fs::path(options.s3_dir) / bucket;
+    std::error_code ec;
+    if (!options.s3_dir.empty() && fs::is_directory(dir, ec)) return dir;
+    std::lock_guard lock(mu);
+    Finish(job, "FAILED", "S3NoSuchBucket",
+           "The specified bucket does not exist (Service: Amazon S3; Status Code: 404; Error "
+           "Code: NoSuchBucket; Request ID: " +
+               S3RequestId() + ")");
+    return std::nullopt;
+  }
+
   Status Load();
   void RunExport(Job* job, std::string table, std::string bucket, std::optional<std::string> prefix,
                  ExportFormat format);
@@ -492,19 +505,11 @@ Status JobManager::Impl::Load() {
 
 void JobManager::Impl::RunExport(Job* job, std::string table, std::string bucket,
                                  std::optional<std::string> prefix, ExportFormat format) {
-  const fs::path bucket_dir = fs::path(options.s3_dir) / bucket;
-  std::error_code ec;
-  if (options.s3_dir.empty() || !fs::is_directory(bucket_dir, ec)) {
-    std::lock_guard lock(mu);
-    Finish(job, "FAILED", "S3NoSuchBucket",
-           "The specified bucket does not exist (Service: Amazon S3; Status Code: 404; Error "
-           "Code: NoSuchBucket; Request ID: " +
-               S3RequestId() + ")");
-    return;
-  }
+  const std::optional<fs::path> bucket_dir = Bucket(job, bucket);
+  if (!bucket_dir) return;
   ExportTableOptions o;
   o.table_name = table;
-  o.bucket_dir = bucket_dir.string();
+  o.bucket_dir = bucket_dir->string();
   o.s3_bucket = bucket;
   o.s3_prefix = prefix;
   o.format = format;
@@ -529,23 +534,15 @@ void JobManager::Impl::RunImport(Job* job, CreateTableRequest table, std::string
                                  std::string prefix, ImportFormat format,
                                  ImportCompression compression, char delimiter,
                                  std::optional<std::vector<std::string>> header) {
-  const fs::path bucket_dir = fs::path(options.s3_dir) / bucket;
-  std::error_code ec;
-  if (options.s3_dir.empty() || !fs::is_directory(bucket_dir, ec)) {
-    std::lock_guard lock(mu);
-    Finish(job, "FAILED", "S3NoSuchBucket",
-           "The specified bucket does not exist (Service: Amazon S3; Status Code: 404; Error "
-           "Code: NoSuchBucket; Request ID: " +
-               S3RequestId() + ")");
-    return;
-  }
+  const std::optional<fs::path> bucket_dir = Bucket(job, bucket);
+  if (!bucket_dir) return;
   ImportTableOptions o;
   o.table = std::move(table);
   {
     std::lock_guard lock(mu);
     o.table_id = GetString(job->description, "TableId");
   }
-  for (auto& object : ListObjects(bucket_dir, prefix)) {
+  for (auto& object : ListObjects(*bucket_dir, prefix)) {
     o.files.push_back({.path = object.path, .name = object.key});
   }
   o.format = format;
@@ -571,6 +568,7 @@ void JobManager::Impl::RunImport(Job* job, CreateTableRequest table, std::string
   if (!result->errors.empty()) {
     // DynamoDB's CloudWatch events, one JSON line per error.
     const fs::path dir = fs::path(options.s3_dir) / ".cloudwatch/aws-dynamodb/imports" / job->id;
+    std::error_code ec;  // a missing log folder leaves the events unwritten, not the job failed
     fs::create_directories(dir, ec);
     std::ofstream log(dir / "error", std::ios::app);
     const std::string arn = GetString(job->description, "ImportArn");

@@ -8,6 +8,7 @@
 
 #include "engine/model/streams_checks.h"
 #include "format/json.h"
+#include "tools/server/json_writers.h"
 #include "tools/server/protocol/runtime.h"
 
 namespace dynarock::wire::streams_wire {
@@ -76,10 +77,6 @@ template <typename T>
 T Check(Result<T> r) {
   if (!r.ok()) throw Failure{r.status()};
   return std::move(r).value();
-}
-
-void Str(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
 const char* StatusName(StreamStatus s) {
@@ -162,16 +159,7 @@ void DescribeStream(Database* db, Element json, Writer& w) {
   w.Key("TableName");
   Str(w, d.table_name);
   w.Key("KeySchema");
-  w.StartArray();
-  for (const auto& k : d.key_schema) {
-    w.StartObject();
-    w.Key("AttributeName");
-    Str(w, k.attribute_name);
-    w.Key("KeyType");
-    w.String(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteKeySchema(w, d.key_schema);
   w.Key("Shards");
   w.StartArray();
   for (const auto& s : d.shards) {

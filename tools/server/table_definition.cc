@@ -3,6 +3,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include "tools/server/json_writers.h"
 #include "tools/server/protocol/model_gen.h"
 #include "tools/server/streams_wire.h"
 #include "tools/server/wire_requests.h"
@@ -11,38 +12,6 @@ namespace dynarock::wire {
 namespace {
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
-
-void Str(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-void KeySchema(Writer& w, const std::vector<KeySchemaElement>& keys) {
-  w.StartArray();
-  for (const auto& k : keys) {
-    w.StartObject();
-    w.Key("AttributeName");
-    Str(w, k.attribute_name);
-    w.Key("KeyType");
-    w.String(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
-    w.EndObject();
-  }
-  w.EndArray();
-}
-
-void WriteProjection(Writer& w, const Projection& p) {
-  w.StartObject();
-  w.Key("ProjectionType");
-  w.String(p.projection_type == ProjectionType::kAll       ? "ALL"
-           : p.projection_type == ProjectionType::kInclude ? "INCLUDE"
-                                                           : "KEYS_ONLY");
-  if (p.projection_type == ProjectionType::kInclude) {
-    w.Key("NonKeyAttributes");
-    w.StartArray();
-    for (const auto& a : p.non_key_attributes) Str(w, a);
-    w.EndArray();
-  }
-  w.EndObject();
-}
 
 void Throughput(Writer& w, const ProvisionedThroughput& t) {
   w.StartObject();
@@ -66,7 +35,7 @@ std::string TableDefinitionJson(const TableDescription& d,
   w.Key("TableName");
   Str(w, d.table_name);
   w.Key("KeySchema");
-  KeySchema(w, d.key_schema);
+  WriteKeySchema(w, d.key_schema);
   w.Key("AttributeDefinitions");
   w.StartArray();
   for (const auto& a : d.attribute_definitions) {
@@ -97,7 +66,7 @@ std::string TableDefinitionJson(const TableDescription& d,
       w.Key("IndexName");
       Str(w, i.index_name);
       w.Key("KeySchema");
-      KeySchema(w, i.key_schema);
+      WriteKeySchema(w, i.key_schema);
       w.Key("Projection");
       WriteProjection(w, i.projection);
       extra(i);

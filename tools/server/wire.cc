@@ -12,6 +12,7 @@
 #include "engine/request_expr.h"
 #include "format/json.h"
 #include "tools/server/jobs.h"
+#include "tools/server/json_writers.h"
 #include "tools/server/protocol/model_gen.h"
 #include "tools/server/streams_wire.h"
 #include "tools/server/wire_requests.h"
@@ -39,38 +40,6 @@ void Check(const Status& s) {
 // ---- Writers --------------------------------------------------------------------------------
 
 void Key(Writer& w, const char* k) { w.Key(k); }
-void Str(Writer& w, const std::string& s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-void WriteKeySchema(Writer& w, const std::vector<KeySchemaElement>& ks) {
-  w.StartArray();
-  for (const auto& k : ks) {
-    w.StartObject();
-    Key(w, "AttributeName");
-    Str(w, k.attribute_name);
-    Key(w, "KeyType");
-    w.String(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
-    w.EndObject();
-  }
-  w.EndArray();
-}
-
-void WriteProjection(Writer& w, const Projection& p) {
-  w.StartObject();
-  Key(w, "ProjectionType");
-  w.String(p.projection_type == ProjectionType::kAll       ? "ALL"
-           : p.projection_type == ProjectionType::kInclude ? "INCLUDE"
-                                                           : "KEYS_ONLY");
-  if (!p.non_key_attributes.empty()) {
-    Key(w, "NonKeyAttributes");
-    w.StartArray();
-    for (const auto& a : p.non_key_attributes) Str(w, a);
-    w.EndArray();
-  }
-  w.EndObject();
-}
-
 void WriteThroughput(Writer& w, const ProvisionedThroughput& t) {
   w.StartObject();
   Key(w, "NumberOfDecreasesToday");
