@@ -154,10 +154,11 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
   return ReplaceTable(state, std::move(info), &batch);
 }
 
-Result<Counter> Database::Impl::CountIndexEntries(uint32_t index_space_id) {
+Result<Counter> Database::Impl::CountIndexEntries(uint32_t index_space_id,
+                                                  const rocksdb::Snapshot* snapshot) {
   Counter total;
   RangeIterator scan(db_.get(), indexes_cf_, SpaceBound(index_space_id),
-                     SpaceBound(index_space_id + 1));
+                     SpaceBound(index_space_id + 1), snapshot);
   std::string value;
   for (; scan->Valid(); scan->Next()) {
     value.assign(scan->value().data(), scan->value().size());

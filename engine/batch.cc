@@ -129,9 +129,10 @@ Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
   // nothing half-written. DynamoDB promises each write atomic on its own;
   // this is stronger.
   CapacityMeter meter(request.return_consumed_capacity);
-  DYNAROCK_ASSIGN_OR_RETURN(
-      auto outcomes,
-      RunWrites(actions, {false, request.return_item_collection_metrics, &meter}));
+  write::RunOptions run;
+  run.return_item_collection_metrics = request.return_item_collection_metrics;
+  run.meter = &meter;
+  DYNAROCK_ASSIGN_OR_RETURN(auto outcomes, RunWrites(actions, run));
   BatchWriteItemResponse response;
   for (size_t i = 0; i < actions.size(); ++i) {
     if (!outcomes[i].failure.ok()) return outcomes[i].failure;

@@ -148,7 +148,7 @@ inline constexpr std::string_view kCatalogServicePrefix = "service/";
 // 2 -> 3 adds backfill cursors; 3 -> 4 adds service records and the
 // descriptors' point-in-time recovery fields).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 4;
+inline constexpr uint32_t kStorageFormatVersion = 5;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

@@ -104,5 +104,6 @@ Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std
 }
 Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
 Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
+Status Database::Health() { return impl_->Health(); }
 Status Database::WaitForBackfills() { return impl_->WaitForBackfills(); }
 }  // namespace dynarock

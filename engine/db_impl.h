@@ -4,9 +4,11 @@
 #define DYNAROCK_ENGINE_DB_IMPL_H_
 
 #include <rocksdb/db.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/write_batch.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -23,9 +25,9 @@
 #include "engine/catalog.h"
 #include "engine/expr/expression.h"
 #include "engine/keys.h"
-#include "engine/recount.h"
 #include "engine/stats.h"
 #include "engine/streams/records.h"
+#include "engine/tokens.h"
 #include "engine/write/action.h"
 
 namespace dynarock {
@@ -88,6 +90,24 @@ class RangeIterator {
   std::unique_ptr<rocksdb::Iterator> it_;
 };
 
+// Catches the errors RocksDB's background work hits (a flush or compaction
+// failing on a full disk or a bad sector), which RocksDB reports through no
+// call a writer makes until the whole database stops.
+class BackgroundErrors : public rocksdb::EventListener {
+ public:
+  const char* Name() const override { return "dynarock.BackgroundErrors"; }
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override;
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override;
+  void OnErrorRecoveryCompleted(rocksdb::Status old_error) override;
+  // OK, or an IOError/Corruption describing the standing error.
+  Status Current() const;
+
+ private:
+  std::atomic<bool> failed_{false};
+  mutable std::mutex mu_;
+  Status error_;  // guarded by mu_
+};
+
 class Database::Impl {
  public:
   Impl(const Options& options) : options_(options) {}
@@ -136,12 +156,17 @@ class Database::Impl {
   Result<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& request);
   Result<TransactWriteItemsResponse> TransactWriteItems(const TransactWriteItemsRequest& request);
   Result<TransactGetItemsResponse> TransactGetItems(const TransactGetItemsRequest& request);
+  // ClientRequestToken: the token's committed record, if within its window.
+  Result<std::optional<tokens::Record>> ReadToken(const std::string& token);
+  // The answer to a retry of a committed transaction (nothing is applied).
+  Result<TransactWriteItemsResponse> ReplayTransaction(const TransactWriteItemsRequest& request);
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
   Result<StatisticsReport> RecountStatistics();
   Status WaitForCompactions();
+  Status Health() { return background_errors_->Current(); }
   // Dump and restore (engine/bulk/).
   Result<ExportTableResult> ExportTable(const ExportTableOptions& options);
   Result<ImportTableResult> ImportTable(const ImportTableOptions& options);
@@ -172,8 +197,12 @@ class Database::Impl {
   // Queues a backfill for the background thread.
   void QueueBackfill(std::string table_name, std::string index_name);
   void BackfillLoop();
-  // Items and bytes of an index's entries, counted by a scan of its key space.
-  Result<Counter> CountIndexEntries(uint32_t index_space_id);
+  // Items and bytes of an index's entries, counted by a scan of its key
+  // space (at `snapshot`, if given).
+  Result<Counter> CountIndexEntries(uint32_t index_space_id,
+                                    const rocksdb::Snapshot* snapshot = nullptr);
+  // RecountStatistics for one table held by the caller (engine/statistics.cc).
+  Status RecountTable(const TableInfo& table, StatisticsReport* report);
   // Installs a changed descriptor (catalog write + a new TableState).
   // REQUIRES: catalog_mu_ and old->mu held exclusively.
   Status ReplaceTable(const std::shared_ptr<TableState>& old, TableInfo info,
@@ -211,13 +240,16 @@ class Database::Impl {
     std::unique_lock<std::shared_mutex> catalog_lock;
   };
   Result<ExclusiveTable> LockTableExclusive(std::string_view name);
-  Counter ReadTableStats(uint32_t space_id);
+  Result<Counter> ReadTableStats(uint32_t space_id, const rocksdb::Snapshot* snapshot = nullptr);
   // Reads and decodes the item at `key` (nullopt if absent).
   // `snapshot` (optional) pins the read to the state an iterator sees.
   Result<std::optional<Item>> ReadItem(const format::EncodedKey& key,
                                        const rocksdb::Snapshot* snapshot = nullptr);
-  // A statistics counter (stats column family); zero if absent or malformed.
-  Counter ReadStatsCounter(const std::string& stats_key);
+  // A statistics counter (stats column family); zero if absent, Corruption
+  // if malformed, and the read's error if it failed: never a zero that a
+  // write would store back as the whole counter.
+  Result<Counter> ReadStatsCounter(const std::string& stats_key,
+                                   const rocksdb::Snapshot* snapshot = nullptr);
   // The lock a write of `item_key` takes: the item's stripe, or for a table
   // with an LSI the collection's, so that the collection size limit is
   // checked and enforced atomically.
@@ -316,6 +348,8 @@ class Database::Impl {
   std::string path_;  // the database directory
   // Options::read_only: the secondary instance's own directory (removed at close).
   std::string secondary_dir_;
+  // Options::file_system's Env (declared before db_: it outlives the DB).
+  std::unique_ptr<rocksdb::Env> env_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
@@ -323,9 +357,12 @@ class Database::Impl {
   rocksdb::ColumnFamilyHandle* stats_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* streams_cf_ = nullptr;
-  std::shared_ptr<RecountFilterFactory> recount_factory_ = std::make_shared<RecountFilterFactory>();
+  rocksdb::ColumnFamilyHandle* tokens_cf_ = nullptr;
+  EmptyCounterFilter empty_counter_filter_;                     // the stats column family's
   std::unique_ptr<streams::RetentionFilter> retention_filter_;  // the streams column family's
+  std::unique_ptr<tokens::ExpiryFilter> token_filter_;          // the tokens column family's
   rocksdb::WriteOptions write_options_;
+  std::shared_ptr<BackgroundErrors> background_errors_ = std::make_shared<BackgroundErrors>();
 
   std::shared_mutex catalog_mu_;  // guards tables_ and next_space_id_
   std::map<std::string, std::shared_ptr<TableState>, std::less<>> tables_;
@@ -357,16 +394,12 @@ class Database::Impl {
   bool backfill_stopping_ = false;
   Status backfill_error_;
 
-  // TransactWriteItems idempotency: ClientRequestToken -> the request's
-  // fingerprint and its response, for 10 minutes.
-  struct TokenRecord {
-    std::string fingerprint;
-    bool in_progress = true;  // claimed by a request still running
-    TransactWriteItemsResponse response;
-    std::chrono::steady_clock::time_point at;
-  };
+  // TransactWriteItems idempotency. Committed tokens are records in the
+  // tokens column family (engine/tokens.h); in memory only the tokens of
+  // requests still running, with their request's digest (so at most one
+  // entry per request in flight).
   std::mutex tokens_mu_;
-  std::map<std::string, TokenRecord> tokens_;
+  std::map<std::string, tokens::Digest, std::less<>> tokens_in_flight_;
 };
 
 }  // namespace dynarock

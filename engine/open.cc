@@ -3,6 +3,7 @@
 // the storage access every operation shares (ReadItem, Write, counters).
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
+#include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
@@ -24,6 +25,7 @@ constexpr char kItemsCf[] = "items";
 constexpr char kStatsCf[] = "stats";
 constexpr char kIndexesCf[] = "indexes";
 constexpr char kStreamsCf[] = "streams";
+constexpr char kTokensCf[] = "tokens";
 
 // REQUIRES: `existing` lists the column families of a RocksDB database in
 // `path`. Ours has exactly `ours` (a database whose creation was cut short
@@ -114,6 +116,9 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
   // 3 -> 4: new catalog keys (service/<name>) and optional descriptor fields
   // (point-in-time recovery, off when absent): nothing to rewrite.
   if (version == 3) DYNAROCK_RETURN_IF_ERROR(reached(4));
+  // 4 -> 5: the tokens column family, which Open has just created (empty:
+  // version 4 kept ClientRequestTokens in memory only).
+  if (version == 4) DYNAROCK_RETURN_IF_ERROR(reached(5));
   return Status::OK();
 }
 
@@ -132,6 +137,11 @@ Status Database::Impl::Open(const std::string& path) {
   db_options.create_missing_column_families = true;
   db_options.max_background_jobs = 2;
   db_options.bytes_per_sync = 1 << 20;
+  db_options.listeners.push_back(background_errors_);
+  if (options_.file_system) {
+    env_ = rocksdb::NewCompositeEnv(options_.file_system);
+    db_options.env = env_.get();
+  }
 
   rocksdb::BlockBasedTableOptions table_options;
   table_options.block_cache = rocksdb::NewLRUCache(options_.block_cache_bytes);
@@ -156,15 +166,14 @@ Status Database::Impl::Open(const std::string& path) {
   // Whole keys in the memtable's bloom too: every write first reads the old
   // item, and for a new key the filter answers without a skip-list search.
   items.memtable_whole_key_filtering = true;
-  items.compaction_filter_factory = recount_factory_;  // idle unless a recount is armed
 
   // Index keys have the same shape as item keys: space id | hash | ...
   rocksdb::ColumnFamilyOptions indexes = items;
-  indexes.compaction_filter_factory = nullptr;
 
   rocksdb::ColumnFamilyOptions stats;
   stats.table_factory = table_factory;
   stats.merge_operator = std::make_shared<CounterMergeOperator>();
+  stats.compaction_filter = &empty_counter_filter_;
   // Every write merges into its table's counter (space id | 'T'): with a hint
   // per 5-byte prefix, the memtable inserts the next operand where it put the
   // last one instead of searching the skip list (about 250 bytes per prefix;
@@ -186,6 +195,21 @@ Status Database::Impl::Open(const std::string& path) {
   streams_cf.periodic_compaction_seconds =
       static_cast<uint64_t>(std::max<int64_t>(options_.stream_retention_ms / 1000, 1));
 
+  // ClientRequestToken records: small, short-lived, dropped by the expiry
+  // filter; periodic compaction makes sure every file meets it.
+  rocksdb::ColumnFamilyOptions tokens_cf;
+  tokens_cf.table_factory = table_factory;
+  tokens_cf.write_buffer_size = 4 << 20;
+  token_filter_ = std::make_unique<tokens::ExpiryFilter>([this] { return NowMs(); });
+  tokens_cf.compaction_filter = token_filter_.get();
+  tokens_cf.periodic_compaction_seconds = 2 * tokens::kLifetimeMs / 1000;
+
+  if (options_.max_compaction_bytes > 0) {
+    for (auto* cf : {&items, &indexes, &stats, &catalog, &streams_cf, &tokens_cf}) {
+      cf->max_compaction_bytes = options_.max_compaction_bytes;
+    }
+  }
+
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {kCatalogCf, catalog},
@@ -193,10 +217,11 @@ Status Database::Impl::Open(const std::string& path) {
       {kStatsCf, stats},
       {kIndexesCf, indexes},
       {kStreamsCf, streams_cf},
+      {kTokensCf, tokens_cf},
   };
   // A RocksDB database already in the directory must be ours before
   // anything is opened for writing: opening another program's database would
-  // add five column families to it.
+  // add six column families to it.
   std::vector<std::string> existing;
   if (rocksdb::DB::ListColumnFamilies(db_options, path, &existing).ok()) {
     DYNAROCK_RETURN_IF_ERROR(CheckColumnFamilies(path, existing, cfs));
@@ -227,6 +252,7 @@ Status Database::Impl::Open(const std::string& path) {
   stats_cf_ = handles_[3];
   indexes_cf_ = handles_[4];
   streams_cf_ = handles_[5];
+  tokens_cf_ = handles_[6];
   write_options_.sync = options_.sync_writes;
   DYNAROCK_RETURN_IF_ERROR(CheckFormatRecord(path));
 
@@ -334,21 +360,73 @@ Status Database::Impl::WaitForCompactions() {
     }
     return false;
   };
-  while (busy()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  return Status::OK();
+  // After a background error RocksDB stops its work with some of it still
+  // pending, so the counters would never reach zero.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(options_.wait_for_compactions_timeout_ms);
+  while (busy()) {
+    DYNAROCK_RETURN_IF_ERROR(Health());
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status::Internal("flushes and compactions still running after " +
+                              std::to_string(options_.wait_for_compactions_timeout_ms) + " ms");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return Health();
+}
+
+// ---- Background errors --------------------------------------------------------------------
+
+void BackgroundErrors::OnBackgroundError(rocksdb::BackgroundErrorReason /*reason*/,
+                                         rocksdb::Status* error) {
+  if (error == nullptr || error->ok()) return;
+  std::string text = "a background flush or compaction failed: " + error->ToString();
+  std::lock_guard lock(mu_);
+  if (failed_) return;  // the first error is the cause
+  error_ = error->IsCorruption() ? Status::Corruption(std::move(text))
+                                 : Status::IOError(std::move(text));
+  failed_ = true;
+}
+
+void BackgroundErrors::OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) {
+  if (!info.new_bg_error.ok()) return;
+  std::lock_guard lock(mu_);
+  error_ = Status::OK();
+  failed_ = false;
+}
+
+void BackgroundErrors::OnErrorRecoveryCompleted(rocksdb::Status old_error) {
+  old_error.PermitUncheckedError();
+  std::lock_guard lock(mu_);
+  error_ = Status::OK();
+  failed_ = false;
+}
+
+Status BackgroundErrors::Current() const {
+  if (!failed_.load(std::memory_order_acquire)) return Status::OK();
+  std::lock_guard lock(mu_);
+  return error_;
 }
 
 // ---- Storage access ----------------------------------------------------------------------
 
-Counter Database::Impl::ReadTableStats(uint32_t space_id) {
-  return ReadStatsCounter(TableStatsKey(space_id));
+Result<Counter> Database::Impl::ReadTableStats(uint32_t space_id,
+                                               const rocksdb::Snapshot* snapshot) {
+  return ReadStatsCounter(TableStatsKey(space_id), snapshot);
 }
 
-Counter Database::Impl::ReadStatsCounter(const std::string& stats_key) {
+Result<Counter> Database::Impl::ReadStatsCounter(const std::string& stats_key,
+                                                 const rocksdb::Snapshot* snapshot) {
   std::string value;
   Counter c;
-  if (db_->Get(rocksdb::ReadOptions(), stats_cf_, stats_key, &value).ok()) {
-    DecodeCounter(value, &c);  // a missing or malformed counter reads as zero
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  rocksdb::Status s = db_->Get(ro, stats_cf_, stats_key, &value);
+  if (s.IsNotFound()) return c;  // no item was ever counted there
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
+  if (!DecodeCounter(value, &c)) {
+    return Status::Corruption("a statistics counter of " + std::to_string(value.size()) +
+                              " bytes (16 expected)");
   }
   return c;
 }
@@ -367,6 +445,7 @@ Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& k
 }
 
 Status Database::Impl::Write(rocksdb::WriteBatch* batch) {
+  DYNAROCK_RETURN_IF_ERROR(Health());
   return FromRocks(db_->Write(write_options_, batch));
 }
 

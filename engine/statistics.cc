@@ -6,10 +6,15 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "engine/db_impl.h"
+#include "engine/index.h"
+#include "engine/keys.h"
 #include "engine/model/checks.h"
+#include "format/item_codec.h"
+#include "format/item_size.h"
 
 namespace dynarock {
 
@@ -48,96 +53,164 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
   return top;
 }
 
+// ---- RecountStatistics ------------------------------------------------------------------
+//
+// Each table in turn, held only against DeleteTable (item operations go on):
+// its items are read from one snapshot, collection by collection in key
+// order, beside its collection counters read from the same snapshot (a
+// counter's key is its collection's item-key prefix with a tag, so both
+// walks are in the same order and memory stays one collection's worth).
+// Every write changes items and counters in one batch, so a difference seen
+// at the snapshot is drift, and stays the same difference however many
+// writes follow: it is corrected by merging it in as a delta. On a table
+// with an LSI the writers read and rewrite the counter under the
+// collection's lock, so the delta goes in under that lock too.
+
 Result<StatisticsReport> Database::Impl::RecountStatistics() {
-  // Every table exclusively (in name order, without the catalog lock held:
-  // see LockTableExclusive), so no item operation runs during the recount.
-  std::vector<std::shared_ptr<TableState>> states;
+  std::vector<std::string> names;
   {
-    std::shared_lock catalog_lock(catalog_mu_);
-    for (auto& [name, state] : tables_) states.push_back(state);
+    std::shared_lock lock(catalog_mu_);
+    for (const auto& [name, state] : tables_) names.push_back(name);
   }
-  std::vector<std::unique_lock<std::shared_mutex>> table_locks;
-  std::map<uint32_t, TableInfo> tables;
-  for (auto& state : states) {
-    table_locks.emplace_back(state->mu);
-    // Dropped or changed while we waited: not part of this recount.
-    if (!state->deleted && !state->replaced) tables.emplace(state->info.space_id, state->info);
+  StatisticsReport report;
+  for (const auto& name : names) {
+    auto handle = AcquireTable(name);
+    if (!handle.ok()) {
+      if (handle.status().code() == Status::Code::kResourceNotFound) continue;  // deleted meanwhile
+      return handle.status();
+    }
+    DYNAROCK_RETURN_IF_ERROR(RecountTable((*handle)->info(), &report));
   }
-  auto recount = std::make_shared<Recount>();
-  recount_factory_->Arm(recount, tables);
+  // Zero counters go through the stats family's filter (EmptyCounterFilter):
+  // the first compaction folds a collection's merge operands into a zero,
+  // the second drops it.
   rocksdb::CompactRangeOptions compact;
   compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-  rocksdb::Status s = db_->CompactRange(compact, items_cf_, nullptr, nullptr);
-  recount_factory_->Disarm();
-  DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
-  if (!recount->complete) {
-    // No compaction ran: only possible when there is no item data at all.
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), items_cf_));
-    it->SeekToFirst();
-    if (it->Valid()) return Status::Internal("statistics recount: no full compaction ran");
+  for (int pass = 0; pass < 2; ++pass) {
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->CompactRange(compact, stats_cf_, nullptr, nullptr)));
+  }
+  return report;
+}
+
+Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* report) {
+  const uint32_t id = table.space_id;
+  rocksdb::ManagedSnapshot snapshot(db_.get());
+  const rocksdb::Snapshot* at = snapshot.snapshot();
+  RangeIterator items(db_.get(), items_cf_, SpaceBound(id), SpaceBound(id + 1), at);
+  const std::string lower = CollectionStatsPrefix(id);
+  const std::string upper = *format::PrefixSuccessor(lower);
+  RangeIterator stored(db_.get(), stats_cf_, lower, upper, at);
+
+  rocksdb::WriteBatch corrections;  // deltas; LSI tables' are written under their lock
+  std::vector<std::pair<std::string, Counter>> locked_corrections;  // (collection key, delta)
+  auto correct = [&](const std::string& key, const Counter& actual, const Counter& was) {
+    Counter delta{actual.items - was.items, actual.bytes - was.bytes};
+    if (table.has_lsi()) {
+      locked_corrections.emplace_back(key, delta);
+    } else {
+      corrections.Merge(stats_cf_, key, EncodeCounter(delta));
+    }
+    ++report->collections_corrected;
+  };
+  // Compares the counters before `key` (collections without items) and the
+  // one at `key` (if `actual`) with the truth.
+  auto check_until = [&](std::string_view key, const Counter* actual) -> Status {
+    for (; stored->Valid(); stored->Next()) {
+      std::string_view k(stored->key().data(), stored->key().size());
+      if (k > key) break;
+      Counter was;
+      if (!DecodeCounter(std::string_view(stored->value().data(), stored->value().size()), &was)) {
+        return Status::Corruption("stats: a malformed collection counter in table " + table.name +
+                                  "; rewrite it with RecountStatistics after "
+                                  "deleting it");
+      }
+      ++report->collections_checked;
+      const bool here = k == key && actual != nullptr;
+      const Counter truth = here ? *actual : Counter{};
+      if (!here && was.items == 0 && was.bytes == 0) {
+        ++report->empty_collections_dropped;  // the filter drops it below
+      } else if (was.items != truth.items || was.bytes != truth.bytes) {
+        correct(std::string(k), truth, was);
+      }
+      if (here) {
+        stored->Next();
+        return Status::OK();
+      }
+    }
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(stored->status()));
+    if (actual != nullptr) {  // a collection with items and no counter at all
+      ++report->collections_checked;
+      correct(std::string(key), *actual, Counter{});
+    }
+    return Status::OK();
+  };
+
+  Counter total;
+  std::string collection;  // the current collection's stats key
+  Counter counted;
+  std::vector<uint32_t> aligned;  // item buffers are read 4-byte aligned
+  for (; items->Valid(); items->Next()) {
+    std::string_view key(items->key().data(), items->key().size());
+    std::string_view value(items->value().data(), items->value().size());
+    auto decoded = format::DecodeItemKey(key, table.key_types());
+    aligned.assign((value.size() + 3) / 4, 0);
+    if (!value.empty()) std::memcpy(aligned.data(), value.data(), value.size());
+    auto item = format::DecodeItem(
+        std::string_view(reinterpret_cast<const char*>(aligned.data()), value.size()));
+    if (!decoded.ok() || !item.ok()) {
+      ++report->unreadable_items;
+      continue;
+    }
+    std::string stats_key = CollectionStatsKey(id, decoded->pk);
+    if (stats_key != collection) {
+      if (!collection.empty()) DYNAROCK_RETURN_IF_ERROR(check_until(collection, &counted));
+      collection = std::move(stats_key);
+      counted = Counter{};
+    }
+    ++counted.items;
+    counted.bytes += CollectionBytes(table, *item);
+    ++total.items;
+    total.bytes += static_cast<int64_t>(format::ItemSize(*item));
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(items->status()));
+  if (!collection.empty()) DYNAROCK_RETURN_IF_ERROR(check_until(collection, &counted));
+  DYNAROCK_RETURN_IF_ERROR(check_until(upper, nullptr));  // counters after the last collection
+
+  // The table's totals, and each index's, counted from its entries.
+  auto check_total = [&](uint32_t space_id, const Counter& truth, int64_t* corrected) -> Status {
+    Result<Counter> was = ReadTableStats(space_id, at);
+    if (!was.ok() && was.status().code() != Status::Code::kCorruption) return was.status();
+    if (!was.ok()) {
+      corrections.Put(stats_cf_, TableStatsKey(space_id), EncodeCounter(truth));
+    } else if (was->items != truth.items || was->bytes != truth.bytes) {
+      Counter delta{truth.items - was->items, truth.bytes - was->bytes};
+      corrections.Merge(stats_cf_, TableStatsKey(space_id), EncodeCounter(delta));
+    } else {
+      return Status::OK();
+    }
+    ++*corrected;
+    return Status::OK();
+  };
+  DYNAROCK_RETURN_IF_ERROR(check_total(id, total, &report->table_totals_corrected));
+  for (const auto& index : table.indexes) {
+    if (index.backfilling) continue;  // its backfill sets exact totals when it completes
+    DYNAROCK_ASSIGN_OR_RETURN(Counter entries, CountIndexEntries(index.space_id, at));
+    DYNAROCK_RETURN_IF_ERROR(check_total(index.space_id, entries, &report->index_totals_corrected));
   }
 
-  StatisticsReport report;
-  report.unreadable_items = recount->unreadable;
-  rocksdb::WriteBatch batch;
-  for (const auto& [space_id, info] : tables) {
-    // Collections with a counter: compare, correct, or drop if empty.
-    const std::string lower = CollectionStatsPrefix(space_id);
-    const std::string upper = *format::PrefixSuccessor(lower);
-    RangeIterator it(db_.get(), stats_cf_, lower, upper);
-    std::set<std::string> seen;
-    for (; it->Valid(); it->Next()) {
-      std::string key = it->key().ToString();
-      seen.insert(key);
-      ++report.collections_checked;
-      Counter stored;
-      bool readable =
-          DecodeCounter(std::string_view(it->value().data(), it->value().size()), &stored);
-      auto truth = recount->collections.find(key);
-      Counter actual = truth == recount->collections.end() ? Counter{} : truth->second;
-      if (readable && stored.items == 0 && stored.bytes == 0 && actual.items == 0) {
-        batch.Delete(stats_cf_, key);
-        ++report.empty_collections_dropped;
-      } else if (!readable || stored.items != actual.items || stored.bytes != actual.bytes) {
-        if (actual.items == 0) {
-          batch.Delete(stats_cf_, key);
-        } else {
-          batch.Put(stats_cf_, key, EncodeCounter(actual));
-        }
-        ++report.collections_corrected;
-      }
-    }
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
-    // Collections with data but no counter at all.
-    for (auto c = recount->collections.lower_bound(lower);
-         c != recount->collections.end() && c->first < upper; ++c) {
-      if (seen.count(c->first)) continue;
-      ++report.collections_checked;
-      ++report.collections_corrected;
-      batch.Put(stats_cf_, c->first, EncodeCounter(c->second));
-    }
-    Counter stored = ReadTableStats(space_id);
-    auto truth = recount->tables.find(space_id);
-    Counter actual = truth == recount->tables.end() ? Counter{} : truth->second;
-    if (stored.items != actual.items || stored.bytes != actual.bytes) {
-      batch.Put(stats_cf_, TableStatsKey(space_id), EncodeCounter(actual));
-      ++report.table_totals_corrected;
-    }
-    // Each index's totals, counted from its entries (the table is locked).
-    for (const auto& index : info.indexes) {
-      if (index.backfilling) continue;  // its backfill sets exact totals when it completes
-      DYNAROCK_ASSIGN_OR_RETURN(auto entries, CountIndexEntries(index.space_id));
-      Counter stored_index = ReadTableStats(index.space_id);
-      if (stored_index.items != entries.items || stored_index.bytes != entries.bytes) {
-        batch.Put(stats_cf_, TableStatsKey(index.space_id), EncodeCounter(entries));
-        ++report.index_totals_corrected;
-      }
-    }
-  }
   rocksdb::WriteOptions sync;
   sync.sync = true;
-  DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
-  return report;
+  for (const auto& [key, delta] : locked_corrections) {
+    // key = space id | 'C' | hash | enc(pk): without the tag it is the
+    // collection's item-key prefix, whose stripe is the collection's lock
+    // (WriteLock).
+    std::lock_guard lock(StripeFor(format::EncodedKey(key.substr(0, 4) + key.substr(5))));
+    rocksdb::WriteBatch one;
+    one.Merge(stats_cf_, key, EncodeCounter(delta));
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &one)));
+  }
+  if (corrections.Count() > 0) DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &corrections)));
+  return Status::OK();
 }
 
 // ---- ReadCounter ----------------------------------------------------------------------------

@@ -71,4 +71,13 @@ std::string CollectionStatsPrefix(uint32_t space_id) {
   return key;
 }
 
+bool EmptyCounterFilter::Filter(int /*level*/, const rocksdb::Slice& key,
+                                const rocksdb::Slice& value, std::string* /*new_value*/,
+                                bool* /*value_changed*/) const {
+  Counter c;
+  return key.size() > 4 && key[4] == kCollectionStatsTag &&
+         DecodeCounter(std::string_view(value.data(), value.size()), &c) && c.items == 0 &&
+         c.bytes == 0;
+}
+
 }  // namespace dynarock

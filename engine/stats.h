@@ -9,6 +9,7 @@
 #ifndef DYNAROCK_ENGINE_STATS_H_
 #define DYNAROCK_ENGINE_STATS_H_
 
+#include <rocksdb/compaction_filter.h>
 #include <rocksdb/merge_operator.h>
 
 #include <cstdint>
@@ -48,6 +49,20 @@ class CounterMergeOperator : public rocksdb::AssociativeMergeOperator {
              const rocksdb::Slice& value, std::string* new_value,
              rocksdb::Logger* logger) const override;
   const char* Name() const override { return "dynarock.CounterAdd.v1"; }
+};
+
+// The statistics column family's compaction filter: drops collection
+// counters that are exactly zero (an emptied collection of a table without
+// an LSI leaves one: its deletes are merge deltas). A missing counter reads
+// as zero, so dropping one changes no answer, whatever merge operands newer
+// than it lie in other files. RocksDB does not pass the result of a merge it
+// computes during a compaction to the filter: a zero that a compaction
+// folds from operands is dropped by the next one.
+class EmptyCounterFilter : public rocksdb::CompactionFilter {
+ public:
+  bool Filter(int level, const rocksdb::Slice& key, const rocksdb::Slice& value,
+              std::string* new_value, bool* value_changed) const override;
+  const char* Name() const override { return "dynarock.EmptyCounters"; }
 };
 
 }  // namespace dynarock

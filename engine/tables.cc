@@ -141,15 +141,16 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
 
 namespace {
 
-// Fills the statistics of a description from the counters.
+// Fills the statistics of a description from the counters (a counter that
+// cannot be read fails the call: a description never shows a made-up zero).
 template <typename ReadFn>
-void FillStatistics(const TableInfo& info, TableDescription* d, ReadFn read) {
-  Counter c = read(info.space_id);
+Status FillStatistics(const TableInfo& info, TableDescription* d, ReadFn read) {
+  DYNAROCK_ASSIGN_OR_RETURN(Counter c, read(info.space_id));
   d->item_count = c.items;
   d->table_size_bytes = c.bytes;
   size_t l = 0, g = 0;
   for (const auto& index : info.indexes) {
-    Counter ic = read(index.space_id);
+    DYNAROCK_ASSIGN_OR_RETURN(Counter ic, read(index.space_id));
     if (index.global) {
       auto& desc = (*d->global_secondary_indexes)[g++];
       desc.item_count = ic.items;
@@ -160,6 +161,7 @@ void FillStatistics(const TableInfo& info, TableDescription* d, ReadFn read) {
       desc.index_size_bytes = ic.bytes;
     }
   }
+  return Status::OK();
 }
 
 }  // namespace
@@ -169,7 +171,8 @@ Result<DescribeTableResponse> Database::Impl::DescribeTable(const DescribeTableR
   DYNAROCK_ASSIGN_OR_RETURN(auto table, FindTable(request.table_name, true));
   DescribeTableResponse response;
   response.table = Describe(table->info, options_.region, options_.account_id);
-  FillStatistics(table->info, &response.table, [this](uint32_t id) { return ReadTableStats(id); });
+  DYNAROCK_RETURN_IF_ERROR(FillStatistics(table->info, &response.table,
+                                          [this](uint32_t id) { return ReadTableStats(id); }));
   return response;
 }
 
@@ -200,8 +203,9 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
 
   DeleteTableResponse response;
   response.table_description = Describe(table->info, options_.region, options_.account_id);
-  FillStatistics(table->info, &response.table_description,
-                 [this](uint32_t space) { return ReadTableStats(space); });
+  DYNAROCK_RETURN_IF_ERROR(
+      FillStatistics(table->info, &response.table_description,
+                     [this](uint32_t space) { return ReadTableStats(space); }));
   // DynamoDB's DeleteTable description: no CreationDateTime, KeySchema or
   // AttributeDefinitions (the rest as DescribeTable).
   response.table_description.table_status = TableStatus::kDeleting;

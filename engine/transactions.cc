@@ -16,7 +16,6 @@ namespace dynarock {
 namespace {
 
 constexpr size_t kMaxTransactBytes = 4 << 20;
-constexpr auto kTokenLifetime = std::chrono::minutes(10);
 
 // A request's identity for ClientRequestToken: every field, rendered.
 std::string Fingerprint(const TransactWriteItemsRequest& r) {
@@ -166,49 +165,9 @@ Status CompileTransactExpressions(const TransactWriteItem& t, write::Action* act
                             &t.update->update_expression, action);
 }
 
-}  // namespace
-
-Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
-    const TransactWriteItemsRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  std::string fingerprint;
-  if (request.client_request_token) {
-    fingerprint = Fingerprint(request);
-    std::lock_guard lock(tokens_mu_);
-    auto now = std::chrono::steady_clock::now();
-    std::erase_if(tokens_, [&](const auto& e) { return now - e.second.at > kTokenLifetime; });
-    auto it = tokens_.find(*request.client_request_token);
-    if (it != tokens_.end()) {
-      if (it->second.fingerprint != fingerprint) {
-        return Status::IdempotentParameterMismatch(
-            "The request uses the same client token as a previous, but non-identical request.");
-      }
-      if (it->second.in_progress) {
-        return Status::TransactionInProgress(
-            "The transaction with the given request token is already in progress.");
-      }
-      return it->second.response;  // the first result, not a second application
-    }
-    // Claim the token now, so a concurrent duplicate cannot run too.
-    tokens_[*request.client_request_token] = {fingerprint, true, {}, now};
-  }
-  // On any failure the claim is released, so the client may retry.
-  struct TokenClaim {
-    Database::Impl* impl;
-    const std::optional<std::string>& token;
-    bool committed = false;
-    ~TokenClaim() {
-      if (!token || committed) return;
-      std::lock_guard lock(impl->tokens_mu_);
-      impl->tokens_.erase(*token);
-    }
-  } claim{this, request.client_request_token};
-
-  // Plan every action: tables, keys, compiled expressions. Static errors are
-  // a ValidationException for the whole request, before anything is read.
-  // Tables are acquired in name order, as every multi-table operation does,
-  // before any is used (see LockTableExclusive on lock order).
-  TableHandles handles;
+// The tables a transaction names, not yet acquired.
+Database::Impl::TableHandles TablesOf(const TransactWriteItemsRequest& request) {
+  Database::Impl::TableHandles handles;
   for (const auto& t : request.transact_items) {
     for (const std::string* name : {t.condition_check ? &t.condition_check->table_name : nullptr,
                                     t.put ? &t.put->table_name : nullptr,
@@ -217,6 +176,63 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
       if (name) handles.emplace(*name, nullptr);
     }
   }
+  return handles;
+}
+
+Status TokenMismatch() {
+  return Status::IdempotentParameterMismatch(
+      "The request uses the same client token as a previous, but non-identical request.");
+}
+
+Status TokenInProgress() {
+  return Status::TransactionInProgress(
+      "The transaction with the given request token is already in progress.");
+}
+
+}  // namespace
+
+Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
+    const TransactWriteItemsRequest& request) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  // ClientRequestToken: a token is claimed in memory while its request
+  // runs (a concurrent duplicate gets TransactionInProgressException), and
+  // committed as a record in the transaction's own batch.
+  struct TokenClaim {
+    Database::Impl* impl = nullptr;
+    std::string token;
+    ~TokenClaim() {
+      if (impl == nullptr) return;
+      std::lock_guard lock(impl->tokens_mu_);
+      impl->tokens_in_flight_.erase(token);
+    }
+  } claim;
+  tokens::Digest digest;
+  if (request.client_request_token) {
+    const std::string& token = *request.client_request_token;
+    digest = tokens::DigestOf(Fingerprint(request));
+    {
+      std::lock_guard lock(tokens_mu_);
+      auto [running, claimed] = tokens_in_flight_.try_emplace(token, digest);
+      if (!claimed) {
+        return running->second == digest ? TokenInProgress() : TokenMismatch();
+      }
+    }
+    claim.impl = this;
+    claim.token = token;
+    // Claimed: a request that committed this token released its claim only
+    // after its batch (with the record) was written, so the record is seen.
+    DYNAROCK_ASSIGN_OR_RETURN(auto committed, ReadToken(token));
+    if (committed) {
+      if (!(committed->digest == digest)) return TokenMismatch();
+      return ReplayTransaction(request);  // the first result, not a second application
+    }
+  }
+
+  // Plan every action: tables, keys, compiled expressions. Static errors are
+  // a ValidationException for the whole request, before anything is read.
+  // Tables are acquired in name order, as every multi-table operation does,
+  // before any is used (see LockTableExclusive on lock order).
+  TableHandles handles = TablesOf(request);
   DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));
   std::vector<write::Action> actions;
   std::set<std::string> seen;
@@ -258,8 +274,17 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
   if (item_error) return Cancelled(item_errors);
 
   CapacityMeter meter(request.return_consumed_capacity);
-  DYNAROCK_ASSIGN_OR_RETURN(
-      auto outcomes, RunWrites(actions, {true, request.return_item_collection_metrics, &meter}));
+  write::RunOptions run;
+  run.transactional = true;
+  run.return_item_collection_metrics = request.return_item_collection_metrics;
+  run.meter = &meter;
+  if (request.client_request_token) {
+    run.commit_also = [&](rocksdb::WriteBatch* batch) {
+      batch->Put(tokens_cf_, *request.client_request_token,
+                 tokens::EncodeRecord({NowMs() + tokens::kLifetimeMs, digest}));
+    };
+  }
+  DYNAROCK_ASSIGN_OR_RETURN(auto outcomes, RunWrites(actions, run));
   bool cancelled = false;
   for (const auto& o : outcomes) cancelled |= !o.failure.ok();
   if (cancelled) {
@@ -275,12 +300,40 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
     }
   }
   response.consumed_capacity = meter.All();
-  if (request.client_request_token) {
-    std::lock_guard lock(tokens_mu_);
-    tokens_[*request.client_request_token] = {fingerprint, false, response,
-                                              std::chrono::steady_clock::now()};
-    claim.committed = true;
+  return response;
+}
+
+Result<std::optional<tokens::Record>> Database::Impl::ReadToken(const std::string& token) {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), tokens_cf_, token, &value);
+  if (s.IsNotFound()) return std::optional<tokens::Record>();
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
+  auto record = tokens::DecodeRecord(value);
+  if (!record)
+    return Status::Corruption("a ClientRequestToken record of " + std::to_string(value.size()) +
+                              " bytes");
+  // Past its window (the expiry filter drops it at the next compaction).
+  if (record->expires_ms <= NowMs()) return std::optional<tokens::Record>();
+  return record;
+}
+
+// A retry of a committed transaction changes nothing. As DynamoDB documents
+// for ClientRequestToken, its ConsumedCapacity is the reads of the items,
+// not the writes the first call made.
+Result<TransactWriteItemsResponse> Database::Impl::ReplayTransaction(
+    const TransactWriteItemsRequest& request) {
+  TransactWriteItemsResponse response;
+  if (request.return_consumed_capacity == ReturnConsumedCapacity::kNone) return response;
+  TableHandles handles = TablesOf(request);
+  DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));
+  CapacityMeter meter(request.return_consumed_capacity);
+  for (const auto& t : request.transact_items) {
+    DYNAROCK_ASSIGN_OR_RETURN(write::Action action, PlanTransactAction(t, handles));
+    DYNAROCK_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(action.key));
+    const int64_t size = item ? static_cast<int64_t>(format::ItemSize(*item)) : 0;
+    meter.Read(action.table->name, nullptr, ReadUnits(size, true));
   }
+  response.consumed_capacity = meter.All();
   return response;
 }
 

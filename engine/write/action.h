@@ -17,6 +17,7 @@
 #ifndef DYNAROCK_ENGINE_WRITE_ACTION_H_
 #define DYNAROCK_ENGINE_WRITE_ACTION_H_
 
+#include <functional>
 #include <optional>
 
 #include "dynarock/types.h"
@@ -24,6 +25,10 @@
 #include "engine/catalog.h"
 #include "engine/expr/expression.h"
 #include "format/key_codec.h"
+
+namespace rocksdb {
+class WriteBatch;
+}  // namespace rocksdb
 
 namespace dynarock::write {
 
@@ -87,6 +92,9 @@ struct RunOptions {
   bool transactional = false;
   ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
   CapacityMeter* meter = nullptr;  // charged when the run commits (may be null)
+  // More writes for the run's WriteBatch, added only if the run commits
+  // (a transaction's ClientRequestToken record); may be empty.
+  std::function<void(rocksdb::WriteBatch*)> commit_also;
 };
 
 // The item `action` leaves behind when applied to `before`, validated

@@ -153,6 +153,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
 
   // 8. One WriteBatch: every item, index entry, counter and stream record,
   // or none.
+  if (options.commit_also) options.commit_also(&pending.batch);
   if (!records.empty()) {
     const uint64_t first = sequencer_.Assign(NowMs(), records.size());
     for (size_t j = 0; j < records.size(); ++j) {
@@ -197,7 +198,10 @@ Result<write::Outcome> Database::Impl::RunWrite(write::Action action,
                                                 CapacityMeter* meter) {
   std::vector<write::Action> actions;
   actions.push_back(std::move(action));
-  DYNAROCK_ASSIGN_OR_RETURN(auto outcomes, RunWrites(actions, {false, metrics, meter}));
+  write::RunOptions run;
+  run.return_item_collection_metrics = metrics;
+  run.meter = meter;
+  DYNAROCK_ASSIGN_OR_RETURN(auto outcomes, RunWrites(actions, run));
   if (!outcomes[0].failure.ok()) return outcomes[0].failure;
   return std::move(outcomes[0]);
 }
@@ -230,7 +234,11 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     const std::string stats_key = CollectionStatsKey(table.space_id, pk);
     // Earlier writes to the same collection in this batch count too.
     auto [pending_counter, first] = pending->collections.try_emplace(stats_key);
-    if (first) pending_counter->second = ReadStatsCounter(stats_key);
+    if (first) {
+      // A counter that cannot be read fails the write: a zero stored back
+      // would reset the collection's size and lift its limit.
+      DYNAROCK_ASSIGN_OR_RETURN(pending_counter->second, ReadStatsCounter(stats_key));
+    }
     Counter& counter = pending_counter->second;
     const int64_t size = counter.bytes + collection.bytes;
     // Writes that shrink a collection always succeed.

@@ -9,6 +9,7 @@
 #include "dynarock/db.h"
 #include "engine/catalog.h"
 #include "engine/stats.h"
+#include "engine/tokens.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/hex.h"
 #include "tests/util/status_matchers.h"
@@ -22,8 +23,8 @@ using testing::S;
 using testing::Hex;
 using testing::Unhex;
 
-const std::vector<std::string> kColumnFamilies = {"default", "catalog", "items",
-                                                  "stats",   "indexes", "streams"};
+const std::vector<std::string> kColumnFamilies = {"default", "catalog", "items", "stats",
+                                                  "indexes", "streams", "tokens"};
 
 class StorageLayoutTest : public ::testing::Test {
  protected:
@@ -65,8 +66,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 4 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 04");
+  // "DYNAROCK" | version 5 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 05");
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -106,8 +107,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 5; "
-                                                     "this build reads versions up to 4. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 6; "
+                                                     "this build reads versions up to 5. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -116,9 +117,9 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
   RawClose(std::move(raw), &handles);
 }
 
-// Version 1 had no streams column family: Open adds it, and the record says
-// the current version (2 -> 3 and 3 -> 4 add only catalog key kinds and
-// optional descriptor fields).
+// Version 1 had no streams column family and version 4 no tokens one: Open
+// adds them, and the record says the current version (2 -> 3 and 3 -> 4 add
+// only catalog key kinds and optional descriptor fields).
 TEST_F(StorageLayoutTest, VersionOneIsUpgradedStepByStep) {
   const std::vector<std::string> v1 = {"default", "catalog", "items", "stats", "indexes"};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -130,7 +131,7 @@ TEST_F(StorageLayoutTest, VersionOneIsUpgradedStepByStep) {
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  EXPECT_EQ(record, EncodeFormatRecord(4));
+  EXPECT_EQ(record, EncodeFormatRecord(5));
   RawClose(std::move(raw), &handles);
 }
 
@@ -281,8 +282,49 @@ TEST_F(StorageLayoutTest, VersionThreeIsUpgradedAndServiceRecordsHaveTheirKeys) 
   { ASSERT_OK(Database::Open(dir_, {})); }
   raw = RawOpen(kColumnFamilies, &handles);
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
-  EXPECT_EQ(value, EncodeFormatRecord(4));
+  EXPECT_EQ(value, EncodeFormatRecord(5));
   RawClose(std::move(raw), &handles);
+}
+
+// Version 4 kept ClientRequestTokens in memory: its directory has no tokens
+// column family. Open creates it (empty) and records version 5.
+TEST_F(StorageLayoutTest, VersionFourGainsTheTokensColumnFamily) {
+  const std::vector<std::string> v4(kColumnFamilies.begin(), kColumnFamilies.end() - 1);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto raw = RawOpen(v4, &handles);
+  ASSERT_OK(raw->Put(rocksdb::WriteOptions(), handles[1], "format", EncodeFormatRecord(4)));
+  RawClose(std::move(raw), &handles);
+  { ASSERT_OK(Database::Open(dir_, {})); }
+  EXPECT_EQ(ColumnFamilies(), kColumnFamilies);
+  raw = RawOpen(kColumnFamilies, &handles);
+  std::string value;
+  ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
+  EXPECT_EQ(value, EncodeFormatRecord(5));
+  RawClose(std::move(raw), &handles);
+}
+
+TEST(StorageLayoutGoldenTest, TokenRecords) {
+  // expiry ms (int64 LE) | digest low | digest high (uint64 LE)
+  tokens::Record r{0x0102030405060708, {0x1112131415161718, 0x2122232425262728}};
+  EXPECT_EQ(Hex(tokens::EncodeRecord(r)),
+            "08 07 06 05 04 03 02 01 18 17 16 15 14 13 12 11 28 27 26 25 24 23 22 21");
+  auto back = tokens::DecodeRecord(tokens::EncodeRecord(r));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->expires_ms, r.expires_ms);
+  EXPECT_TRUE(back->digest == r.digest);
+  EXPECT_FALSE(tokens::DecodeRecord("short").has_value());
+  // The digest is XXH3-128 of the request's rendering: pinned, since stored.
+  tokens::Digest d = tokens::DigestOf("abc");
+  EXPECT_EQ(d.low, 0x78af5f94892f3950ULL);
+  EXPECT_EQ(d.high, 0x06b05ab6733a6185ULL);
+  // The expiry filter's name is stored in every SST of the tokens family.
+  tokens::ExpiryFilter filter([] { return int64_t{1000}; });
+  EXPECT_STREQ(filter.Name(), "dynarock.TokenExpiry");
+  std::string unused;
+  bool changed = false;
+  EXPECT_TRUE(filter.Filter(0, "t", tokens::EncodeRecord({1000, {}}), &unused, &changed));
+  EXPECT_FALSE(filter.Filter(0, "t", tokens::EncodeRecord({1001, {}}), &unused, &changed));
+  EXPECT_TRUE(filter.Filter(0, "t", "malformed", &unused, &changed));
 }
 
 TEST_F(StorageLayoutTest, PointInTimeRecoveryFieldsRoundTrip) {

@@ -475,9 +475,7 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
     }
     return r;
   }
-  if (req.method() == http::verb::get) {
-    return {200, "healthy: dynamodb." + options.region + ".amazonaws.com "};
-  }
+  if (req.method() == http::verb::get) return wire::HealthResponse(db, options.region);
   // The body as the client meant it: decoded, and bounded by the same
   // 16 MB after decoding (a small gzip body cannot inflate past it).
   std::string decoded;

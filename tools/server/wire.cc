@@ -739,6 +739,12 @@ void WriteErrorDetail(Writer& w, const Status& s) {
 
 }  // namespace
 
+WireResponse HealthResponse(Database* db, const std::string& region) {
+  Status health = db->Health();
+  if (!health.ok()) return {500, "unhealthy: " + health.message() + "\n"};
+  return {200, "healthy: dynamodb." + region + ".amazonaws.com "};
+}
+
 WireResponse ErrorResponse(const Status& status) {
   rapidjson::StringBuffer buf;
   Writer w(buf);

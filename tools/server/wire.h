@@ -42,6 +42,10 @@ using Authenticator = std::function<std::optional<WireResponse>()>;
 WireResponse Handle(Database* db, std::string_view target, std::string_view body,
                     const Authenticator& authenticate = {}, jobs::JobManager* jobs = nullptr);
 
+// GET /: DynamoDB's health line while the database is healthy; 500 with
+// the background error (Database::Health) once a flush or compaction failed.
+WireResponse HealthResponse(Database* db, const std::string& region);
+
 // An error body as DynamoDB sends it: {"__type": "<namespace>#<Name>", "message": ...}.
 WireResponse ErrorResponse(const Status& status);
 

@@ -35,6 +35,10 @@
 #include "dynarock/bulk.h"
 #include "dynarock/types.h"
 
+namespace rocksdb {
+class FileSystem;
+}  // namespace rocksdb
+
 namespace dynarock {
 
 struct Options {
@@ -85,6 +89,19 @@ struct Options {
   // NotSupported; no background work runs. A database in an older storage
   // format is not upgraded: NotSupported until a read-write Open upgrades it.
   bool read_only = false;
+
+  // The file system RocksDB runs on; null: the operating system's. A test
+  // seam (tests/util/fault_fs.h injects power cuts and I/O errors through
+  // it); a restore's SST files are written through it too.
+  std::shared_ptr<rocksdb::FileSystem> file_system;
+  // RocksDB's max_compaction_bytes for every column family (0: RocksDB's
+  // default, 25 write buffers). Small values split manual compactions into
+  // many, as large databases do; tests use it to show that nothing here
+  // depends on one compaction covering everything.
+  uint64_t max_compaction_bytes = 0;
+  // How long WaitForCompactions() waits before it gives up (an Internal
+  // error, as for a background error that stopped RocksDB's work).
+  int64_t wait_for_compactions_timeout_ms = int64_t{10} * 60 * 1000;
 };
 
 class Database {
@@ -286,19 +303,31 @@ class Database {
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
 
-  // Recounts every collection from the items themselves during a full
-  // manual compaction (a compaction filter observes each item as RocksDB
-  // rewrites it), then corrects counters that drifted and drops the counters
-  // of collections that became empty; recounts each index's totals from its
-  // entries too. Blocks item operations while it runs. Corruption if a
-  // counter cannot be read (unreadable items are reported, not fatal).
+  // Recounts every collection, each table's totals and each index's from
+  // the items and entries themselves, table by table, each read from one
+  // snapshot; corrects counters that drifted (by the difference seen at the
+  // snapshot, which later writes do not change) and has the statistics
+  // family's compaction filter drop the counters of collections that became
+  // empty. Item operations go on meanwhile (a table is held only against
+  // DeleteTable while it is counted); memory stays one collection's worth.
+  // Corruption if a counter cannot be decoded, IOError if a read fails
+  // (unreadable items are reported, not fatal).
   Result<StatisticsReport> RecountStatistics();
 
   // Waits until RocksDB has no memtable flush or compaction running or
   // pending: after a bulk load, reads then meet a settled tree instead of
   // the L0 files the load left behind. Item operations may run meanwhile
-  // (the wait then covers the work they cause too).
+  // (the wait then covers the work they cause too). Returns the background
+  // error instead if one stops RocksDB's work (see Health()), and Internal
+  // after Options::wait_for_compactions_timeout_ms.
   Status WaitForCompactions();
+
+  // OK, or the error a background flush or compaction hit (IOError, e.g. a
+  // full disk, or Corruption). While one stands, every write returns it and
+  // changes nothing; reads go on. It clears when RocksDB reports that it
+  // recovered (it retries some errors itself, e.g. NoSpace once space is
+  // freed) or at the next Open.
+  Status Health();
 
   // Waits until no GSI backfill is queued or running (every index ACTIVE),
   // as a DynamoDB client polls DescribeTable. The error of a backfill that
