@@ -236,3 +236,331 @@ TEST_F(ModelTest, RandomOperationsMatchTheModel) {
 
 }  // namespace
 }  // namespace dynarock
+
+namespace dynarock {
+namespace {
+
+using testing::N;
+using testing::S;
+
+// The model test for everything a write can be: a table with a sparse GSI
+// and a sparse LSI, written with PutItem, UpdateItem and DeleteItem (each
+// sometimes conditional, with ReturnValues), BatchWriteItem and
+// TransactWriteItems (conditions that cancel the whole transaction), and read
+// back through the table, both indexes, DescribeTable's counts and a recount,
+// all against a plain map.
+class WriteModelTest : public DbTest {
+ protected:
+  using Model = std::map<std::pair<std::string, int>, Item>;  // (pk, sk) -> item
+
+  static Item Key(const std::string& pk, int sk) {
+    return {{"pk", S(pk)}, {"sk", N(std::to_string(sk))}};
+  }
+  std::pair<std::string, int> RandomKey() {
+    return {"P" + std::to_string(rng_() % 6), static_cast<int>(rng_() % 10)};
+  }
+  Item RandomItem(const std::pair<std::string, int>& k) {
+    Item item = Key(k.first, k.second);
+    item["v"] = N(std::to_string(rng_() % 100));
+    if (rng_() % 3) item["g"] = S("G" + std::to_string(rng_() % 3));  // GSI key, sparse
+    if (rng_() % 3) item["l"] = N(std::to_string(rng_() % 20));       // LSI key, sparse
+    return item;
+  }
+  const Item* Find(const std::pair<std::string, int>& k) const {
+    auto it = model_.find(k);
+    return it == model_.end() ? nullptr : &it->second;
+  }
+
+  // A random condition on the item at `k`, with what the model says of it.
+  struct Condition {
+    std::optional<std::string> expression;
+    std::optional<ExpressionAttributeValues> values;
+    bool holds = true;
+  };
+  Condition RandomCondition(const std::pair<std::string, int>& k) {
+    const Item* old = Find(k);
+    Condition c;
+    switch (rng_() % 4) {
+      case 0:
+        break;  // none
+      case 1:
+        c.expression = "attribute_exists(pk)";
+        c.holds = old != nullptr;
+        break;
+      case 2:
+        c.expression = "attribute_not_exists(pk)";
+        c.holds = old == nullptr;
+        break;
+      default: {
+        int limit = static_cast<int>(rng_() % 100);
+        c.expression = "v < :limit";
+        c.values = ExpressionAttributeValues{{":limit", N(std::to_string(limit))}};
+        c.holds = old != nullptr && std::stoi(old->at("v").n().ToString()) < limit;
+      }
+    }
+    return c;
+  }
+
+  void Apply(const std::pair<std::string, int>& k, std::optional<Item> after) {
+    if (after) {
+      model_[k] = std::move(*after);
+    } else {
+      model_.erase(k);
+    }
+  }
+
+  // UpdateItem's effect in the model: SET v = v + :d (or :d when absent),
+  // SET or REMOVE the index keys.
+  Item Updated(const std::pair<std::string, int>& k, int d, const std::optional<std::string>& g,
+               bool remove_l) {
+    const Item* old = Find(k);
+    Item item = old ? *old : Key(k.first, k.second);
+    int v = old && old->count("v") ? std::stoi(old->at("v").n().ToString()) : 0;
+    item["v"] = N(std::to_string(v + d));
+    if (g) {
+      item["g"] = S(*g);
+    } else {
+      item.erase("g");
+    }
+    if (remove_l) item.erase("l");
+    return item;
+  }
+
+  void CheckIndex(const std::string& index, const std::string& pk_attr, const AttributeValue& pk,
+                  const std::string& order_attr) {
+    std::vector<Item> expected;
+    for (const auto& [k, item] : model_) {
+      auto it = item.find(pk_attr);
+      if (it != item.end() && it->second == pk && item.count(order_attr)) expected.push_back(item);
+    }
+    QueryRequest q{.table_name = "Fleet"};
+    q.index_name = index;
+    q.key_condition_expression = "#k = :k";
+    q.expression_attribute_names = ExpressionAttributeNames{{"#k", pk_attr}};
+    q.expression_attribute_values = ExpressionAttributeValues{{":k", pk}};
+    q.scan_index_forward = rng_() % 2;
+    if (rng_() % 2) q.limit = 1 + static_cast<int32_t>(rng_() % 3);
+    std::vector<Item> got;
+    for (int pages = 0;; ++pages) {
+      ASSERT_LT(pages, 200);
+      auto r = db_->Query(q);
+      ASSERT_OK(r);
+      got.insert(got.end(), r->items.begin(), r->items.end());
+      if (!r->last_evaluated_key) break;
+      q.exclusive_start_key = r->last_evaluated_key;
+    }
+    // In index key order (ties in any order), and exactly the model's items.
+    for (size_t i = 1; i < got.size(); ++i) {
+      const Number& a = got[i - 1].at(order_attr).n();
+      const Number& b = got[i].at(order_attr).n();
+      ASSERT_TRUE(q.scan_index_forward ? !(b < a) : !(a < b)) << index << " out of order";
+    }
+    auto by_text = [](std::vector<Item> v) {
+      std::vector<std::string> out;
+      for (const auto& i : v) out.push_back(DebugString(i));
+      std::sort(out.begin(), out.end());
+      return out;
+    };
+    ASSERT_EQ(by_text(got), by_text(expected)) << index << " " << DebugString(pk);
+  }
+
+  void CheckAll() {
+    std::map<std::string, Item> scanned;
+    ScanRequest s{.table_name = "Fleet"};
+    for (int pages = 0;; ++pages) {
+      ASSERT_LT(pages, 100);
+      auto r = db_->Scan(s);
+      ASSERT_OK(r);
+      for (const auto& i : r->items) scanned[DebugString(i)] = i;
+      if (!r->last_evaluated_key) break;
+      s.exclusive_start_key = r->last_evaluated_key;
+    }
+    std::map<std::string, Item> expected;
+    for (const auto& [k, i] : model_) expected[DebugString(i)] = i;
+    ASSERT_EQ(scanned, expected);
+    auto d = db_->DescribeTable({"Fleet"});
+    ASSERT_OK(d);
+    EXPECT_EQ(d->table.item_count, static_cast<int64_t>(model_.size()));
+    int64_t in_gsi = 0, in_lsi = 0;
+    for (const auto& [k, i] : model_) {
+      in_gsi += i.count("g") > 0;
+      in_lsi += i.count("l") > 0;
+    }
+    EXPECT_EQ((*d->table.global_secondary_indexes)[0].item_count, in_gsi);
+    EXPECT_EQ((*d->table.local_secondary_indexes)[0].item_count, in_lsi);
+  }
+
+  Model model_;
+  std::mt19937_64 rng_;
+};
+
+TEST_F(WriteModelTest, EveryKindOfWriteMatchesTheModel) {
+  rng_.seed(testing::TestSeed("WriteModelTest.EveryKindOfWriteMatchesTheModel"));
+  CreateTableRequest r = testing::TableRequest("Fleet", "pk", T::kS, "sk", T::kN);
+  r.attribute_definitions.push_back({"g", T::kS});
+  r.attribute_definitions.push_back({"l", T::kN});
+  r.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+      {"ByG", {{"g", KeyType::kHash}, {"sk", KeyType::kRange}}, {ProjectionType::kAll, {}}}};
+  r.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+      {"ByL", {{"pk", KeyType::kHash}, {"l", KeyType::kRange}}, {ProjectionType::kAll, {}}}};
+  Create(r);
+  int cancelled = 0, condition_failures = 0;
+  for (int step = 0; step < 3000; ++step) {
+    const int op = static_cast<int>(rng_() % 100);
+    const auto k = RandomKey();
+    if (op < 20) {  // PutItem
+      Condition c = RandomCondition(k);
+      Item item = RandomItem(k);
+      PutItemRequest p{.table_name = "Fleet", .item = item, .return_values = ReturnValue::kAllOld};
+      p.condition_expression = c.expression;
+      p.expression_attribute_values = c.values;
+      auto got = db_->PutItem(p);
+      if (!c.holds) {
+        ASSERT_EQ(got.status().code(), Status::Code::kConditionalCheckFailed) << step;
+        ++condition_failures;
+        continue;
+      }
+      ASSERT_OK(got);
+      const Item* old = Find(k);
+      ASSERT_EQ(got->attributes.has_value(), old != nullptr) << step;
+      if (old) {
+        ASSERT_EQ(*got->attributes, *old) << step;
+      }
+      Apply(k, item);
+    } else if (op < 40) {  // UpdateItem
+      Condition c = RandomCondition(k);
+      const int d = static_cast<int>(rng_() % 10);
+      std::optional<std::string> g;
+      if (rng_() % 2) g = "G" + std::to_string(rng_() % 3);
+      const bool remove_l = rng_() % 3 == 0;
+      UpdateItemRequest u{.table_name = "Fleet", .key = Key(k.first, k.second)};
+      std::string set = "SET v = if_not_exists(v, :zero) + :d";
+      if (g) set += ", g = :g";
+      std::string remove = g ? "" : "g";
+      if (remove_l) remove += remove.empty() ? "l" : ", l";
+      u.update_expression = set + (remove.empty() ? "" : " REMOVE " + remove);
+      ExpressionAttributeValues values{{":zero", N("0")}, {":d", N(std::to_string(d))}};
+      if (g) values[":g"] = S(*g);
+      if (c.values) values.insert(c.values->begin(), c.values->end());
+      u.expression_attribute_values = values;
+      u.condition_expression = c.expression;
+      u.return_values = ReturnValue::kAllNew;
+      auto got = db_->UpdateItem(u);
+      if (!c.holds) {
+        ASSERT_EQ(got.status().code(), Status::Code::kConditionalCheckFailed) << step;
+        ++condition_failures;
+        continue;
+      }
+      ASSERT_OK(got);
+      Item after = Updated(k, d, g, remove_l);
+      ASSERT_TRUE(got->attributes.has_value()) << step;
+      ASSERT_EQ(*got->attributes, after) << step;
+      Apply(k, after);
+    } else if (op < 50) {  // DeleteItem
+      Condition c = RandomCondition(k);
+      DeleteItemRequest del{.table_name = "Fleet", .key = Key(k.first, k.second)};
+      del.condition_expression = c.expression;
+      del.expression_attribute_values = c.values;
+      auto got = db_->DeleteItem(del);
+      if (!c.holds) {
+        ASSERT_EQ(got.status().code(), Status::Code::kConditionalCheckFailed) << step;
+        ++condition_failures;
+        continue;
+      }
+      ASSERT_OK(got);
+      Apply(k, std::nullopt);
+    } else if (op < 60) {  // BatchWriteItem
+      BatchWriteItemRequest b;
+      std::map<std::pair<std::string, int>, std::optional<Item>> changes;
+      for (int i = 0; i < 5; ++i) {
+        auto key = RandomKey();
+        if (changes.count(key)) continue;
+        if (rng_() % 3 == 0) {
+          changes[key] = std::nullopt;
+          b.request_items["Fleet"].push_back(
+              {.delete_request = DeleteRequest{Key(key.first, key.second)}});
+        } else {
+          Item item = RandomItem(key);
+          changes[key] = item;
+          b.request_items["Fleet"].push_back({.put_request = PutRequest{item}});
+        }
+      }
+      ASSERT_OK(db_->BatchWriteItem(b));
+      for (auto& [key, after] : changes) Apply(key, after);
+    } else if (op < 72) {  // TransactWriteItems: all or nothing
+      TransactWriteItemsRequest t;
+      std::map<std::pair<std::string, int>, std::optional<Item>> changes;
+      bool holds = true;
+      for (int i = 0; i < 3; ++i) {
+        auto key = RandomKey();
+        if (changes.count(key)) continue;
+        Condition c = RandomCondition(key);
+        holds &= c.holds;
+        TransactWriteItem w;
+        switch (rng_() % 3) {
+          case 0: {
+            Item item = RandomItem(key);
+            changes[key] = item;
+            w.put = TransactPut{.table_name = "Fleet", .item = item};
+            w.put->condition_expression = c.expression;
+            w.put->expression_attribute_values = c.values;
+            break;
+          }
+          case 1:
+            changes[key] = std::nullopt;
+            w.delete_item =
+                TransactDelete{.table_name = "Fleet", .key = Key(key.first, key.second)};
+            w.delete_item->condition_expression = c.expression;
+            w.delete_item->expression_attribute_values = c.values;
+            break;
+          default:
+            if (!c.expression) c = {"attribute_exists(pk)", std::nullopt, Find(key) != nullptr};
+            holds &= c.holds;
+            changes[key] = Find(key) ? std::optional<Item>(*Find(key)) : std::nullopt;
+            w.condition_check = TransactConditionCheck{.table_name = "Fleet",
+                                                       .key = Key(key.first, key.second),
+                                                       .condition_expression = *c.expression};
+            w.condition_check->expression_attribute_values = c.values;
+        }
+        t.transact_items.push_back(std::move(w));
+      }
+      auto got = db_->TransactWriteItems(t);
+      if (!holds) {
+        ASSERT_EQ(got.status().code(), Status::Code::kTransactionCanceled) << step;
+        ++cancelled;
+        continue;
+      }
+      ASSERT_OK(got);
+      for (auto& [key, after] : changes) Apply(key, after);
+    } else if (op < 80) {  // GetItem
+      auto got = db_->GetItem({.table_name = "Fleet", .key = Key(k.first, k.second)});
+      ASSERT_OK(got);
+      const Item* expected = Find(k);
+      ASSERT_EQ(got->item.has_value(), expected != nullptr) << step;
+      if (expected) {
+        ASSERT_EQ(*got->item, *expected) << step;
+      }
+    } else if (op < 88) {
+      ASSERT_NO_FATAL_FAILURE(CheckIndex("ByG", "g", S("G" + std::to_string(rng_() % 3)), "sk"))
+          << step;
+    } else if (op < 96) {
+      ASSERT_NO_FATAL_FAILURE(CheckIndex("ByL", "pk", S(k.first), "l")) << step;
+    } else if (op < 99) {
+      ASSERT_NO_FATAL_FAILURE(CheckAll()) << step;
+    } else {
+      Reopen();
+    }
+  }
+  Reopen();
+  ASSERT_NO_FATAL_FAILURE(CheckAll());
+  auto report = db_->RecountStatistics();
+  ASSERT_OK(report);
+  EXPECT_EQ(report->collections_corrected + report->table_totals_corrected +
+                report->index_totals_corrected,
+            0);
+  EXPECT_GT(cancelled, 50);
+  EXPECT_GT(condition_failures, 100);
+}
+
+}  // namespace
+}  // namespace dynarock
