@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds the sanitizer
-# (ASan+UBSan) configuration with clang, and runs every test with ctest.
+# (ASan+UBSan) configuration with clang, and runs every test with ctest;
+# then builds the concurrency tests with ThreadSanitizer (build-tsan/) and
+# runs them.
 #
 #   tools/test.sh                      the whole suite (fuzz targets run 5 s each)
 #   tools/test.sh --fuzz-seconds 600   the same with longer fuzzing
@@ -19,3 +21,12 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$top/tests/ubsan.supp"
 ctest --output-on-failure -j2 --timeout "$((fuzz_seconds * 4 + 600))"
+
+# ThreadSanitizer: the tests where threads meet, in a build of their own
+# (TSan excludes ASan, and the whole suite under it would not fit CI's time).
+cmake -S "$top" -B "$top/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDYNAROCK_TSAN=ON \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+cmake --build "$top/build-tsan" -j2 --target tsan_test
+cd "$top/build-tsan"
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp"
+ctest --output-on-failure -j2 -L tsan --timeout 600
