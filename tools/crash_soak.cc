@@ -13,16 +13,18 @@
 // DeleteItem, BatchWriteItem and TransactWriteItems on a table with an LSI,
 // a GSI and a stream; a catalog thread adds and deletes a second GSI
 // (backfilled in the background), creates, fills and deletes a scratch
-// table, and runs RecountStatistics, so kills land mid-backfill and
-// mid-recount. Write buffers are 64 KB: flushes and compactions run.
+// table, runs RecountStatistics, and dumps the table and restores it as
+// another, so kills land mid-backfill, mid-recount and mid-restore. Write buffers are 64 KB:
+// flushes and compactions run.
 //
 // `verify`: every key's item equals its acknowledged value or the value in
 // flight; the keys of an operation in flight all moved or none did (no torn
 // batch or transaction); every index entry matches its item and each index
 // holds exactly the items it should; a recount corrects nothing; and each
 // key's last stream record since the previous verify shows the item as it
-// is. It then makes the state it found the new acknowledged state, prints
-// one summary line and exits 0, or prints what is wrong and exits 1.
+// is; a restored table is whole (as many items as its export) or absent,
+// with no scratch directory left. It then makes the state it found the new acknowledged state,
+// prints one summary line and exits 0, or prints what is wrong and exits 1.
 #include <fcntl.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -37,6 +39,7 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <thread>
@@ -68,6 +71,7 @@ struct Header {
   uint64_t acknowledged;   // writes acknowledged, all runs
   uint64_t cycles;         // verifies passed
   char last_sequence[32];  // stream position the last verify read up to
+  int64_t restore_expected;  // items of the export the last restore started from
 };
 
 struct State {
@@ -89,9 +93,9 @@ State* MapState(const std::string& dir) {
     exit(2);
   }
   auto* state = static_cast<State*>(p);
-  if (state->header.magic != 0x4b414f53594e5244ULL) {  // a new state: no items
+  if (state->header.magic != 0x4b414f53594e5245ULL) {  // a new state: no items
     *state = State{};
-    state->header.magic = 0x4b414f53594e5244ULL;
+    state->header.magic = 0x4b414f53594e5245ULL;
     state->header.next_version = 1;
     for (auto& s : state->slots) s.pending = kNoPending;
   }
@@ -423,8 +427,45 @@ class Writer {
   std::mt19937_64 rng_;
 };
 
+// A dump of the soak table restored as "Restored": the old copy is
+// deleted first, so a "Restored" that verify finds came from the export
+// recorded here, and must be whole.
+void DumpAndRestore(Database* db, State* state, const std::string& dir) {
+  if (Status s = db->DeleteTable({"Restored"}).status();
+      !s.ok() && s.code() != Status::Code::kResourceNotFound) {
+    return;
+  }
+  const std::string exports = dir + "/exports";
+  std::error_code ignored;
+  std::filesystem::remove_all(exports, ignored);
+  ExportTableOptions e;
+  e.table_name = kTable;
+  e.bucket_dir = exports;
+  e.segments = 2;
+  auto exported = db->ExportTable(e);
+  if (!exported.ok()) return;
+  auto manifest = ReadExportManifest(exported->export_dir);
+  if (!manifest.ok()) {
+    fprintf(stderr, "manifest: %s\n", manifest.status().ToString().c_str());
+    exit(2);
+  }
+  state->header.restore_expected = exported->item_count;
+  ImportTableOptions i;
+  i.table = SoakTable();
+  i.table.table_name = "Restored";
+  i.table.stream_specification.reset();
+  i.files = manifest->files;
+  i.memory_budget_bytes = 1 << 20;
+  auto imported = db->ImportTable(i);
+  if (!imported.ok() || imported->imported_items != exported->item_count) {
+    fprintf(stderr, "restore: %s\n",
+            imported.ok() ? "item count differs" : imported.status().ToString().c_str());
+    exit(2);
+  }
+}
+
 // Catalog churn and background work for kills to land in.
-void CatalogLoop(Database* db, uint64_t seed) {
+void CatalogLoop(Database* db, State* state, const std::string& dir, uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (int round = 0;; ++round) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 150));
@@ -435,7 +476,10 @@ void CatalogLoop(Database* db, uint64_t seed) {
              std::vector<GlobalSecondaryIndexDescription>{})) {
       has_churn |= g.index_name == "Churn";
     }
-    switch (rng() % 4) {
+    switch (rng() % 5) {
+      case 4:
+        DumpAndRestore(db, state, dir);
+        break;
       case 0: {
         UpdateTableRequest u{.table_name = kTable};
         u.attribute_definitions =
@@ -531,7 +575,7 @@ int Run(const std::string& dir, uint64_t seed, int threads, bool sync) {
       Writer(&target, state, t, seed + t).Loop();
     });
   }
-  all.emplace_back([&] { CatalogLoop(db.get(), seed ^ 0x5eed); });
+  all.emplace_back([&] { CatalogLoop(db.get(), state, dir, seed ^ 0x5eed); });
   for (auto& t : all) t.join();  // never: the script kills us
   return 0;
 }
@@ -649,6 +693,35 @@ int Verify(const std::string& dir) {
     if (stat_corrections) problem("the recount corrected " + std::to_string(stat_corrections));
   }
 
+  // A restore is whole or absent, and no scratch directory is left.
+  int restore_problems = 0;
+  int64_t restored_items = -1;  // no restored table
+  if (auto restored = db->DescribeTable({"Restored"}); restored.ok()) {
+    ScanRequest rs{.table_name = "Restored"};
+    rs.select = Select::kCount;
+    int64_t n = 0;
+    while (true) {
+      auto page = db->Scan(rs);
+      if (!page.ok()) break;
+      n += page->count;
+      if (!page->last_evaluated_key) break;
+      rs.exclusive_start_key = page->last_evaluated_key;
+    }
+    restored_items = n;
+    if (n != state->header.restore_expected || restored->table.item_count != n) {
+      ++restore_problems;
+      problem("Restored holds " + std::to_string(n) + " items (ItemCount " +
+              std::to_string(restored->table.item_count) + "), its export " +
+              std::to_string(state->header.restore_expected));
+    }
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/db")) {
+    if (entry.path().filename().string().starts_with("restore-scratch-")) {
+      ++restore_problems;
+      problem("a restore's scratch directory is left: " + entry.path().string());
+    }
+  }
+
   // Each key's last stream record since the last verify shows its item.
   int stream_mismatches = 0;
   std::vector<uint32_t> streamed(kKeys);
@@ -692,11 +765,12 @@ int Verify(const std::string& dir) {
   printf(
       "verify %s: cycle %llu, %lld items, %llu writes acknowledged in all, lost %d, torn %d, "
       "in flight applied %d, index mismatches %d, recount corrections %lld, stream records "
-      "read %lld, stream mismatches %d\n",
+      "read %lld, stream mismatches %d, restored items %lld, restore problems %d\n",
       passed ? "passed" : "FAILED", static_cast<unsigned long long>(state->header.cycles),
       static_cast<long long>(present), static_cast<unsigned long long>(state->header.acknowledged),
       lost, torn, in_flight_applied, index_mismatches, static_cast<long long>(stat_corrections),
-      static_cast<long long>(records), stream_mismatches);
+      static_cast<long long>(records), stream_mismatches, static_cast<long long>(restored_items),
+      restore_problems);
   return passed ? 0 : 1;
 }
 
