@@ -700,3 +700,65 @@ TEST_F(TokenTest, ACancelledTransactionDoesNotTakeTheToken) {
 
 }  // namespace
 }  // namespace dynarock
+
+namespace dynarock {
+namespace {
+
+// A GSI backfill that hits a read error fails that index only: the table
+// keeps serving, the index stays CREATING, WaitForBackfills reports the
+// error, and a reopen resumes the backfill from its saved cursor and it
+// completes exactly.
+TEST_F(ReliabilityTest, AFailedBackfillFailsOnlyItsIndex) {
+  options_.block_cache_bytes = 0;
+  options_.backfill_batch_items = 20;
+  Open();
+  ASSERT_OK(db_->CreateTable(FleetTable()));
+  State model;
+  for (int i = 0; i < 400; ++i) {
+    Key k{"VEH#" + std::to_string(i % 9), "TS#" + std::to_string(i)};
+    model[k] = "v" + std::to_string(i);
+    ASSERT_OK(db_->PutItem({.table_name = kTable, .item = FullItem(k, model[k])}));
+  }
+  ASSERT_OK(db_->Compact());
+  Open();
+  UpdateTableRequest u{.table_name = kTable};
+  u.attribute_definitions = std::vector<AttributeDefinition>{{"vehicleId", T::kS},
+                                                             {"recordedAt", T::kS},
+                                                             {"depotCode", T::kS},
+                                                             {"speedKph", T::kN},
+                                                             {"v", T::kS}};
+  u.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{
+      {.create = CreateGlobalSecondaryIndexAction{
+           "ByValue", {{"v", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}}}};
+  // The backfill's 5th block read fails (one bad read: the disk is good
+  // again after it, so the rest of the table answers).
+  fs_->FailAt(FaultFs::Op::kRead, 5, rocksdb::IOStatus::IOError("injected EIO"), false, ".sst");
+  ASSERT_OK(db_->UpdateTable(u));
+  Status waited = db_->WaitForBackfills();
+  EXPECT_EQ(waited.code(), Status::Code::kIOError) << waited;
+  auto d = db_->DescribeTable({kTable});
+  ASSERT_OK(d);
+  for (const auto& g : *d->table.global_secondary_indexes) {
+    EXPECT_EQ(g.index_status,
+              g.index_name == "ByValue" ? IndexStatus::kCreating : IndexStatus::kActive)
+        << g.index_name;
+  }
+  // Writes to the table go on (new keys: their reads are bloom misses).
+  Key fresh{"VEH#new", "TS#new"};
+  model[fresh] = "fresh";
+  ASSERT_OK(db_->PutItem({.table_name = kTable, .item = FullItem(fresh, "fresh")}));
+  fs_->ClearFaults();
+  Open();  // resumes the backfill at its cursor
+  ASSERT_OK(db_->WaitForBackfills());
+  ScanRequest s{.table_name = kTable};
+  s.index_name = "ByValue";
+  s.select = Select::kCount;
+  auto page = db_->Scan(s);
+  ASSERT_OK(page);
+  EXPECT_EQ(page->count, static_cast<int32_t>(model.size()));
+  EXPECT_EQ(ReadAll(db_.get()), model);
+  ExpectConsistent(db_.get(), model);
+}
+
+}  // namespace
+}  // namespace dynarock
