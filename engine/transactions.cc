@@ -3,7 +3,6 @@
 // snapshot).
 #include <rocksdb/snapshot.h>
 
-#include <chrono>
 #include <set>
 
 #include "engine/db_impl.h"
