@@ -15,7 +15,6 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <zlib.h>
 
 #include <atomic>
 #include <boost/asio/connect.hpp>
@@ -34,6 +33,7 @@
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/status_matchers.h"
+#include "tools/server/content_coding.h"
 #include "tools/server/http_server.h"
 
 namespace dynarock {
@@ -51,21 +51,6 @@ struct Answer {
   const rapidjson::Value& operator[](const char* member) const { return json[member]; }
   bool Has(const char* member) const { return json.IsObject() && json.HasMember(member); }
 };
-
-std::string Gzip(const std::string& in) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
-            Z_OK);
-  std::string out(deflateBound(&z, in.size()) + 32, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 // One client connection, kept alive, as an SDK holds one. A call on a
 // connection the server closed while it was idle (the connection bound
@@ -86,7 +71,7 @@ class Client {
         req.set("X-Amz-Target", target);
         if (gzip) {
           req.set(http::field::content_encoding, "gzip");
-          req.body() = Gzip(body);
+          req.body() = server::Compress(server::Coding::kGzip, body);
         } else {
           req.body() = body;
         }
