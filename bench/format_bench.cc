@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "format/item_codec.h"
+#include "format/item_size.h"
 #include "format/json.h"
 #include "format/key_codec.h"
 
@@ -51,6 +52,30 @@ void BM_EncodeNumberComponent(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_EncodeNumberComponent);
+
+// Decoding a number component: what every ValueView::number() and every
+// numeric key column pays. Arg 0: a short reading ("87.5"); 1: 33 digits.
+void BM_DecodeNumberComponent(benchmark::State& state) {
+  std::string enc;
+  PutNumberComponent(&enc,
+                     Num(state.range(0) == 0 ? "87.5" : "-123456.789012345678901234567890123"));
+  for (auto _ : state) {
+    std::string_view in = enc;
+    Number n;
+    benchmark::DoNotOptimize(GetNumberComponent(&in, &n));
+    benchmark::DoNotOptimize(n);
+  }
+}
+BENCHMARK(BM_DecodeNumberComponent)->ArgName("long")->Arg(0)->Arg(1);
+
+// The DynamoDB size of a stored item, read off its bytes: a Query or Scan
+// pays it per item for the 1 MB page accounting.
+void BM_ItemSizeOfStoredItem(benchmark::State& state) {
+  const std::string bytes = EncodeItem(Reading(static_cast<int>(state.range(0))));
+  const ItemView view = *ItemView::Open(bytes);
+  for (auto _ : state) benchmark::DoNotOptimize(ItemSize(view));
+}
+BENCHMARK(BM_ItemSizeOfStoredItem)->ArgName("extra_attrs")->Arg(0)->Arg(20);
 
 void BM_DecodeItemKey(benchmark::State& state) {
   AttributeValue pk = AttributeValue::S("VEH#V-7741");

@@ -153,43 +153,44 @@ Status GetNumberComponent(std::string_view* in, Number* out) {
     return Corrupt("not a number tag");
   }
 
+  if ((tag == kNegLarge || tag == kPosLarge) && e <= 10) {
+    return Corrupt("non-canonical number encoding");  // a medium exponent in the large class
+  }
+
   // Mantissa: continuation bytes are odd (2X+1), the last is even (2X);
-  // negatives are one's-complemented.
-  std::string digits;
-  for (int i = 0;; ++i) {
-    if (p.empty()) return Corrupt("truncated number mantissa");
-    if (i == kMaxMantissaBytes) return Corrupt("number mantissa too long");
-    uint8_t m = static_cast<uint8_t>(p[0]);
-    if (neg) m = static_cast<uint8_t>(~m);
-    p.remove_prefix(1);
-    int x = m >> 1;
-    if (x > 99) return Corrupt("number digit out of range");
-    digits.push_back(static_cast<char>('0' + x / 10));
-    digits.push_back(static_cast<char>('0' + x % 10));
+  // negatives are one's-complemented. The digits go straight into the
+  // coefficient; the canonical form (what PutNumberComponent writes, so that
+  // equal keys are equal bytes) has a nonzero first pair, a nonzero last pair
+  // and the exponent in its own class (checked above).
+  const uint8_t flip = neg ? 0xFF : 0x00;
+  size_t pairs = 0;
+  while (true) {
+    if (pairs == p.size()) return Corrupt("truncated number mantissa");
+    if (pairs == kMaxMantissaBytes) return Corrupt("number mantissa too long");
+    const uint8_t m = static_cast<uint8_t>(p[pairs]) ^ flip;
+    if ((m >> 1) > 99) return Corrupt("number digit out of range");
+    ++pairs;
     if ((m & 1) == 0) break;
   }
+  auto pair_at = [&](size_t i) { return (static_cast<uint8_t>(p[i]) ^ flip) >> 1; };
+  const unsigned first = pair_at(0), last = pair_at(pairs - 1);
+  if (first == 0) return Corrupt("number with a zero leading digit");
+  if (last == 0) return Corrupt("non-canonical number encoding");
+  const bool lead_zero = first < 10;  // the top digit is the low half of its pair
+  const bool trail_zero = last % 10 == 0;
+  const int sig = static_cast<int>(2 * pairs) - lead_zero - trail_zero;
   // Top digit position: 2e-1 if the first pair's high digit is set, else 2e-2.
-  int top = digits[0] != '0' ? 2 * e - 1 : 2 * e - 2;
-  size_t first = digits.find_first_not_of('0');
-  size_t last = digits.find_last_not_of('0');
-  if (first == std::string::npos || first > 1) return Corrupt("number with a zero leading digit");
-  std::string_view sig = std::string_view(digits).substr(first, last - first + 1);
-  if (sig.size() > static_cast<size_t>(Number::kMaxDigits) || top > Number::kMaxTopPosition ||
-      top < Number::kMinTopPosition) {
+  const int top = lead_zero ? 2 * e - 2 : 2 * e - 1;
+  if (sig > Number::kMaxDigits || top > Number::kMaxTopPosition || top < Number::kMinTopPosition) {
     return Corrupt("number out of range");
   }
+  // Whole pairs but the last, then the last without its padding zero: at most
+  // 38 digits, so the coefficient never leaves 128 bits.
   uint128 c = 0;
-  for (char d : sig) c = c * 10 + static_cast<unsigned>(d - '0');
-  Number n = Number::FromParts(neg, c, top - static_cast<int>(sig.size()) + 1);
-  // Accept only the canonical encoding, so that decode(encode(x)) is a
-  // bijection and equal keys are equal bytes.
-  std::string canonical;
-  PutNumberComponent(&canonical, n);
-  if (std::string_view(canonical) != in->substr(0, in->size() - p.size())) {
-    return Corrupt("non-canonical number encoding");
-  }
-  *out = n;
-  *in = p;
+  for (size_t i = 0; i + 1 < pairs; ++i) c = c * 100 + pair_at(i);
+  c = trail_zero ? c * 10 + last / 10 : c * 100 + last;
+  *out = Number::FromParts(neg, c, top - sig + 1);
+  in->remove_prefix(in->size() - p.size() + pairs);
   return Status::OK();
 }
 

@@ -76,3 +76,28 @@ TEST(ItemSizeTest, EncodedItemSizeEqualsDecodedSize) {
 
 }  // namespace
 }  // namespace dynarock::format
+
+namespace dynarock::format {
+namespace {
+
+// Every digit count, both alignments, all three exponent classes and both
+// signs: the size read off the encoded bytes equals the decoded number's.
+TEST(ItemSizeTest, EncodedNumberSizeEqualsDecodedSizeAcrossClasses) {
+  for (int digits = 1; digits <= Number::kMaxDigits; ++digits) {
+    for (int exponent : {-130, -129, -64, -21, -20, -2, -1, 0, 1, 2, 19, 20, 21, 22, 60, 87}) {
+      const int top = exponent + digits - 1;
+      if (top > Number::kMaxTopPosition || top < Number::kMinTopPosition) continue;
+      for (bool negative : {false, true}) {
+        Number::uint128 c = 0;
+        for (int i = 0; i < digits; ++i) c = c * 10 + static_cast<unsigned>(1 + (i * 7) % 9);
+        const Number n = Number::FromParts(negative, c, exponent);
+        const Item item{{"n", AttributeValue::N(n)}, {"ns", AttributeValue::NS({n})}};
+        const std::string bytes = EncodeItem(item);
+        ASSERT_EQ(ItemSize(*ItemView::Open(bytes)), ItemSize(item)) << n.ToString();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dynarock::format
