@@ -1,8 +1,10 @@
 #include "format/data_file.h"
 
 #include <csv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -115,7 +117,14 @@ Status LineReader::Open(const std::string& path, Compression compression, size_t
   if (file_ == nullptr) return IoError(path, "cannot open");
   md5_ = EVP_MD_CTX_new();
   EVP_DigestInit_ex(md5_, EVP_md5(), nullptr);
-  in_.resize(kChunk);
+  // A small file gets a small read buffer (one byte more than the file, so
+  // the first read also sees its end); manifests and CSV headers are tiny.
+  struct stat st {};
+  size_t buffer = kChunk;
+  if (fstat(fileno(file_), &st) == 0 && S_ISREG(st.st_mode)) {
+    buffer = std::clamp<size_t>(static_cast<size_t>(st.st_size) + 1, 4096, kChunk);
+  }
+  in_.resize(buffer);
   if (compression == Compression::kGzip) {
     if (inflateInit2(&z_, 15 + 16) != Z_OK) return Status::Internal("zlib: inflateInit2 failed");
     z_open_ = true;

@@ -280,6 +280,35 @@ TEST_F(DataFileTest, ConcatenatedGzipMembersZstdAndPlain) {
   EXPECT_EQ(ReadAll(Path("plain"), Compression::kNone, &s), (std::vector<std::string>{"p", "q"}));
 }
 
+// The read buffer is sized to the file (at least 4 KiB, at most 256 KiB):
+// files on either side of both bounds read back every line and the MD5 of
+// every byte.
+TEST_F(DataFileTest, PlainFilesAroundTheReadBufferBounds) {
+  for (size_t size :
+       {size_t{0}, size_t{1}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{(256 << 10) - 1},
+        size_t{256 << 10}, size_t{(256 << 10) + 1}, size_t{600000}}) {
+    std::string bytes;
+    std::vector<std::string> expect;
+    for (int i = 0; bytes.size() < size; ++i) {
+      std::string line = "line " + std::to_string(i);
+      expect.push_back(line.substr(0, size - bytes.size()));
+      bytes += line + "\n";
+    }
+    bytes.resize(size);  // the last line may lose its newline, or part of itself
+    if (!expect.empty() && expect.back().empty()) expect.pop_back();
+    WriteBytes(Path("plain"), bytes);
+    LineReader r;
+    ASSERT_TRUE(r.Open(Path("plain"), Compression::kNone).ok());
+    std::vector<std::string> lines;
+    std::string line;
+    while (r.Next(&line)) lines.push_back(line);
+    ASSERT_TRUE(r.status().ok()) << size;
+    EXPECT_EQ(lines, expect) << size;
+    EXPECT_EQ(r.md5_base64(), Md5Base64(bytes)) << size;
+    EXPECT_EQ(r.compressed_bytes(), static_cast<int64_t>(size));
+  }
+}
+
 TEST_F(DataFileTest, CsvQuotingAndEmbeddedNewlines) {
   WriteBytes(Path("a.csv"), "pk;note\n\"a;1\";\"two\nlines\"\nb;\"say \"\"hi\"\"\"\n");
   LineReader r;

@@ -60,8 +60,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto c = data[0] % 7 == 4 ? dynarock::format::Compression::kGzip
                                       : dynarock::format::Compression::kZstd;
       if (!r.Open(FilePath(in), c, 1 << 16).ok()) std::abort();
+      // A few compressed bytes can stand for gigabytes (a run of newlines):
+      // past 1 MiB the reader only repeats what it has done.
       std::string line;
-      while (r.Next(&line)) RoundTrip(ExportFormat::kDynamoDbJson, line);
+      while (r.uncompressed_bytes() <= (1 << 20) && r.Next(&line)) {
+        RoundTrip(ExportFormat::kDynamoDbJson, line);
+      }
       (void)r.md5_base64();
       break;
     }
