@@ -12,7 +12,7 @@ readings="${2:-500}"
 # One process per system, one after the other: a system's background work
 # (RocksDB compactions after a bulk load) cannot then slow another's reads.
 outs=()
-for system in Dynarock RocksDB SQLite; do
+for system in Dynarock RocksDB RawEngineOpts SQLite; do
   out="$(mktemp)"
   outs+=("$out")
   DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" \
