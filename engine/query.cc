@@ -342,12 +342,23 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
     it->SeekForPrev(hi);
     if (it->Valid() && it->key().compare(hi) >= 0) it->Prev();
   }
+  const bool stored = spec.encoding == ItemEncoding::kStored;
+  // Items handed back as read are copied once, straight into the page (and
+  // dropped again if the filter rejects them); the others into `value`.
+  const bool as_read = stored && !spec.fetch_table_item && !spec.projection && !spec.count_only;
   std::string value;  // reused; std::string storage is aligned for FlatBuffers
   size_t page_bytes = 0;
   for (; it->Valid(); spec.forward ? it->Next() : it->Prev()) {
-    value.assign(it->value().data(), it->value().size());
+    const std::string_view read(it->value().data(), it->value().size());
+    std::string_view bytes;
+    if (as_read) {
+      bytes = response.stored_items.push_back(read);
+    } else {
+      value.assign(read);
+      bytes = value;
+    }
     // Our own bytes, checksummed by RocksDB: read in place, decode on demand.
-    ItemView view = ItemView::OpenTrusted(value);
+    ItemView view = ItemView::OpenTrusted(bytes);
     page_bytes += format::ItemSize(view);  // the 1 MB counts what was read
     ++response.scanned_count;
     std::optional<Item> table_item;  // an LSI entry's full item, when fetched
@@ -365,25 +376,22 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
     bool match =
         !spec.filter || (table_item ? expr::Evaluate(*spec.filter, expr::ItemDocument(&*table_item))
                                     : expr::Evaluate(*spec.filter, expr::ViewDocument(view)));
-    const bool stored = spec.encoding == ItemEncoding::kStored;
     if (match) ++response.count;
-    if (match && !spec.count_only) {
-      if (stored && !table_item && !spec.projection) {
-        response.stored_items.push_back(value);  // the bytes as read
+    if (as_read) {
+      if (!match) response.stored_items.pop_back();
+    } else if (match && !spec.count_only) {
+      Item item;
+      if (table_item) {
+        item = std::move(*table_item);
       } else {
-        Item item;
-        if (table_item) {
-          item = std::move(*table_item);
-        } else {
-          DYNAROCK_ASSIGN_OR_RETURN(auto decoded, view.Decode());
-          item = std::move(decoded);
-        }
-        if (spec.projection) item = expr::Project(item, *spec.projection);
-        if (stored) {
-          response.stored_items.push_back(format::EncodeItem(item));
-        } else {
-          response.items.push_back(std::move(item));
-        }
+        DYNAROCK_ASSIGN_OR_RETURN(auto decoded, view.Decode());
+        item = std::move(decoded);
+      }
+      if (spec.projection) item = expr::Project(item, *spec.projection);
+      if (stored) {
+        response.stored_items.push_back(format::EncodeItem(item));
+      } else {
+        response.items.push_back(std::move(item));
       }
     }
     // DynamoDB does not look ahead: a page that ends on Limit or size carries

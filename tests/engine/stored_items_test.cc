@@ -176,5 +176,27 @@ TEST(StoredItemsContainer, KeepsBytesAlignedAcrossBlocks) {
   EXPECT_EQ(i, expected.size());
 }
 
+// pop_back (a Query drops an item its filter rejects): the next item reuses
+// the space, earlier items are untouched, also when the dropped item had
+// opened a block of its own.
+TEST(StoredItemsContainer, PopBackGivesTheSpaceToTheNextItem) {
+  StoredItems items;
+  items.push_back("first");
+  const std::string_view dropped = items.push_back("dropped");
+  items.pop_back();
+  EXPECT_EQ(items.size(), 1u);
+  const std::string_view next = items.push_back("next one");
+  EXPECT_EQ(next.data(), dropped.data());
+  const std::string big(70000, 'b');  // larger than a block: a block of its own
+  items.push_back(big);
+  items.pop_back();
+  items.push_back("after");
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0], "first");
+  EXPECT_EQ(items[1], "next one");
+  EXPECT_EQ(items[2], "after");
+  for (std::string_view item : items) EXPECT_EQ(reinterpret_cast<uintptr_t>(item.data()) % 8, 0u);
+}
+
 }  // namespace
 }  // namespace dynarock

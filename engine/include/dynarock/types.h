@@ -469,7 +469,8 @@ class StoredItems {
   std::vector<std::string_view>::const_iterator begin() const { return items_.begin(); }
   std::vector<std::string_view>::const_iterator end() const { return items_.end(); }
 
-  void push_back(std::string_view bytes) {
+  // Appends a copy of `bytes`; returns the copy (aligned as above).
+  std::string_view push_back(std::string_view bytes) {
     if (blocks_.empty() || blocks_.back().capacity - blocks_.back().used < bytes.size()) {
       const size_t capacity = bytes.size() > kBlockBytes ? bytes.size() : kBlockBytes;
       // new[] without zeroing: aligned for max_align_t.
@@ -480,7 +481,14 @@ class StoredItems {
     std::memcpy(at, bytes.data(), bytes.size());
     const size_t next = (block.used + bytes.size() + kAlign - 1) / kAlign * kAlign;
     block.used = next < block.capacity ? next : block.capacity;
-    items_.emplace_back(at, bytes.size());
+    return items_.emplace_back(at, bytes.size());
+  }
+  // Removes the last item; the next push_back reuses its space.
+  // REQUIRES: !empty().
+  void pop_back() {
+    Block& block = blocks_.back();  // the last item is always in the last block
+    block.used = static_cast<size_t>(items_.back().data() - block.data.get());
+    items_.pop_back();
   }
 
  private:
