@@ -3,6 +3,7 @@
 #include <set>
 
 #include "dynarock/db.h"
+#include "format/item_size.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/status_matchers.h"
 
@@ -155,6 +156,88 @@ TEST_F(QueryTest, PageSizeLimitEndsThePage) {
     total += r->count;
   }
   EXPECT_EQ(total, 11);
+}
+
+// Newest-first pages, whether read backwards or (a small range) read oldest
+// first and replayed: each page ends where DynamoDB's 1 MB rule (here
+// max_page_bytes) says, counted from the newest item, and the pages together
+// are the collection newest first. The page sizes straddle the replay buffer
+// (twice the page, in stored bytes), so all three paths run: backward reads
+// cut by the page size (VEH#A at 200 and 400), replays of a whole range that
+// fits in a page (VEH#A at 100000), and replays cut by the page size
+// (VEH#BIG, whose 1,000-byte notes make stored and counted sizes close, at
+// 3000 on its last pages and at 7000 on its first).
+TEST_F(QueryTest, NewestFirstPagesFollowThePageSizeRule) {
+  for (int m = 0; m < 11; ++m) {
+    Put("Telemetry", {{"vehicleId", S("VEH#BIG")},
+                      {"recordedAt", S(Ts(m))},
+                      {"speedKph", N(std::to_string(40 + m))},
+                      {"note", S(std::string(1000, 'n'))}});
+  }
+  const std::pair<const char*, std::vector<size_t>> cases[] = {
+      {"VEH#A", {200, 400, 1000, 100000}}, {"VEH#BIG", {3000, 6000, 7000, 100000}}};
+  for (const auto& [vehicle, pages] : cases) {
+    options_.max_page_bytes = 1 << 20;
+    Reopen();
+    auto all = db_->Query(Q("Telemetry", "vehicleId", S(vehicle)));  // one page
+    ASSERT_OK(all);
+    ASSERT_EQ(all->count, 11);
+    const std::vector<Item> newest_first(all->items.rbegin(), all->items.rend());
+    for (size_t page : pages) {
+      for (bool filtered : {false, true}) {
+        options_.max_page_bytes = page;
+        Reopen();
+        // The model: scanned items per page, from the newest.
+        std::vector<int> expect_scanned;
+        size_t bytes = 0;
+        int scanned = 0;
+        for (const Item& item : newest_first) {
+          bytes += format::ItemSize(item);
+          ++scanned;
+          if (bytes >= page) {
+            expect_scanned.push_back(scanned);
+            bytes = 0;
+            scanned = 0;
+          }
+        }
+        if (scanned > 0 || expect_scanned.empty()) expect_scanned.push_back(scanned);
+        std::vector<std::string> expect_keys;
+        for (const Item& item : newest_first) {
+          const auto speed = item.find("speedKph");
+          if (!filtered || (speed != item.end() && speed->second.n() > *Number::Parse("44"))) {
+            expect_keys.push_back(item.at("recordedAt").s());
+          }
+        }
+
+        auto q = Q("Telemetry", "vehicleId", S(vehicle));
+        q.scan_index_forward = false;
+        if (filtered) {
+          q.filter_expression = "speedKph > :s";
+          q.expression_attribute_values = ExpressionAttributeValues{{":s", N("44")}};
+        }
+        std::vector<int> got_scanned;
+        std::vector<std::string> got_keys;
+        while (true) {
+          auto r = db_->Query(q);
+          ASSERT_OK(r);
+          got_scanned.push_back(r->scanned_count);
+          auto keys = SortKeys(*r);
+          got_keys.insert(got_keys.end(), keys.begin(), keys.end());
+          if (!r->last_evaluated_key) break;
+          ASSERT_LT(got_scanned.size(), 30u);
+          q.exclusive_start_key = r->last_evaluated_key;
+        }
+        // A page that ends exactly on the last item carries a LastEvaluatedKey
+        // (no look-ahead): one more, empty page follows.
+        if (got_scanned.size() == expect_scanned.size() + 1 && got_scanned.back() == 0) {
+          expect_scanned.push_back(0);
+        }
+        EXPECT_EQ(got_scanned, expect_scanned)
+            << vehicle << " page " << page << " filtered " << filtered;
+        EXPECT_EQ(got_keys, expect_keys) << vehicle << " page " << page << " filtered " << filtered;
+      }
+    }
+  }
 }
 
 TEST_F(QueryTest, SelectCount) {
