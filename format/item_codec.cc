@@ -355,15 +355,28 @@ Result<Item> ItemView::Decode() const {
   return item;
 }
 
+namespace {
+
+// `bytes`, or a copy of them in *aligned if they do not start on an
+// ItemView boundary.
+std::string_view Aligned(std::string_view bytes, std::vector<uint64_t>* aligned) {
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % kItemBufferAlignment == 0) return bytes;
+  aligned->resize((bytes.size() + 7) / 8);
+  std::memcpy(aligned->data(), bytes.data(), bytes.size());
+  return {reinterpret_cast<const char*>(aligned->data()), bytes.size()};
+}
+
+}  // namespace
+
 Result<Item> format::DecodeItem(std::string_view bytes) {
   std::vector<uint64_t> aligned;
-  if (reinterpret_cast<uintptr_t>(bytes.data()) % kItemBufferAlignment != 0) {
-    aligned.resize((bytes.size() + 7) / 8);
-    std::memcpy(aligned.data(), bytes.data(), bytes.size());
-    bytes = std::string_view(reinterpret_cast<const char*>(aligned.data()), bytes.size());
-  }
-  DYNAROCK_ASSIGN_OR_RETURN(auto view, ItemView::Open(bytes));
+  DYNAROCK_ASSIGN_OR_RETURN(auto view, ItemView::Open(Aligned(bytes, &aligned)));
   return view.Decode();
+}
+
+Result<Item> format::DecodeTrustedItem(std::string_view bytes) {
+  std::vector<uint64_t> aligned;
+  return ItemView::OpenTrusted(Aligned(bytes, &aligned)).Decode();
 }
 
 }  // namespace dynarock
