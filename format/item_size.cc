@@ -57,20 +57,13 @@ size_t ItemSize(const Item& item) {
 
 namespace {
 
-// NumberSize without decoding: the key codec writes a tag, an exponent byte
-// for the small and large classes, then one byte per base-100 pair, so the
-// pairs are what is left after the header. For a valid encoding this equals
-// NumberSize(decoded) (item_size_test checks it); bytes that are not one
-// (only a corrupt item has them, and ValueView::number() reports it) get a
-// size bounded by their length, never a read past them.
+// NumberSize without decoding, from the encoding's shape (the key codec
+// writes one byte per base-100 pair). For a valid encoding this equals
+// NumberSize(decoded) (item_size_test checks it).
 size_t EncodedNumberSize(std::string_view bytes) {
-  if (bytes.size() < 2) return 1;  // zero (0x15)
-  const auto tag = static_cast<uint8_t>(bytes[0]);
-  const bool negative = tag < 0x15;
-  const bool exponent_byte = tag == 0x09 || tag == 0x14 || tag == 0x16 || tag == 0x21;
-  const size_t header = exponent_byte ? 2 : 1;
-  if (bytes.size() <= header) return 1;
-  return 1 + (bytes.size() - header) + (negative ? 1 : 0);
+  const NumberShape shape = EncodedNumberShape(bytes);
+  if (shape.pairs == 0) return 1;  // zero
+  return 1 + shape.pairs + (shape.negative ? 1 : 0);
 }
 
 size_t ValueSize(const ValueView& v) {

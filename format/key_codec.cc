@@ -108,6 +108,16 @@ void PutNumberComponent(std::string* dst, const Number& n) {
   }
 }
 
+NumberShape EncodedNumberShape(std::string_view bytes) {
+  if (bytes.empty()) return {};
+  const auto tag = static_cast<uint8_t>(bytes[0]);
+  if (tag == kZero) return {};
+  // The small and large classes carry an exponent byte after the tag.
+  const size_t header =
+      tag == kNegLarge || tag == kNegSmall || tag == kPosSmall || tag == kPosLarge ? 2 : 1;
+  return {bytes.size() > header ? bytes.size() - header : 0, tag < kZero};
+}
+
 Status GetNumberComponent(std::string_view* in, Number* out) {
   std::string_view p = *in;
   if (p.empty()) return Corrupt("empty number");

@@ -60,6 +60,16 @@ inline constexpr size_t kMaxNumberComponentBytes = 22;
 // ValidationException naming the type).
 Status PutKeyComponent(std::string* dst, const AttributeValue& v);
 
+// The base-100 pairs of an encoded number (0 for zero) and its sign, read off
+// its tag and length without decoding. `bytes` is exactly one number
+// component; for bytes that are not a valid one the result is bounded by
+// their length (and meaningless).
+struct NumberShape {
+  size_t pairs = 0;
+  bool negative = false;
+};
+NumberShape EncodedNumberShape(std::string_view bytes);
+
 // Parse one component; Corruption if the bytes are not a valid encoding.
 Status GetBytesComponent(std::string_view* in, std::string* out);
 Status GetNumberComponent(std::string_view* in, Number* out);
