@@ -8,15 +8,8 @@ using uint128 = Number::uint128;
 
 namespace {
 
-// Number class tags; see KEY_FORMAT.md. Do not change: written to disk.
-constexpr uint8_t kNegLarge = 0x09;       // E >= 11: tag, ~E, ~mantissa
-constexpr uint8_t kNegMediumBase = 0x14;  // 1 <= E <= 10: tag = 0x14 - E, ~mantissa
-constexpr uint8_t kNegSmall = 0x14;       // E <= 0: tag, -E, ~mantissa
-constexpr uint8_t kZero = 0x15;
-constexpr uint8_t kPosSmall = 0x16;       // E <= 0: tag, ~(-E), mantissa
-constexpr uint8_t kPosMediumBase = 0x16;  // 1 <= E <= 10: tag = 0x16 + E, mantissa
-constexpr uint8_t kPosLarge = 0x21;       // E >= 11: tag, E, mantissa
-constexpr int kMaxMantissaBytes = 20;     // 38 digits + 1 alignment digit, in pairs
+using namespace number_tags;  // NOLINT: the class tags (key_codec.h)
+constexpr int kMaxMantissaBytes = 20;  // 38 digits + 1 alignment digit, in pairs
 
 // floor(a / 2) for any sign.
 int FloorHalf(int a) { return a >= 0 ? a / 2 : -((-a + 1) / 2); }
@@ -106,16 +99,6 @@ void PutNumberComponent(std::string* dst, const Number& n) {
     uint8_t byte = static_cast<uint8_t>(last ? 2 * x : 2 * x + 1);
     dst->push_back(static_cast<char>(neg ? ~byte : byte));
   }
-}
-
-NumberShape EncodedNumberShape(std::string_view bytes) {
-  if (bytes.empty()) return {};
-  const auto tag = static_cast<uint8_t>(bytes[0]);
-  if (tag == kZero) return {};
-  // The small and large classes carry an exponent byte after the tag.
-  const size_t header =
-      tag == kNegLarge || tag == kNegSmall || tag == kPosSmall || tag == kPosLarge ? 2 : 1;
-  return {bytes.size() > header ? bytes.size() - header : 0, tag < kZero};
 }
 
 Status GetNumberComponent(std::string_view* in, Number* out) {
