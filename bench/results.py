@@ -124,7 +124,7 @@ if wire_path:
     wire = open(wire_path).read().strip()
     print("\n## Wire: `dynarock serve` vs dynalite\n")
     print("bench/wire/run.sh: wrk (1 thread, 8 keep-alive connections) on the same 2 cores as the server; "
-          "`dynarock serve --data-dir --durability relaxed` (4 request threads; log written, no fsync, as dynalite) and dynalite@4 `--path` (on disk), the same requests; "
+          "`dynarock serve --data-dir --durability relaxed` (2 I/O threads and a pool of engine workers; log written, no fsync, as dynalite) and dynalite@4 `--path` (on disk), the same requests; "
           "table Telemetry without indexes; each row the median-throughput run of 3. BatchWriteItem rows are "
           "requests of 25 puts each.\n")
     print(wire if wire else "(not run: bench/wire/run.sh failed; see its output)")
