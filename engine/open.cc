@@ -145,6 +145,11 @@ Status Database::Impl::Open(const std::string& path) {
   // the oldest log back; bench/fleet_bench's Load row reports the disk used
   // and the reopen time right after a load.
   db_options.max_total_wal_size = options_.write_buffer_bytes;
+  // Open replays the log into memtables and leaves them there, as if the
+  // process had not stopped, instead of writing them out as small L0 files
+  // first; the logs stay until those memtables flush, so nothing is less
+  // durable. A reopen after a 1M-item load: 0.91-0.96 s -> 0.56-0.60 s.
+  db_options.avoid_flush_during_recovery = true;
   db_options.listeners.push_back(background_errors_);
   if (options_.file_system) {
     env_ = rocksdb::NewCompositeEnv(options_.file_system);
