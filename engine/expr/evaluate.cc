@@ -2,6 +2,7 @@
 // of an item, and update application.
 #include <algorithm>
 #include <map>
+#include <variant>
 
 #include "engine/expr/expression.h"
 
@@ -276,15 +277,32 @@ Result<AttributeValue> UpdateValue(const Operand& o, const Document& old) {
 
 // The container that holds the last element of `path`, for writing; nullptr
 // if a step is missing or of the wrong type. Top-level: no parent (the item).
-AttributeValue* MutableParent(Item* item, const Path& path) {
-  auto it = item->find(path.root());
-  if (it == item->end()) return nullptr;
-  AttributeValue* v = &it->second;
+const AttributeValue* Parent(const Item& item, const Path& path) {
+  auto it = item.find(path.root());
+  if (it == item.end()) return nullptr;
+  const AttributeValue* v = &it->second;
   for (size_t i = 1; i + 1 < path.elements.size(); ++i) {
-    v = const_cast<AttributeValue*>(Step(*v, path.elements[i]));
+    v = Step(*v, path.elements[i]);
     if (v == nullptr) return nullptr;
   }
   return v;
+}
+
+AttributeValue* MutableParent(Item* item, const Path& path) {
+  return const_cast<AttributeValue*>(Parent(*item, path));
+}
+
+// DynamoDB refuses a nested path whose parent is absent or not the container
+// its last step needs (a map for .name, a list for [i]), for REMOVE and
+// DELETE as for SET; what is absent inside a right parent is a no-op.
+Status CheckParent(const Item& item, const Path& path) {
+  if (!path.nested()) return Status::OK();
+  const AttributeValue* parent = Parent(item, path);
+  bool by_name = std::holds_alternative<std::string>(path.elements.back());
+  if (parent == nullptr || !parent->is(by_name ? AttrType::kM : AttrType::kL)) {
+    return Status::Validation(kInvalidPath);
+  }
+  return Status::OK();
 }
 
 // Mutable access to a child: map entries are rebuilt through Set (the map is
@@ -396,7 +414,10 @@ Status ApplyActions(const UpdateExpression& u, Item* item) {
     } else if (a.kind == UpdateAction::Kind::kAdd) {
       DYNAROCK_ASSIGN_OR_RETURN(auto v, AddTo(Current(original, a.path), a.value.value));
       values[i] = std::move(v);
+    } else if (a.kind == UpdateAction::Kind::kRemove) {
+      DYNAROCK_RETURN_IF_ERROR(CheckParent(original, a.path));
     } else if (a.kind == UpdateAction::Kind::kDelete) {
+      DYNAROCK_RETURN_IF_ERROR(CheckParent(original, a.path));
       const AttributeValue* current = Current(original, a.path);
       if (current == nullptr) continue;  // nothing to delete from
       DYNAROCK_ASSIGN_OR_RETURN(auto v, DeleteFrom(*current, a.value.value));

@@ -167,9 +167,13 @@ TEST(ConditionTest, Errors) {
        "function: attribute_exists"},
       {"size(a)", "Invalid ConditionExpression: The function is not allowed to be used this way in "
                   "an expression; function: size"},
+      // DynamoDB: an update function is an unknown name in a condition; a
+      // condition function used as an operand is misused.
       {"if_not_exists(a, :v) = :v",
+       "Invalid ConditionExpression: Invalid function name; function: if_not_exists"},
+      {"begins_with(attribute_exists(a), :v)",
        "Invalid ConditionExpression: The function is not allowed to be used this way in an "
-       "expression; function: if_not_exists"},
+       "expression; function: attribute_exists"},
       {"contains(a, a)",
        "Invalid ConditionExpression: The first operand must be distinct from the remaining "
        "operands for this operator or function; operator: contains, first operand: [a]"},
@@ -301,6 +305,12 @@ TEST(UpdateTest, Actions) {
       {"SET n = if_not_exists(n, :one)", [](Item*) {}},
       {"SET l = list_append(l, :l)",
        [](Item* i) { (*i)["l"] = AV::L({S("a"), S("b"), S("c"), S("d"), S("z")}); }},
+      {"SET l2 = list_append(if_not_exists(l2, :emptyl), :l)",  // functions nest
+       [](Item* i) { (*i)["l2"] = AV::L({S("z")}); }},
+      {"SET l = list_append(if_not_exists(l, :emptyl), :l)",
+       [](Item* i) { (*i)["l"] = AV::L({S("a"), S("b"), S("c"), S("d"), S("z")}); }},
+      {"REMOVE l[9], m.core.absent",  // inside an existing container: no-op
+       [](Item*) {}},
       {"SET l = list_append(:l, l)",
        [](Item* i) { (*i)["l"] = AV::L({S("z"), S("a"), S("b"), S("c"), S("d")}); }},
       {"SET l[1] = :s", [](Item* i) { (*i)["l"] = AV::L({S("a"), S("s"), S("c"), S("d")}); }},
@@ -349,6 +359,8 @@ TEST(UpdateTest, Actions) {
 }
 
 TEST(UpdateTest, Errors) {
+  const char kInvalidPath[] =
+      "The document path provided in the update expression is invalid for update";
   const Item base{{"id", S("k")}, {"n", N("10")}, {"s", S("str")}, {"l", AV::L({})},
                   {"ss", AV::SS({"x"})}};
   struct Case {
@@ -379,6 +391,17 @@ TEST(UpdateTest, Errors) {
                                   "exist in the item"},
       {"SET x.y = :v", {{":v", N("1")}},
        "The document path provided in the update expression is invalid for update"},
+      // DynamoDB: REMOVE, ADD and DELETE of a nested path need its parent to
+      // exist and to be the right container (a map for .name, a list for
+      // [i]); removing an absent attribute of an existing one is a no-op.
+      {"REMOVE x.y", {}, kInvalidPath},
+      {"REMOVE s.y", {}, kInvalidPath},
+      {"REMOVE s[0]", {}, kInvalidPath},
+      {"REMOVE l.y", {}, kInvalidPath},
+      {"REMOVE x[0].y", {}, kInvalidPath},
+      {"DELETE x.y :v", {{":v", AV::SS({"x"})}}, kInvalidPath},
+      {"DELETE s.y :v", {{":v", AV::SS({"x"})}}, kInvalidPath},
+      {"ADD x.y :v", {{":v", N("1")}}, kInvalidPath},
       {"SET l = list_append(l, :v)", {{":v", N("1")}},
        "An operand in the update expression has an incorrect data type"},
       {"ADD s :v", {{":v", N("1")}}, "An operand in the update expression has an incorrect data type"},
@@ -386,8 +409,12 @@ TEST(UpdateTest, Errors) {
        "Number overflow. Attempting to store a number with magnitude larger than supported range"},
       {"SET n = :v", {}, "Invalid UpdateExpression: An expression attribute value used in "
                          "expression is not defined; attribute value: :v"},
-      {"SET a = size(b)", {}, "Invalid UpdateExpression: The function is not allowed to be used "
-                              "this way in an expression; function: size"},
+      // DynamoDB: an update expression knows if_not_exists and list_append
+      // only; a condition function there is an unknown name.
+      {"SET a = size(b)", {}, "Invalid UpdateExpression: Invalid function name; function: size"},
+      {"SET a = attribute_exists(b)", {},
+       "Invalid UpdateExpression: Invalid function name; function: attribute_exists"},
+      {"SET a = foo(b)", {}, "Invalid UpdateExpression: Invalid function name; function: foo"},
       {"SET a = :v +", {{":v", N("1")}},
        "Invalid UpdateExpression: Syntax error; token: \"<EOF>\", near: \"+\""},
       {"UPSERT a = :v", {{":v", N("1")}},
