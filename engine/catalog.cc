@@ -202,6 +202,10 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
   return t;
 }
 
+namespace {
+std::string ScalarName(ScalarAttributeType t) { return std::string(1, "SNB"[static_cast<int>(t)]); }
+}  // namespace
+
 Result<NewGlobalIndex> ValidateNewGlobalIndex(
     const TableInfo& table, const CreateGlobalSecondaryIndexAction& create,
     const std::optional<std::vector<AttributeDefinition>>& new_definitions) {
@@ -216,8 +220,9 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
     for (const auto& d : *new_definitions) {
       auto known = table.DefinedType(d.attribute_name);
       if (known && *known != d.attribute_type) {
-        return InvalidParameter("Cannot change the type of existing attribute " +
-                                d.attribute_name);
+        return InvalidParameter("Attributes cannot be redefined: " + d.attribute_name +
+                                " is defined as " + ScalarName(*known) + ", not " +
+                                ScalarName(d.attribute_type));
       }
       if (!known) check.attribute_definitions.push_back(d);
     }
@@ -228,7 +233,7 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
   check.global_secondary_indexes.emplace();
   for (const auto& existing : table.indexes) {
     if (existing.name == create.index_name) {
-      return InvalidParameter("Duplicate index name: " + existing.name);
+      return Status::Validation("Attempting to create an index which already exists");
     }
   }
   check.global_secondary_indexes->push_back({create.index_name, create.key_schema,
@@ -291,6 +296,7 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
         static_cast<double>(t.pay_per_request_since_ms) / 1000.0;
   }
   d.provisioned_throughput = t.throughput;
+  d.deletion_protection_enabled = t.deletion_protection;
   if (t.stream) {
     d.latest_stream_arn = d.table_arn + "/stream/" + t.stream->label;
     d.latest_stream_label = t.stream->label;
@@ -426,6 +432,7 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   d.add_pitr_enabled_ms(t.pitr_enabled_ms);
   // 35, the default, is stored as 0 (absent), so older descriptors read the same.
   d.add_pitr_recovery_days(t.pitr_recovery_days == 35 ? 0 : t.pitr_recovery_days);
+  d.add_deletion_protection(t.deletion_protection);
   d.add_tags(tags_offset);
   if (t.stream) {
     d.add_latest_stream_id(t.stream->id);
@@ -520,6 +527,7 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
   t.pitr_enabled = d->pitr_enabled();
   t.pitr_enabled_ms = d->pitr_enabled_ms();
   t.pitr_recovery_days = d->pitr_recovery_days() == 0 ? 35 : d->pitr_recovery_days();
+  t.deletion_protection = d->deletion_protection();
   if (t.pitr_recovery_days < 1 || t.pitr_recovery_days > 35) {
     return Status::Corruption("table descriptor: RecoveryPeriodInDays " +
                               std::to_string(t.pitr_recovery_days));

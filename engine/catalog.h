@@ -62,6 +62,7 @@ struct TableInfo {
   bool pitr_enabled = false;
   int64_t pitr_enabled_ms = 0;
   int32_t pitr_recovery_days = 35;
+  bool deletion_protection = false;  // DeleteTable refuses the table while set
   // The latest stream, if the table ever had one; `enabled` false after a
   // disable (DescribeTable still reports its ARN and label).
   struct Stream {
@@ -148,7 +149,7 @@ inline constexpr std::string_view kCatalogServicePrefix = "service/";
 // 2 -> 3 adds backfill cursors; 3 -> 4 adds service records and the
 // descriptors' point-in-time recovery fields).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 5;
+inline constexpr uint32_t kStorageFormatVersion = 6;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

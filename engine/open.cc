@@ -119,6 +119,9 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
   // 4 -> 5: the tokens column family, which Open has just created (empty:
   // version 4 kept ClientRequestTokens in memory only).
   if (version == 4) DYNAROCK_RETURN_IF_ERROR(reached(5));
+  // 5 -> 6: an optional descriptor field (deletion protection, off when
+  // absent): nothing to rewrite.
+  if (version == 5) DYNAROCK_RETURN_IF_ERROR(reached(6));
   return Status::OK();
 }
 

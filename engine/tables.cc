@@ -91,6 +91,7 @@ Result<TableInfo> Database::Impl::NewTable(const CreateTableRequest& request) {
     }
     info.tags = *request.tags;
   }
+  info.deletion_protection = request.deletion_protection_enabled;
   info.uuid = NewUuid();
   info.creation_time_ms = NowMs();
   if (info.billing_mode == BillingMode::kPayPerRequest) {
@@ -200,6 +201,11 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   DYNAROCK_ASSIGN_OR_RETURN(auto locked, LockTableExclusive(request.table_name));
   std::shared_ptr<TableState> table = locked.state;
   const uint32_t id = table->info.space_id;
+  if (table->info.deletion_protection) {
+    return Status::Validation(
+        "Resource cannot be deleted as it is currently protected against deletion. Disable "
+        "deletion protection first.");
+  }
 
   DeleteTableResponse response;
   response.table_description = Describe(table->info, options_.region, options_.account_id);
@@ -207,7 +213,8 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
       FillStatistics(table->info, &response.table_description,
                      [this](uint32_t space) { return ReadTableStats(space); }));
   // DynamoDB's DeleteTable description: no CreationDateTime, KeySchema or
-  // AttributeDefinitions (the rest as DescribeTable).
+  // AttributeDefinitions (the rest as DescribeTable; DeletionProtectionEnabled
+  // is false, or the table would not be going).
   response.table_description.table_status = TableStatus::kDeleting;
   response.table_description.creation_date_time = 0;
   response.table_description.key_schema.clear();
@@ -250,7 +257,7 @@ constexpr int64_t kMaxCapacityUnits = 1'000'000'000'000;  // 10^12
 Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
   const auto& updates = request.global_secondary_index_updates;
   if (!request.provisioned_throughput && !request.billing_mode && !request.stream_specification &&
-      (!updates || updates->empty())) {
+      !request.deletion_protection_enabled && (!updates || updates->empty())) {
     return Status::Validation(
         "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
         "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
@@ -370,7 +377,7 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     }
     if (info.billing_mode == BillingMode::kProvisioned && new_mode == BillingMode::kProvisioned &&
         request.provisioned_throughput && !request.stream_specification &&
-        index_updates.empty() &&
+        !request.deletion_protection_enabled && index_updates.empty() &&
         request.provisioned_throughput->read_capacity_units ==
             info.throughput.read_capacity_units &&
         request.provisioned_throughput->write_capacity_units ==
@@ -394,6 +401,9 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
       info.billing_mode = *request.billing_mode;
     }
     if (request.provisioned_throughput) info.throughput = *request.provisioned_throughput;
+    if (request.deletion_protection_enabled) {
+      info.deletion_protection = *request.deletion_protection_enabled;
+    }
     if (info.billing_mode == BillingMode::kPayPerRequest) {
       info.throughput = {};
       for (auto& i : info.indexes) i.throughput = {};

@@ -118,6 +118,10 @@ std::string RenderLocalSecondaryIndex(const V& v);
 template <typename V>
 std::string RenderLocalSecondaryIndexList(const V& v);
 template <typename V>
+std::string RenderLongObject(const V& v);
+template <typename V>
+std::string RenderOnDemandThroughput(const V& v);
+template <typename V>
 std::string RenderGlobalSecondaryIndex(const V& v);
 template <typename V>
 std::string RenderGlobalSecondaryIndexList(const V& v);
@@ -145,6 +149,10 @@ template <typename V>
 std::string RenderTagList(const V& v);
 template <typename V>
 std::string RenderTableClass(const V& v);
+template <typename V>
+std::string RenderDeletionProtectionEnabled(const V& v);
+template <typename V>
+std::string RenderResourcePolicy(const V& v);
 template <typename V>
 std::string RenderCreateTableInput(const V& v);
 template <typename V>
@@ -389,6 +397,8 @@ template <typename V>
 void CheckKeyList(const V& v, const std::string& path, Violations* out);
 template <typename V>
 void CheckAttributeNameList(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckExpressionAttributeNameMap(const V& v, const std::string& path, Violations* out);
 template <typename V>
 void CheckKeysAndAttributes(const V& v, const std::string& path, Violations* out);
 template <typename V>
@@ -1336,6 +1346,33 @@ std::string RenderLocalSecondaryIndexList([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderLongObject([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderOnDemandThroughput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "OnDemandThroughput(";
+  out += "maxReadRequestUnits=";
+  if constexpr (requires { v.max_read_request_units; }) {
+    out += IsPresent(v.max_read_request_units) ? RenderLongObject(Get(v.max_read_request_units)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", maxWriteRequestUnits=";
+  if constexpr (requires { v.max_write_request_units; }) {
+    out += IsPresent(v.max_write_request_units) ? RenderLongObject(Get(v.max_write_request_units)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
 std::string RenderGlobalSecondaryIndex([[maybe_unused]] const V& v) {
   if constexpr (requires { DebugString(v); }) {
     return DebugString(v);
@@ -1362,6 +1399,12 @@ std::string RenderGlobalSecondaryIndex([[maybe_unused]] const V& v) {
   out += ", provisionedThroughput=";
   if constexpr (requires { v.provisioned_throughput; }) {
     out += IsPresent(v.provisioned_throughput) ? RenderProvisionedThroughput(Get(v.provisioned_throughput)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", onDemandThroughput=";
+  if constexpr (requires { v.on_demand_throughput; }) {
+    out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
   } else {
     out += "null";
   }
@@ -1530,6 +1573,16 @@ std::string RenderTableClass([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderDeletionProtectionEnabled([[maybe_unused]] const V& v) {
+  return v ? "true" : "false";
+}
+
+template <typename V>
+std::string RenderResourcePolicy([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
 std::string RenderCreateTableInput([[maybe_unused]] const V& v) {
   if constexpr (requires { DebugString(v); }) {
     return DebugString(v);
@@ -1598,6 +1651,24 @@ std::string RenderCreateTableInput([[maybe_unused]] const V& v) {
   out += ", tableClass=";
   if constexpr (requires { v.table_class; }) {
     out += IsPresent(v.table_class) ? RenderTableClass(Get(v.table_class)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", deletionProtectionEnabled=";
+  if constexpr (requires { v.deletion_protection_enabled; }) {
+    out += IsPresent(v.deletion_protection_enabled) ? RenderDeletionProtectionEnabled(Get(v.deletion_protection_enabled)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", resourcePolicy=";
+  if constexpr (requires { v.resource_policy; }) {
+    out += IsPresent(v.resource_policy) ? RenderResourcePolicy(Get(v.resource_policy)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", onDemandThroughput=";
+  if constexpr (requires { v.on_demand_throughput; }) {
+    out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
   } else {
     out += "null";
   }
@@ -2952,6 +3023,12 @@ std::string RenderUpdateGlobalSecondaryIndexAction([[maybe_unused]] const V& v) 
   } else {
     out += "null";
   }
+  out += ", onDemandThroughput=";
+  if constexpr (requires { v.on_demand_throughput; }) {
+    out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
+  } else {
+    out += "null";
+  }
   return out + ")";
   }
 }
@@ -2983,6 +3060,12 @@ std::string RenderCreateGlobalSecondaryIndexAction([[maybe_unused]] const V& v) 
   out += ", keySchema=";
   if constexpr (requires { v.key_schema; }) {
     out += IsPresent(v.key_schema) ? RenderKeySchema(Get(v.key_schema)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", onDemandThroughput=";
+  if constexpr (requires { v.on_demand_throughput; }) {
+    out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
   } else {
     out += "null";
   }
@@ -3294,6 +3377,18 @@ std::string RenderUpdateTableInput([[maybe_unused]] const V& v) {
   out += ", tableClass=";
   if constexpr (requires { v.table_class; }) {
     out += IsPresent(v.table_class) ? RenderTableClass(Get(v.table_class)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", deletionProtectionEnabled=";
+  if constexpr (requires { v.deletion_protection_enabled; }) {
+    out += IsPresent(v.deletion_protection_enabled) ? RenderDeletionProtectionEnabled(Get(v.deletion_protection_enabled)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", onDemandThroughput=";
+  if constexpr (requires { v.on_demand_throughput; }) {
+    out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
   } else {
     out += "null";
   }
@@ -3832,6 +3927,12 @@ std::string RenderTableCreationParameters([[maybe_unused]] const V& v) {
   } else {
     out += "null";
   }
+  out += ", onDemandThroughput=";
+  if constexpr (requires { v.on_demand_throughput; }) {
+    out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
+  } else {
+    out += "null";
+  }
   return out + ")";
   }
 }
@@ -4023,6 +4124,15 @@ void CheckAttributeNameList(const V& v, const std::string& path, Violations* out
 }
 
 template <typename V>
+void CheckExpressionAttributeNameMap(const V& v, const std::string& path, Violations* out) {
+  for (const auto& [key, value] : v) {
+    if (!(Utf16Length(value) <= 65535)) {
+      out->Add(RenderExpressionAttributeNameMap(v), path, "Map value must satisfy constraint: [Member must have length less than or equal to 65535]");
+    }
+  }
+}
+
+template <typename V>
 void CheckKeysAndAttributes(const V& v, const std::string& path, Violations* out) {
   if constexpr (requires { v.keys; }) {
     if (!IsPresent(v.keys)) out->NotNull(Join(path, "keys"));
@@ -4030,6 +4140,9 @@ void CheckKeysAndAttributes(const V& v, const std::string& path, Violations* out
   }
   if constexpr (requires { v.attributes_to_get; }) {
     if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Join(path, "attributesToGet"), out);
+  }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
   }
 }
 
@@ -4594,6 +4707,9 @@ void CheckDeleteItemInput(const V& v, const std::string& path, Violations* out) 
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
   }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+  }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
     if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
   }
@@ -4638,6 +4754,9 @@ void CheckGetItemInput(const V& v, const std::string& path, Violations* out) {
   if constexpr (requires { v.key; }) {
     if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
     if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+  }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
   }
 }
 
@@ -4698,6 +4817,9 @@ void CheckPutItemInput(const V& v, const std::string& path, Violations* out) {
   }
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+  }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
     if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
@@ -4792,6 +4914,9 @@ void CheckQueryInput(const V& v, const std::string& path, Violations* out) {
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
   }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+  }
 }
 
 template <typename V>
@@ -4845,6 +4970,9 @@ void CheckScanInput(const V& v, const std::string& path, Violations* out) {
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
   }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+  }
 }
 
 template <typename V>
@@ -4868,6 +4996,9 @@ void CheckGet(const V& v, const std::string& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
     if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
     if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+  }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
   }
 }
 
@@ -4916,6 +5047,9 @@ void CheckConditionCheck(const V& v, const std::string& path, Violations* out) {
   if constexpr (requires { v.condition_expression; }) {
     if (!IsPresent(v.condition_expression)) out->NotNull(Join(path, "conditionExpression"));
   }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+  }
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
   }
@@ -4934,6 +5068,9 @@ void CheckPut(const V& v, const std::string& path, Violations* out) {
     if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
     if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
   }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+  }
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
   }
@@ -4951,6 +5088,9 @@ void CheckDelete(const V& v, const std::string& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
     if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
     if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+  }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
@@ -4972,6 +5112,9 @@ void CheckUpdate(const V& v, const std::string& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
     if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
     if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+  }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
@@ -5107,6 +5250,9 @@ void CheckUpdateItemInput(const V& v, const std::string& path, Violations* out) 
   }
   if constexpr (requires { v.expression_attribute_values; }) {
     if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+  }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
     if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);

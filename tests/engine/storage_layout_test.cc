@@ -66,8 +66,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 5 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 05");
+  // "DYNAROCK" | version 6 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 06");
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -107,8 +107,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 6; "
-                                                     "this build reads versions up to 5. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 7; "
+                                                     "this build reads versions up to 6. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -131,7 +131,7 @@ TEST_F(StorageLayoutTest, VersionOneIsUpgradedStepByStep) {
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  EXPECT_EQ(record, EncodeFormatRecord(5));
+  EXPECT_EQ(record, EncodeFormatRecord(6));
   RawClose(std::move(raw), &handles);
 }
 
@@ -282,12 +282,12 @@ TEST_F(StorageLayoutTest, VersionThreeIsUpgradedAndServiceRecordsHaveTheirKeys) 
   { ASSERT_OK(Database::Open(dir_, {})); }
   raw = RawOpen(kColumnFamilies, &handles);
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
-  EXPECT_EQ(value, EncodeFormatRecord(5));
+  EXPECT_EQ(value, EncodeFormatRecord(6));
   RawClose(std::move(raw), &handles);
 }
 
 // Version 4 kept ClientRequestTokens in memory: its directory has no tokens
-// column family. Open creates it (empty) and records version 5.
+// column family. Open creates it (empty) and records version 6.
 TEST_F(StorageLayoutTest, VersionFourGainsTheTokensColumnFamily) {
   const std::vector<std::string> v4(kColumnFamilies.begin(), kColumnFamilies.end() - 1);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -299,7 +299,39 @@ TEST_F(StorageLayoutTest, VersionFourGainsTheTokensColumnFamily) {
   raw = RawOpen(kColumnFamilies, &handles);
   std::string value;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
-  EXPECT_EQ(value, EncodeFormatRecord(5));
+  EXPECT_EQ(value, EncodeFormatRecord(6));
+  RawClose(std::move(raw), &handles);
+}
+
+// 5 -> 6 adds the optional deletion_protection descriptor field: only the
+// record changes, and a version 5 table reads unprotected (DeleteTable
+// takes it), as DynamoDB's DeletionProtectionEnabled defaults.
+TEST_F(StorageLayoutTest, VersionFiveIsUpgradedAndItsTablesAreUnprotected) {
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    CreateTableRequest r{.table_name = "Old"};
+    r.attribute_definitions = {{"k", ScalarAttributeType::kS}};
+    r.key_schema = {{"k", KeyType::kHash}};
+    r.billing_mode = BillingMode::kPayPerRequest;
+    ASSERT_OK((*db)->CreateTable(r));
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto raw = RawOpen(kColumnFamilies, &handles);
+  ASSERT_OK(raw->Put(rocksdb::WriteOptions(), handles[1], "format", EncodeFormatRecord(5)));
+  RawClose(std::move(raw), &handles);
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    auto described = (*db)->DescribeTable({"Old"});
+    ASSERT_OK(described);
+    EXPECT_FALSE(described->table.deletion_protection_enabled);
+    EXPECT_OK((*db)->DeleteTable({"Old"}));
+  }
+  raw = RawOpen(kColumnFamilies, &handles);
+  std::string value;
+  ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
+  EXPECT_EQ(value, EncodeFormatRecord(6));
   RawClose(std::move(raw), &handles);
 }
 

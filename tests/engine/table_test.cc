@@ -8,6 +8,7 @@ namespace dynarock {
 namespace {
 
 using testing::DbTest;
+using testing::S;
 using testing::TableRequest;
 using T = ScalarAttributeType;
 
@@ -92,6 +93,50 @@ TEST_F(TableTest, LastUpdateToPayPerRequestDateTime) {
   ASSERT_TRUE(d.last_update_to_pay_per_request_date_time.has_value());
   EXPECT_EQ(*d.last_update_to_pay_per_request_date_time, 1'800'000'060.0);
   EXPECT_EQ(d.provisioned_throughput.read_capacity_units, 0);
+}
+
+// DynamoDB's DeletionProtectionEnabled: while set, DeleteTable is a
+// ValidationException and the table and its items stay; UpdateTable sets
+// and clears it, alone or with other changes; it survives a reopen.
+TEST_F(TableTest, DeletionProtectionRefusesDeleteTableUntilCleared) {
+  const std::string refused =
+      "Resource cannot be deleted as it is currently protected against deletion. Disable "
+      "deletion protection first.";
+  CreateTableRequest r = TableRequest("Guarded", "k", T::kS);
+  r.deletion_protection_enabled = true;
+  Create(r);
+  ASSERT_OK(db_->PutItem({.table_name = "Guarded", .item = {{"k", S("a")}}}));
+  EXPECT_TRUE(db_->DescribeTable({"Guarded"})->table.deletion_protection_enabled);
+  EXPECT_EQ(db_->DeleteTable({"Guarded"}).status(), Status::Validation(refused));
+  Reopen();
+  EXPECT_EQ(db_->DeleteTable({"Guarded"}).status(), Status::Validation(refused));
+  EXPECT_EQ(db_->DescribeTable({"Guarded"})->table.item_count, 1);
+
+  UpdateTableRequest off{.table_name = "Guarded", .deletion_protection_enabled = false};
+  auto updated = db_->UpdateTable(off);  // the only change: no "nothing to update" error
+  ASSERT_OK(updated);
+  EXPECT_FALSE(updated->table_description.deletion_protection_enabled);
+  EXPECT_OK(db_->UpdateTable(off));  // as it is already: accepted, nothing changes
+
+  // On again, together with a billing change; then off, and the table goes.
+  UpdateTableRequest on{.table_name = "Guarded", .deletion_protection_enabled = true};
+  on.billing_mode = BillingMode::kProvisioned;
+  on.provisioned_throughput = ProvisionedThroughput{5, 5};
+  ASSERT_OK(db_->UpdateTable(on));
+  Reopen();
+  auto d = db_->DescribeTable({"Guarded"})->table;
+  EXPECT_TRUE(d.deletion_protection_enabled);
+  EXPECT_EQ(d.billing_mode, BillingMode::kProvisioned);
+  EXPECT_EQ(db_->DeleteTable({"Guarded"}).status(), Status::Validation(refused));
+  ASSERT_OK(db_->UpdateTable(off));
+  auto gone = db_->DeleteTable({"Guarded"});
+  ASSERT_OK(gone);
+  EXPECT_FALSE(gone->table_description.deletion_protection_enabled);
+  EXPECT_EQ(db_->DescribeTable({"Guarded"}).status().code(), Status::Code::kResourceNotFound);
+  // Unprotected by default.
+  Create(TableRequest("Plain", "k", T::kS));
+  EXPECT_FALSE(db_->DescribeTable({"Plain"})->table.deletion_protection_enabled);
+  EXPECT_OK(db_->DeleteTable({"Plain"}));
 }
 
 // CreateTable's Tags tag the table (they were dropped); more than 50 is

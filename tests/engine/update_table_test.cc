@@ -131,7 +131,22 @@ TEST_F(UpdateTableTest, DeleteGsiAndErrors) {
   ASSERT_OK(db_->UpdateTable(AddByDepot()));
   ASSERT_OK(db_->WaitForBackfills());
   EXPECT_EQ(db_->UpdateTable(AddByDepot()).status(),
-            Status::Validation("One or more parameter values were invalid: Duplicate index name: ByDepot"));
+            Status::Validation("Attempting to create an index which already exists"));
+  // DynamoDB: a new index's definitions may repeat an existing attribute's
+  // (clients send the whole list) but not give it another type.
+  UpdateTableRequest redefine = AddByDepot();
+  (*redefine.global_secondary_index_updates)[0].create->index_name = "ByDepot3";
+  redefine.attribute_definitions->push_back({"recordedAt", T::kN});
+  EXPECT_EQ(db_->UpdateTable(redefine).status(),
+            Status::Validation("One or more parameter values were invalid: Attributes cannot be "
+                               "redefined: recordedAt is defined as S, not N"));
+  redefine.attribute_definitions->back().attribute_type = T::kS;  // the same type is fine
+  EXPECT_OK(db_->UpdateTable(redefine));
+  ASSERT_OK(db_->WaitForBackfills());
+  UpdateTableRequest drop3{.table_name = "Telemetry"};
+  drop3.global_secondary_index_updates =
+      std::vector<GlobalSecondaryIndexUpdate>{{.delete_index_name = "ByDepot3"}};
+  ASSERT_OK(db_->UpdateTable(drop3));
   UpdateTableRequest two = AddByDepot();
   two.global_secondary_index_updates->push_back({.delete_index_name = "ByDepot"});
   EXPECT_EQ(db_->UpdateTable(two).status(),

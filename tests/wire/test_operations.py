@@ -273,3 +273,107 @@ def test_create_table_tags_and_unsupported_parameters_refused(dynamodb):
     assert error(e)[0] == "ValidationException" and "ReplicaUpdates" in error(e)[1]
     assert name + "-x" not in dynamodb.list_tables()["TableNames"]
     dynamodb.delete_table(TableName=name)
+
+
+def call(endpoint, operation, body):
+    """One JSON request as a client newer than Debian's botocore sends it
+    (members botocore 1.29 does not know): (status, decoded answer)."""
+    import json
+    from test_protocol import post
+    status, _, answer = post(endpoint, "DynamoDB_20120810." + operation, json.dumps(body).encode())
+    return status, json.loads(answer)
+
+
+def test_deletion_protection_and_refused_newer_members(endpoint):
+    # DynamoDB: with DeletionProtectionEnabled, DeleteTable is a
+    # ValidationException until UpdateTable clears it; DescribeTable reports
+    # the flag (false too).
+    name = "Guarded-" + uuid.uuid4().hex[:8]
+    base = {"TableName": name, "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}],
+            "BillingMode": "PAY_PER_REQUEST"}
+    status, out = call(endpoint, "CreateTable", {**base, "DeletionProtectionEnabled": True})
+    assert status == 200 and out["TableDescription"]["DeletionProtectionEnabled"] is True
+    status, out = call(endpoint, "DeleteTable", {"TableName": name})
+    assert status == 400
+    assert out["__type"] == "com.amazon.coral.validate#ValidationException"
+    assert out["message"] == ("Resource cannot be deleted as it is currently protected against "
+                              "deletion. Disable deletion protection first.")
+    status, out = call(endpoint, "UpdateTable", {"TableName": name, "DeletionProtectionEnabled": False})
+    assert status == 200 and out["TableDescription"]["DeletionProtectionEnabled"] is False
+    status, out = call(endpoint, "DescribeTable", {"TableName": name})
+    assert out["Table"]["DeletionProtectionEnabled"] is False
+    status, out = call(endpoint, "DeleteTable", {"TableName": name})
+    assert status == 200 and out["TableDescription"]["TableStatus"] == "DELETING"
+
+    # What Dynarock cannot honour is refused, and nothing is created.
+    gsi = {"IndexName": "ByG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+           "Projection": {"ProjectionType": "ALL"}}
+    with_gsi = {**base, "AttributeDefinitions": base["AttributeDefinitions"] +
+                [{"AttributeName": "g", "AttributeType": "S"}]}
+    limits = {"MaxReadRequestUnits": 100, "MaxWriteRequestUnits": 100}
+    for body, word in [({**base, "OnDemandThroughput": limits}, "OnDemandThroughput"),
+                       ({**with_gsi, "GlobalSecondaryIndexes": [{**gsi, "OnDemandThroughput": limits}]},
+                        "OnDemandThroughput"),
+                       ({**base, "ResourcePolicy": '{"Version": "2012-10-17"}'}, "ResourcePolicy")]:
+        status, out = call(endpoint, "CreateTable", body)
+        assert status == 400 and out["__type"].endswith("#ValidationException"), out
+        assert word in out["message"], out
+    status, out = call(endpoint, "DescribeTable", {"TableName": name})
+    assert out["__type"].endswith("#ResourceNotFoundException")
+    status, out = call(endpoint, "CreateTable", base)
+    assert status == 200 and out["TableDescription"]["DeletionProtectionEnabled"] is False
+    status, out = call(endpoint, "UpdateTable", {
+        "TableName": name, "AttributeDefinitions": [{"AttributeName": "g", "AttributeType": "S"}],
+        "GlobalSecondaryIndexUpdates": [{"Create": {**gsi, "OnDemandThroughput": limits}}]})
+    assert status == 400 and "OnDemandThroughput" in out["message"]
+    status, out = call(endpoint, "DescribeTable", {"TableName": name})
+    assert "GlobalSecondaryIndexes" not in out["Table"]
+    call(endpoint, "DeleteTable", {"TableName": name})
+
+
+def test_update_and_name_errors_in_dynamodb_words(dynamodb, fleet_table):
+    key = {"vehicleId": {"S": "VEH#E"}, "recordedAt": {"S": "META"}}
+    dynamodb.put_item(TableName=fleet_table, Item={**key, "model": {"S": "eVan"},
+                                                   "tags": {"L": [{"S": "a"}]}})
+    # Nested REMOVE/DELETE need an existing parent of the right kind.
+    for expr in ["REMOVE model.variant", "REMOVE nothere.variant", "REMOVE tags.variant", "REMOVE model[0]"]:
+        with pytest.raises(ClientError) as e:
+            dynamodb.update_item(TableName=fleet_table, Key=key, UpdateExpression=expr)
+        assert error(e) == ("ValidationException",
+                            "The document path provided in the update expression is invalid for update"), expr
+    dynamodb.update_item(TableName=fleet_table, Key=key, UpdateExpression="REMOVE tags[5], absent")
+    # Only if_not_exists and list_append are update functions.
+    for fn in ["size", "attribute_exists", "frobnicate"]:
+        with pytest.raises(ClientError) as e:
+            dynamodb.update_item(TableName=fleet_table, Key=key, UpdateExpression=f"SET x = {fn}(model)")
+        assert error(e) == ("ValidationException",
+                            f"Invalid UpdateExpression: Invalid function name; function: {fn}")
+    # An expression attribute name is an attribute name: at most 65535 bytes.
+    with pytest.raises(ClientError) as e:
+        dynamodb.get_item(TableName=fleet_table, Key=key, ProjectionExpression="#n",
+                          ExpressionAttributeNames={"#n": "a" * 65536})
+    code, message = error(e)
+    assert code == "ValidationException"
+    assert message.startswith("1 validation error detected: Value '{#n=aaa")
+    assert message.endswith("' at 'expressionAttributeNames' failed to satisfy constraint: Map value "
+                            "must satisfy constraint: [Member must have length less than or equal "
+                            "to 65535]")
+    # A new GSI under an existing name; an attribute redefined with another type.
+    with pytest.raises(ClientError) as e:
+        dynamodb.update_table(
+            TableName=fleet_table,
+            AttributeDefinitions=[{"AttributeName": "depotCode", "AttributeType": "S"}],
+            GlobalSecondaryIndexUpdates=[{"Create": {
+                "IndexName": "ByDepot", "KeySchema": [{"AttributeName": "depotCode", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+    assert error(e) == ("ValidationException", "Attempting to create an index which already exists")
+    with pytest.raises(ClientError) as e:
+        dynamodb.update_table(
+            TableName=fleet_table,
+            AttributeDefinitions=[{"AttributeName": "speedKph", "AttributeType": "S"}],
+            GlobalSecondaryIndexUpdates=[{"Create": {
+                "IndexName": "BySpeedG", "KeySchema": [{"AttributeName": "speedKph", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+    assert error(e) == ("ValidationException", "One or more parameter values were invalid: Attributes "
+                        "cannot be redefined: speedKph is defined as N, not S")

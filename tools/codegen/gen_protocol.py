@@ -138,7 +138,27 @@ MODEL_ADDITIONS["PointInTimeRecoverySpecification"] = {
 MODEL_ADDITIONS["ExportTableToPointInTimeInput"] = {
     "ExportType": {"shape": "ExportType"},
     "IncrementalExportSpecification": {"shape": "IncrementalExportSpecification"}}
+# CreateTable/UpdateTable's DeletionProtectionEnabled (March 2023), and two
+# members Dynarock refuses (tools/server/wire_requests.cc): the maximum
+# on-demand throughput (OnDemandThroughput, May 2024) and a resource-based
+# IAM policy (ResourcePolicy, March 2024).
+MODEL_ADDITIONS["CreateTableInput"] = {
+    "DeletionProtectionEnabled": {"shape": "DeletionProtectionEnabled"},
+    "ResourcePolicy": {"shape": "ResourcePolicy"},
+    "OnDemandThroughput": {"shape": "OnDemandThroughput"}}
+MODEL_ADDITIONS["UpdateTableInput"] = {
+    "DeletionProtectionEnabled": {"shape": "DeletionProtectionEnabled"},
+    "OnDemandThroughput": {"shape": "OnDemandThroughput"}}
+for shape in ("GlobalSecondaryIndex", "CreateGlobalSecondaryIndexAction",
+              "UpdateGlobalSecondaryIndexAction", "TableCreationParameters"):
+    MODEL_ADDITIONS[shape] = {"OnDemandThroughput": {"shape": "OnDemandThroughput"}}
 NEW_SHAPES = {
+    "DeletionProtectionEnabled": {"type": "boolean"},
+    "ResourcePolicy": {"type": "string"},
+    "OnDemandThroughput": {"type": "structure", "members": {
+        "MaxReadRequestUnits": {"shape": "LongObject"},
+        "MaxWriteRequestUnits": {"shape": "LongObject"}}},
+    "LongObject": {"type": "long"},
     "RecoveryPeriodInDays": {"type": "integer", "min": 1, "max": 35},
     "ExportType": {"type": "string", "enum": ["FULL_EXPORT", "INCREMENTAL_EXPORT"]},
     "ExportViewType": {"type": "string", "enum": ["NEW_IMAGE", "NEW_AND_OLD_IMAGES"]},
@@ -293,7 +313,9 @@ class Model:
                 self.kind(s["member"]["shape"]) in ("structure", "list", "map")
         elif t == "map":
             key = self.shapes[s["key"]["shape"]]
+            value = self.shapes[s["value"]["shape"]]
             r = r or any(k in key for k in ("min", "max", "pattern")) or \
+                (value["type"] == "string" and any(k in value for k in ("min", "max", "pattern"))) or \
                 (self.needs_check(s["value"]["shape"], memo) and
                  self.kind(s["value"]["shape"]) in ("structure", "list", "map"))
         memo[n] = r
@@ -596,7 +618,18 @@ def gen_checker(model, n, w):
             w("    }")
             w("  }")
         vs = model.shapes[val]
-        if model.kind(val) == "list" and constraint_list(vs):
+        if vs["type"] == "string" and constraint_list(vs):
+            # ExpressionAttributeNames: each name is an AttributeName (at
+            # most 65535 long), checked like a key, in the value's words.
+            texts = [constraint_text(k, x, "string") for k, x in
+                     sorted(constraint_list(vs), key=lambda c: ["max", "min", "pattern"].index(c[0]))]
+            w("  for (const auto& [key, value] : v) {")
+            w("    if (!%s) {" % key_predicate(vs, "value"))
+            w("      out->Add(%s(v), path, %s);" %
+              (model.renderer(n), cstr("Map value must satisfy constraint: [" + ", ".join(texts) + "]")))
+            w("    }")
+            w("  }")
+        elif model.kind(val) == "list" and constraint_list(vs):
             texts = [constraint_text(k, x, "list") for k, x in
                      sorted(constraint_list(vs), key=lambda c: ["max", "min"].index(c[0]))]
             w("  for (const auto& [key, value] : v) {")
@@ -627,14 +660,14 @@ def gen_checker(model, n, w):
     w("")
 
 
-def key_predicate(key):
+def key_predicate(key, var="key"):
     conds = []
     if "min" in key:
-        conds.append("Utf16Length(key) >= %d" % key["min"])
+        conds.append("Utf16Length(%s) >= %d" % (var, key["min"]))
     if "max" in key:
-        conds.append("Utf16Length(key) <= %d" % key["max"])
+        conds.append("Utf16Length(%s) <= %d" % (var, key["max"]))
     if "pattern" in key:
-        conds.append("MatchesPattern(%s, key)" % cstr(key["pattern"]))
+        conds.append("MatchesPattern(%s, %s)" % (cstr(key["pattern"]), var))
     return "(" + " && ".join(conds) + ")"
 
 

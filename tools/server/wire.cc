@@ -184,6 +184,8 @@ void WriteTable(Writer& w, const TableDescription& d) {
     Key(w, "LatestStreamLabel");
     Str(w, *d.latest_stream_label);
   }
+  Key(w, "DeletionProtectionEnabled");  // DynamoDB reports it, false included
+  w.Bool(d.deletion_protection_enabled);
   w.EndObject();
 }
 

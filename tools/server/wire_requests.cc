@@ -336,12 +336,20 @@ std::optional<StreamSpecification> StreamSpec(const std::optional<p::StreamSpeci
 // half-served: KMS encryption at rest (Dynarock stores tables unencrypted;
 // SSESpecification.Enabled=false, DynamoDB's default owned key, is the same
 // table and is accepted at creation), the Infrequent Access table class,
-// and global-table replicas (scale out with DynamoDB or Alternator).
+// global-table replicas (scale out with DynamoDB or Alternator), and a
+// maximum on-demand throughput (OnDemandThroughput: Dynarock does not
+// throttle on-demand requests, so a maximum would be ignored).
 // `replicas` is null for CreateTable.
 Status RefuseUnsupported(const std::optional<p::SSESpecification>& sse,
                          const std::optional<std::string>& table_class,
-                         const std::optional<std::vector<p::ReplicationGroupUpdate>>* replicas) {
+                         const std::optional<std::vector<p::ReplicationGroupUpdate>>* replicas,
+                         bool on_demand_throughput) {
   const bool update = replicas != nullptr;
+  if (on_demand_throughput) {
+    return Status::Validation(
+        "Dynarock does not support OnDemandThroughput: on-demand tables and indexes have no "
+        "maximum request rate here (leave OnDemandThroughput out)");
+  }
   if (sse && (update || sse->enabled.value_or(false))) {
     return Status::Validation(
         "Dynarock does not support SSESpecification: tables are stored without KMS encryption "
@@ -386,7 +394,19 @@ Result<CreateTableRequest> ToRequest(p::CreateTableInput&& in) {
     r.tags.emplace();
     for (auto& t : *in.tags) r.tags->insert_or_assign(Take(t.key), Take(t.value));
   }
-  DYNAROCK_RETURN_IF_ERROR(RefuseUnsupported(in.sse_specification, in.table_class, nullptr));
+  r.deletion_protection_enabled = in.deletion_protection_enabled.value_or(false);
+  bool on_demand = in.on_demand_throughput.has_value();
+  if (in.global_secondary_indexes) {
+    for (const auto& g : *in.global_secondary_indexes)
+      on_demand |= g.on_demand_throughput.has_value();
+  }
+  DYNAROCK_RETURN_IF_ERROR(
+      RefuseUnsupported(in.sse_specification, in.table_class, nullptr, on_demand));
+  if (in.resource_policy) {
+    return Status::Validation(
+        "Dynarock does not support ResourcePolicy: it has no IAM policies to attach (create "
+        "the table without one)");
+  }
   return r;
 }
 
@@ -423,8 +443,16 @@ Result<UpdateTableRequest> ToRequest(p::UpdateTableInput&& in) {
     }
   }
   r.stream_specification = StreamSpec(in.stream_specification);
+  r.deletion_protection_enabled = in.deletion_protection_enabled;
+  bool on_demand = in.on_demand_throughput.has_value();
+  if (in.global_secondary_index_updates) {
+    for (const auto& u : *in.global_secondary_index_updates) {
+      on_demand |= (u.create && u.create->on_demand_throughput) ||
+                   (u.update && u.update->on_demand_throughput);
+    }
+  }
   DYNAROCK_RETURN_IF_ERROR(
-      RefuseUnsupported(in.sse_specification, in.table_class, &in.replica_updates));
+      RefuseUnsupported(in.sse_specification, in.table_class, &in.replica_updates, on_demand));
   return r;
 }
 

@@ -87,6 +87,8 @@ struct CreateTableRequest {
   std::optional<StreamSpecification> stream_specification{};
   // Tags the table at creation, as TagResource would (at most 50).
   std::optional<std::map<std::string, std::string>> tags{};
+  // While set, DeleteTable refuses the table (UpdateTable clears it).
+  bool deletion_protection_enabled = false;
 };
 
 enum class IndexStatus { kCreating, kUpdating, kDeleting, kActive };
@@ -137,6 +139,7 @@ struct TableDescription {
   // The latest stream, enabled or not: stays after a disable.
   std::optional<std::string> latest_stream_arn{};
   std::optional<std::string> latest_stream_label{};
+  bool deletion_protection_enabled = false;
 };
 
 struct CreateTableResponse {
@@ -188,6 +191,9 @@ struct UpdateTableRequest {
   std::optional<std::vector<GlobalSecondaryIndexUpdate>> global_secondary_index_updates{};
   // Enables a new stream or disables the current one.
   std::optional<StreamSpecification> stream_specification{};
+  // Turns deletion protection on or off (setting it as it is changes nothing
+  // and is no error).
+  std::optional<bool> deletion_protection_enabled{};
 };
 struct UpdateTableResponse {
   TableDescription table_description{};
@@ -252,6 +258,8 @@ struct ListTagsOfResourceResponse {
   std::map<std::string, std::string> tags{};
 };
 
+// A table with deletion protection is refused (ValidationException) until an
+// UpdateTable turns the protection off.
 struct DeleteTableRequest {
   std::string table_name{};
 };

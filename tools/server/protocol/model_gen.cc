@@ -27,6 +27,7 @@ Status ReadProvisionedThroughput(Element json, Position pos, ProvisionedThroughp
 Status ReadKeySchemaElement(Element json, Position pos, KeySchemaElement* out);
 Status ReadProjection(Element json, Position pos, Projection* out);
 Status ReadLocalSecondaryIndex(Element json, Position pos, LocalSecondaryIndex* out);
+Status ReadOnDemandThroughput(Element json, Position pos, OnDemandThroughput* out);
 Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex* out);
 Status ReadStreamSpecification(Element json, Position pos, StreamSpecification* out);
 Status ReadSSESpecification(Element json, Position pos, SSESpecification* out);
@@ -415,16 +416,38 @@ Status ReadLocalSecondaryIndex(Element json, Position pos, LocalSecondaryIndex* 
   return Status::OK();
 }
 
+Status ReadOnDemandThroughput(Element json, Position pos, OnDemandThroughput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.OnDemandThroughput"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "MaxReadRequestUnits") i = 0;
+    else if (key == "MaxWriteRequestUnits") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadLong(slot[0], Position::kMember, &out->max_read_request_units.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadLong(slot[1], Position::kMember, &out->max_write_request_units.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.GlobalSecondaryIndex"));
-  Element slot[4];
-  bool present[4] = {};
+  Element slot[5];
+  bool present[5] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "IndexName") i = 0;
     else if (key == "KeySchema") i = 1;
     else if (key == "Projection") i = 2;
     else if (key == "ProvisionedThroughput") i = 3;
+    else if (key == "OnDemandThroughput") i = 4;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -440,6 +463,9 @@ Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex
   }
   if (present[3]) {
     DYNAROCK_RETURN_IF_ERROR(ReadProvisionedThroughput(slot[3], Position::kMember, &out->provisioned_throughput.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[4], Position::kMember, &out->on_demand_throughput.emplace()));
   }
   return Status::OK();
 }
@@ -513,8 +539,8 @@ Status ReadTag(Element json, Position pos, Tag* out) {
 
 Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.CreateTableInput"));
-  Element slot[11];
-  bool present[11] = {};
+  Element slot[14];
+  bool present[14] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "AttributeDefinitions") i = 0;
@@ -528,6 +554,9 @@ Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
     else if (key == "SSESpecification") i = 8;
     else if (key == "Tags") i = 9;
     else if (key == "TableClass") i = 10;
+    else if (key == "DeletionProtectionEnabled") i = 11;
+    else if (key == "ResourcePolicy") i = 12;
+    else if (key == "OnDemandThroughput") i = 13;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -564,6 +593,15 @@ Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
   }
   if (present[10]) {
     DYNAROCK_RETURN_IF_ERROR(ReadString(slot[10], Position::kMember, &out->table_class.emplace()));
+  }
+  if (present[11]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadBoolean(slot[11], Position::kMember, &out->deletion_protection_enabled.emplace()));
+  }
+  if (present[12]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[12], Position::kMember, &out->resource_policy.emplace()));
+  }
+  if (present[13]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[13], Position::kMember, &out->on_demand_throughput.emplace()));
   }
   return Status::OK();
 }
@@ -1443,12 +1481,13 @@ Status ReadUpdateItemInput(Element json, Position pos, UpdateItemInput* out) {
 
 Status ReadUpdateGlobalSecondaryIndexAction(Element json, Position pos, UpdateGlobalSecondaryIndexAction* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.UpdateGlobalSecondaryIndexAction"));
-  Element slot[2];
-  bool present[2] = {};
+  Element slot[3];
+  bool present[3] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "IndexName") i = 0;
     else if (key == "ProvisionedThroughput") i = 1;
+    else if (key == "OnDemandThroughput") i = 2;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -1459,19 +1498,23 @@ Status ReadUpdateGlobalSecondaryIndexAction(Element json, Position pos, UpdateGl
   if (present[1]) {
     DYNAROCK_RETURN_IF_ERROR(ReadProvisionedThroughput(slot[1], Position::kMember, &out->provisioned_throughput.emplace()));
   }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[2], Position::kMember, &out->on_demand_throughput.emplace()));
+  }
   return Status::OK();
 }
 
 Status ReadCreateGlobalSecondaryIndexAction(Element json, Position pos, CreateGlobalSecondaryIndexAction* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.CreateGlobalSecondaryIndexAction"));
-  Element slot[4];
-  bool present[4] = {};
+  Element slot[5];
+  bool present[5] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "Projection") i = 0;
     else if (key == "IndexName") i = 1;
     else if (key == "ProvisionedThroughput") i = 2;
     else if (key == "KeySchema") i = 3;
+    else if (key == "OnDemandThroughput") i = 4;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -1487,6 +1530,9 @@ Status ReadCreateGlobalSecondaryIndexAction(Element json, Position pos, CreateGl
   }
   if (present[3]) {
     DYNAROCK_RETURN_IF_ERROR(ReadKeySchema(slot[3], Position::kMember, &out->key_schema.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[4], Position::kMember, &out->on_demand_throughput.emplace()));
   }
   return Status::OK();
 }
@@ -1681,8 +1727,8 @@ Status ReadReplicationGroupUpdate(Element json, Position pos, ReplicationGroupUp
 
 Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.UpdateTableInput"));
-  Element slot[9];
-  bool present[9] = {};
+  Element slot[11];
+  bool present[11] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "TableName") i = 0;
@@ -1694,6 +1740,8 @@ Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
     else if (key == "SSESpecification") i = 6;
     else if (key == "ReplicaUpdates") i = 7;
     else if (key == "TableClass") i = 8;
+    else if (key == "DeletionProtectionEnabled") i = 9;
+    else if (key == "OnDemandThroughput") i = 10;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -1724,6 +1772,12 @@ Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
   }
   if (present[8]) {
     DYNAROCK_RETURN_IF_ERROR(ReadString(slot[8], Position::kMember, &out->table_class.emplace()));
+  }
+  if (present[9]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadBoolean(slot[9], Position::kMember, &out->deletion_protection_enabled.emplace()));
+  }
+  if (present[10]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[10], Position::kMember, &out->on_demand_throughput.emplace()));
   }
   return Status::OK();
 }
@@ -2018,8 +2072,8 @@ Status ReadInputFormatOptions(Element json, Position pos, InputFormatOptions* ou
 
 Status ReadTableCreationParameters(Element json, Position pos, TableCreationParameters* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.TableCreationParameters"));
-  Element slot[7];
-  bool present[7] = {};
+  Element slot[8];
+  bool present[8] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "TableName") i = 0;
@@ -2029,6 +2083,7 @@ Status ReadTableCreationParameters(Element json, Position pos, TableCreationPara
     else if (key == "ProvisionedThroughput") i = 4;
     else if (key == "SSESpecification") i = 5;
     else if (key == "GlobalSecondaryIndexes") i = 6;
+    else if (key == "OnDemandThroughput") i = 7;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -2053,6 +2108,9 @@ Status ReadTableCreationParameters(Element json, Position pos, TableCreationPara
   }
   if (present[6]) {
     DYNAROCK_RETURN_IF_ERROR(ReadGlobalSecondaryIndexList(slot[6], Position::kMember, &out->global_secondary_indexes.emplace()));
+  }
+  if (present[7]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[7], Position::kMember, &out->on_demand_throughput.emplace()));
   }
   return Status::OK();
 }

@@ -29,6 +29,7 @@ struct ProvisionedThroughput;
 struct KeySchemaElement;
 struct Projection;
 struct LocalSecondaryIndex;
+struct OnDemandThroughput;
 struct GlobalSecondaryIndex;
 struct StreamSpecification;
 struct SSESpecification;
@@ -166,11 +167,17 @@ struct LocalSecondaryIndex {
   std::optional<Projection> projection;  // Projection
 };
 
+struct OnDemandThroughput {
+  std::optional<int64_t> max_read_request_units;  // MaxReadRequestUnits
+  std::optional<int64_t> max_write_request_units;  // MaxWriteRequestUnits
+};
+
 struct GlobalSecondaryIndex {
   std::optional<std::string> index_name;  // IndexName
   std::optional<std::vector<KeySchemaElement>> key_schema;  // KeySchema
   std::optional<Projection> projection;  // Projection
   std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
+  std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
 };
 
 struct StreamSpecification {
@@ -201,6 +208,9 @@ struct CreateTableInput {
   std::optional<SSESpecification> sse_specification;  // SSESpecification
   std::optional<std::vector<Tag>> tags;  // Tags
   std::optional<std::string> table_class;  // TableClass
+  std::optional<bool> deletion_protection_enabled;  // DeletionProtectionEnabled
+  std::optional<std::string> resource_policy;  // ResourcePolicy
+  std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
 };
 
 struct ExpectedAttributeValue {
@@ -421,6 +431,7 @@ struct UpdateItemInput {
 struct UpdateGlobalSecondaryIndexAction {
   std::optional<std::string> index_name;  // IndexName
   std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
+  std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
 };
 
 struct CreateGlobalSecondaryIndexAction {
@@ -428,6 +439,7 @@ struct CreateGlobalSecondaryIndexAction {
   std::optional<std::string> index_name;  // IndexName
   std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
   std::optional<std::vector<KeySchemaElement>> key_schema;  // KeySchema
+  std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
 };
 
 struct DeleteGlobalSecondaryIndexAction {
@@ -485,6 +497,8 @@ struct UpdateTableInput {
   std::optional<SSESpecification> sse_specification;  // SSESpecification
   std::optional<std::vector<ReplicationGroupUpdate>> replica_updates;  // ReplicaUpdates
   std::optional<std::string> table_class;  // TableClass
+  std::optional<bool> deletion_protection_enabled;  // DeletionProtectionEnabled
+  std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
 };
 
 struct TimeToLiveSpecification {
@@ -564,6 +578,7 @@ struct TableCreationParameters {
   std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
   std::optional<SSESpecification> sse_specification;  // SSESpecification
   std::optional<std::vector<GlobalSecondaryIndex>> global_secondary_indexes;  // GlobalSecondaryIndexes
+  std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
 };
 
 struct ImportTableInput {
