@@ -341,8 +341,18 @@ class Database::Impl {
     bool fetch_table_item = false;
     ItemEncoding encoding = ItemEncoding::kDecoded;
   };
-  // Also reports the bytes read (for read capacity) through *bytes_read.
-  Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec, size_t* bytes_read);
+  // What a page read, for its read capacity: the entries' bytes (the
+  // table's or the index's), and the table items an LSI page fetched, each
+  // charged as a read of its own (its size rounded up to 4 KB).
+  struct PageCost {
+    size_t bytes = 0;
+    int64_t fetched_4k_units = 0;
+    // The table's share of an LSI page (strong units; half if eventual).
+    double FetchUnits(bool strongly_consistent) const {
+      return strongly_consistent ? double(fetched_4k_units) : double(fetched_4k_units) / 2;
+    }
+  };
+  Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec, PageCost* cost);
 
   const Options options_;
   std::string path_;  // the database directory

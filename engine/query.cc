@@ -378,9 +378,9 @@ class PageCursor {
 }  // namespace
 
 Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const PageSpec& spec,
-                                              size_t* bytes_read) {
+                                              PageCost* cost) {
   QueryResponse response;
-  *bytes_read = 0;
+  *cost = {};
   if (!(spec.lower < spec.upper)) return response;
   rocksdb::Slice lo(spec.lower), hi(spec.upper);
   rocksdb::ReadOptions ro;
@@ -436,6 +436,8 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
                    snapshot.get());
       if (!fetched.ok()) return fetched.status();
       table_item = std::move(fetched).value();
+      // DynamoDB charges each fetch as a read of the whole table item.
+      cost->fetched_4k_units += (format::ItemSize(*table_item) + 4095) / 4096;
     }
     bool match =
         !spec.filter || (table_item ? expr::Evaluate(*spec.filter, expr::ItemDocument(&*table_item))
@@ -469,7 +471,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
     }
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it.status()));
-  *bytes_read = page_bytes;
+  cost->bytes = page_bytes;
   return response;
 }
 
@@ -537,11 +539,13 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
                 target.index,
                 FetchesTableItems(target.index, r.select, read.projection.has_value()),
                 r.item_encoding};
-  size_t bytes = 0;
-  DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &bytes));
-  // Query: the bytes read, rounded up once.
+  PageCost cost;
+  DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &cost));
+  // Query: the bytes read, rounded up once; an LSI's fetches on the table.
   CapacityMeter meter(r.return_consumed_capacity);
-  meter.Read(table.name, target.index, ReadUnits(static_cast<int64_t>(bytes), r.consistent_read));
+  meter.Read(table.name, target.index,
+             ReadUnits(static_cast<int64_t>(cost.bytes), r.consistent_read));
+  if (cost.fetched_4k_units) meter.Read(table.name, nullptr, cost.FetchUnits(r.consistent_read));
   page.consumed_capacity = meter.For(table.name);
   return page;
 }
@@ -609,13 +613,15 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
                 target.index,
                 FetchesTableItems(target.index, r.select, read.projection.has_value()),
                 r.item_encoding};
-  size_t bytes = 0;
-  DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &bytes));
-  // Scan: every item evaluated, whatever the filter, rounded up once.
+  PageCost cost;
+  DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &cost));
+  // Scan: every item evaluated, whatever the filter, rounded up once; an
+  // LSI's fetches on the table.
   CapacityMeter meter(r.return_consumed_capacity);
   meter.Read(table.name, target.index,
-             ScanReadUnits(static_cast<int64_t>(bytes), r.consistent_read,
+             ScanReadUnits(static_cast<int64_t>(cost.bytes), r.consistent_read,
                            r.total_segments ? static_cast<uint32_t>(*r.total_segments) : 1));
+  if (cost.fetched_4k_units) meter.Read(table.name, nullptr, cost.FetchUnits(r.consistent_read));
   page.consumed_capacity = meter.For(table.name);
   return page;
 }

@@ -212,6 +212,45 @@ TEST_F(CapacityTest, IndexWritesAreChargedPerIndex) {
   EXPECT_DOUBLE_EQ(gone->consumed_capacity->capacity_units, 2);
 }
 
+// An LSI Query or Scan that asks for attributes the index does not project
+// fetches each item from the table: the index entries are charged to the
+// index as read (rounded up once), each fetched item to the table as a read
+// of its own (its size rounded up to 4 KB), both halved when eventual.
+TEST_F(CapacityTest, LsiFetchesAreChargedToTheTablePerItem) {
+  CreateTableRequest r = testing::TableRequest("Local", "pk", T::kS, "sk", T::kS);
+  r.attribute_definitions.push_back({"l", T::kN});
+  r.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+      {"ByL", {{"pk", KeyType::kHash}, {"l", KeyType::kRange}}, {ProjectionType::kKeysOnly, {}}}};
+  Create(r);
+  for (int i = 1; i <= 3; ++i) {
+    Item item = Sized("s" + std::to_string(i), 5000);  // 2 read units each
+    item["l"] = N(std::to_string(i));
+    Put("Local", item);
+  }
+  QueryRequest q{.table_name = "Local", .index_name = "ByL"};
+  q.key_condition_expression = "pk = :k";
+  q.expression_attribute_values = ExpressionAttributeValues{{":k", S("k")}};
+  q.return_consumed_capacity = kIndexes;
+  q.consistent_read = true;
+  q.select = Select::kAllAttributes;
+  auto fetched = db_->Query(q);
+  ASSERT_OK(fetched);
+  ASSERT_EQ(fetched->count, 3);
+  const ConsumedCapacity& c = *fetched->consumed_capacity;
+  EXPECT_DOUBLE_EQ(c.local_secondary_indexes->at("ByL").capacity_units, 1);  // 3 small entries
+  EXPECT_DOUBLE_EQ(c.table->capacity_units, 6);                              // 3 x 2
+  EXPECT_DOUBLE_EQ(c.capacity_units, 7);
+  q.consistent_read = false;
+  EXPECT_DOUBLE_EQ(Units(db_->Query(q)), 3.5);
+  q.select = Select::kAllProjectedAttributes;  // no fetch: the index alone
+  EXPECT_DOUBLE_EQ(Units(db_->Query(q)), 0.5);
+
+  ScanRequest s{.table_name = "Local", .index_name = "ByL", .return_consumed_capacity = kTotal};
+  s.select = Select::kAllAttributes;
+  s.consistent_read = true;
+  EXPECT_DOUBLE_EQ(Units(db_->Scan(s)), 4 + 6);  // the Scan minimum, and the fetches
+}
+
 // DynamoDB: a Scan of a table holding one tiny item costs 4 units with
 // ConsistentRead and 2 without (a unit, or half, per partition of a new
 // table's 4); an empty table's Scan the same; a Query of an empty range the
