@@ -22,7 +22,17 @@ def post(endpoint, target, body, content_type="application/x-amz-json-1.0"):
 def test_unknown_operation(endpoint):
     status, _, body = post(endpoint, "DynamoDB_20120810.Frobnicate", b"{}")
     assert status == 400
-    assert json.loads(body)["__type"] == "com.amazon.coral.service#UnknownOperationException"
+    assert json.loads(body) == {"__type": "com.amazon.coral.service#UnknownOperationException"}
+    # A DynamoDB operation Dynarock does not serve is refused the same way,
+    # with a Message that says what to use instead.
+    for op, word in [("ExecuteStatement", "PartiQL"), ("CreateBackup", "ExportTableToPointInTime"),
+                     ("CreateGlobalTable", "Alternator"),
+                     ("EnableKinesisStreamingDestination", "DynamoDB Streams"),
+                     ("PutResourcePolicy", "IAM")]:
+        status, _, body = post(endpoint, "DynamoDB_20120810." + op, b'{"TableName": "abc"}')
+        answer = json.loads(body)
+        assert status == 400 and answer["__type"] == "com.amazon.coral.service#UnknownOperationException"
+        assert answer["Message"].startswith("Dynarock does not serve " + op + ": ") and word in answer["Message"]
 
 
 def test_bad_json_is_serialization_exception(endpoint):

@@ -777,6 +777,73 @@ WireResponse BareError(std::string_view name) {
   return {400, "{\"__type\":\"com.amazon.coral.service#" + std::string(name) + "\"}"};
 }
 
+// DynamoDB operations Dynarock does not serve, and what to use instead. They
+// get DynamoDB's answer to an unknown target, UnknownOperationException, so
+// clients that probe for an operation see it missing, with a Message that
+// says so (a name DynamoDB does not have gets the bare error).
+std::optional<std::string> NotServed(std::string_view op) {
+  static constexpr std::string_view kPartiql =
+      "PartiQL is not implemented yet: use GetItem, Query, Scan and the write operations";
+  static constexpr std::string_view kBackups =
+      "on-demand backups and restores into a new table are not implemented: use "
+      "ExportTableToPointInTime and ImportTable, or `dynarock dump` and `dynarock restore`";
+  static constexpr std::string_view kGlobal =
+      "global tables are not implemented: replicate with DynamoDB or ScyllaDB Alternator, which "
+      "speak the same protocol";
+  static constexpr std::string_view kKinesis =
+      "Kinesis streaming destinations are not implemented: read changes from DynamoDB Streams, "
+      "served on this endpoint";
+  static constexpr std::string_view kInsights = "Contributor Insights is not implemented";
+  static constexpr std::string_view kPolicies =
+      "resource-based policies are not implemented: Dynarock has no IAM";
+  static const std::map<std::string_view, std::string_view> reasons = {
+      {"ExecuteStatement", kPartiql},
+      {"BatchExecuteStatement", kPartiql},
+      {"ExecuteTransaction", kPartiql},
+      {"CreateBackup", kBackups},
+      {"DeleteBackup", kBackups},
+      {"DescribeBackup", kBackups},
+      {"ListBackups", kBackups},
+      {"RestoreTableFromBackup", kBackups},
+      {"RestoreTableToPointInTime", kBackups},
+      {"CreateGlobalTable", kGlobal},
+      {"DescribeGlobalTable", kGlobal},
+      {"DescribeGlobalTableSettings", kGlobal},
+      {"ListGlobalTables", kGlobal},
+      {"UpdateGlobalTable", kGlobal},
+      {"UpdateGlobalTableSettings", kGlobal},
+      {"DescribeTableReplicaAutoScaling", kGlobal},
+      {"UpdateTableReplicaAutoScaling", kGlobal},
+      {"DescribeKinesisStreamingDestination", kKinesis},
+      {"EnableKinesisStreamingDestination", kKinesis},
+      {"DisableKinesisStreamingDestination", kKinesis},
+      {"UpdateKinesisStreamingDestination", kKinesis},
+      {"DescribeContributorInsights", kInsights},
+      {"ListContributorInsights", kInsights},
+      {"UpdateContributorInsights", kInsights},
+      {"GetResourcePolicy", kPolicies},
+      {"PutResourcePolicy", kPolicies},
+      {"DeleteResourcePolicy", kPolicies},
+  };
+  auto it = reasons.find(op);
+  if (it == reasons.end()) return std::nullopt;
+  return "Dynarock does not serve " + std::string(op) + ": " + std::string(it->second);
+}
+
+WireResponse UnknownOperation(std::string_view op) {
+  auto why = NotServed(op);
+  if (!why) return BareError("UnknownOperationException");
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  Key(w, "__type");
+  w.String("com.amazon.coral.service#UnknownOperationException");
+  Key(w, "Message");
+  Str(w, *why);
+  w.EndObject();
+  return {400, std::string(buf.GetString(), buf.GetSize())};
+}
+
 // Deeper than any request DynamoDB accepts: an AttributeValue nests 32
 // levels, two JSON levels each, inside a few levels of request.
 constexpr size_t kMaxJsonDepth = 96;
@@ -820,7 +887,7 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
   }
   if (target.substr(0, kPrefix.size()) != kPrefix) return BareError("UnknownOperationException");
   auto op = Operations().find(target.substr(kPrefix.size()));
-  if (op == Operations().end()) return BareError("UnknownOperationException");
+  if (op == Operations().end()) return UnknownOperation(target.substr(kPrefix.size()));
   if (authenticate) {
     if (auto denied = authenticate()) return std::move(*denied);
   }
