@@ -49,6 +49,25 @@ Status CheckColumnFamilies(const std::string& path, const std::vector<std::strin
   return Status::OK();
 }
 
+// RocksDB creates a database with its default column family first and adds
+// the others one by one: a crash during the first Open of a new directory
+// can leave only `default`, empty (Dynarock never writes it). That is a
+// creation cut short, not another program's database.
+bool IsCutShortCreation(const rocksdb::DBOptions& options, const std::string& path,
+                        const std::vector<std::string>& existing) {
+  if (existing != std::vector<std::string>{rocksdb::kDefaultColumnFamilyName}) return false;
+  rocksdb::DB* raw = nullptr;
+  if (!rocksdb::DB::OpenForReadOnly(rocksdb::Options(options, rocksdb::ColumnFamilyOptions()), path,
+                                    &raw)
+           .ok()) {
+    return false;
+  }
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  it->SeekToFirst();
+  return it->status().ok() && !it->Valid();
+}
+
 // Scratch directories of restores a crash interrupted: nothing in them was
 // ingested (ingestion is the last step and atomic).
 void RemoveRestoreScratch(const std::string& path) {
@@ -240,7 +259,9 @@ Status Database::Impl::Open(const std::string& path) {
   // add six column families to it.
   std::vector<std::string> existing;
   if (rocksdb::DB::ListColumnFamilies(db_options, path, &existing).ok()) {
-    DYNAROCK_RETURN_IF_ERROR(CheckColumnFamilies(path, existing, cfs));
+    if (options_.read_only || !IsCutShortCreation(db_options, path, existing)) {
+      DYNAROCK_RETURN_IF_ERROR(CheckColumnFamilies(path, existing, cfs));
+    }
   } else if (options_.read_only) {
     return Status::InvalidArgument(path + " holds no Dynarock database");
   }

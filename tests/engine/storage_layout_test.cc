@@ -97,6 +97,29 @@ TEST_F(StorageLayoutTest, ForeignRocksDbIsRefusedAndLeftUntouched) {
   }
 }
 
+// Regression (a 20-cycle crash soak killed the writer during the first Open):
+// RocksDB creates `default` before Dynarock's column families, so a crash
+// there left a directory that every later Open refused as foreign. An
+// empty `default` alone is a creation cut short: Open completes it.
+TEST_F(StorageLayoutTest, ACreationCutShortBeforeTheColumnFamiliesIsCompleted) {
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto raw = RawOpen({"default"}, &handles);
+  RawClose(std::move(raw), &handles);
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    CreateTableRequest r{.table_name = "Fresh"};
+    r.attribute_definitions = {{"k", ScalarAttributeType::kS}};
+    r.key_schema = {{"k", KeyType::kHash}};
+    r.billing_mode = BillingMode::kPayPerRequest;
+    ASSERT_OK((*db)->CreateTable(r));
+  }
+  EXPECT_EQ(ColumnFamilies(), kColumnFamilies);
+  auto db = Database::Open(dir_, {});
+  ASSERT_OK(db);
+  EXPECT_OK((*db)->DescribeTable({"Fresh"}));
+}
+
 TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
   { ASSERT_OK(Database::Open(dir_, {})); }
   const std::string future = EncodeFormatRecord(kStorageFormatVersion + 1);
