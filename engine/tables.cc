@@ -135,6 +135,12 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
 
   CreateTableResponse response;
   response.table_description = Describe(info, options_.region, options_.account_id);
+  // DynamoDB answers CreateTable while the table is CREATING; here it is
+  // ACTIVE at once, and the next DescribeTable says so.
+  response.table_description.table_status = TableStatus::kCreating;
+  if (auto& gsis = response.table_description.global_secondary_indexes) {
+    for (auto& g : *gsis) g.index_status = IndexStatus::kCreating;
+  }
   std::string name = info.name;
   tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(info)));
   return response;
@@ -453,6 +459,13 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
   if (!backfill.empty()) QueueBackfill(request.table_name, backfill);
   UpdateTableResponse response;
   response.table_description = std::move(described.table);
+  // DynamoDB answers a capacity, index or stream change while the table is
+  // UPDATING (a GSI backfill keeps it so; the rest is done already).
+  if (request.billing_mode || request.provisioned_throughput || request.stream_specification ||
+      (request.global_secondary_index_updates &&
+       !request.global_secondary_index_updates->empty())) {
+    response.table_description.table_status = TableStatus::kUpdating;
+  }
   return response;
 }
 

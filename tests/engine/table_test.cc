@@ -15,7 +15,16 @@ using T = ScalarAttributeType;
 class TableTest : public DbTest {};
 
 TEST_F(TableTest, CreateDescribeListDeleteAndReopen) {
-  Create(TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
+  // Answered CREATING, as DynamoDB answers; ACTIVE when described.
+  CreateTableRequest telemetry = TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS);
+  telemetry.attribute_definitions.push_back({"depotCode", T::kS});
+  telemetry.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+      {"ByDepot", {{"depotCode", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}, std::nullopt}};
+  auto created = db_->CreateTable(telemetry);
+  ASSERT_OK(created);
+  EXPECT_EQ(created->table_description.table_status, TableStatus::kCreating);
+  EXPECT_EQ(created->table_description.global_secondary_indexes->at(0).index_status,
+            IndexStatus::kCreating);
   Create(TableRequest("Accounts", "id", T::kN));
   auto described = db_->DescribeTable({"Telemetry"});
   ASSERT_OK(described);

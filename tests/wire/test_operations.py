@@ -234,12 +234,22 @@ def test_billing_summary_and_delete_table_description(dynamodb):
     summary = dynamodb.describe_table(TableName=name)["Table"]["BillingModeSummary"]
     assert summary["BillingMode"] == "PAY_PER_REQUEST"
     assert summary["LastUpdateToPayPerRequestDateTime"] == created["CreationDateTime"]
+    # DynamoDB answers CreateTable CREATING (boto3's table_exists waiter then
+    # polls); DescribeTable here says ACTIVE at once.
+    assert created["TableStatus"] == "CREATING"
+    assert dynamodb.describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE"
+    dynamodb.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 2})
     provisioned = "Prov-" + uuid.uuid4().hex[:8]
     dynamodb.create_table(
         TableName=provisioned, KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
         ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
     assert "BillingModeSummary" not in dynamodb.describe_table(TableName=provisioned)["Table"]
+    # A capacity change is answered UPDATING, as DynamoDB does.
+    out = dynamodb.update_table(TableName=provisioned,
+                                ProvisionedThroughput={"ReadCapacityUnits": 6, "WriteCapacityUnits": 5})
+    assert out["TableDescription"]["TableStatus"] == "UPDATING"
+    assert dynamodb.describe_table(TableName=provisioned)["Table"]["TableStatus"] == "ACTIVE"
     dynamodb.delete_table(TableName=provisioned)
 
     gone = dynamodb.delete_table(TableName=name)["TableDescription"]

@@ -127,8 +127,10 @@ class Database {
 
   // ---- Tables. Catalog changes are always fsynced, whatever sync_writes.
   //
-  // Creates an ACTIVE table (with its LSIs and GSIs). ResourceInUseException
-  // if a table of that name exists.
+  // Creates the table (with its LSIs and GSIs), ACTIVE when this returns.
+  // The response describes it as DynamoDB's does, CREATING (its GSIs too);
+  // DescribeTable already says ACTIVE. ResourceInUseException if a table of
+  // that name exists.
   Result<CreateTableResponse> CreateTable(const CreateTableRequest& request);
   // The table's description with exact statistics. ResourceNotFoundException
   // for an unknown table (this and the operations below).
@@ -149,7 +151,10 @@ class Database {
   // index), the index itself answers ValidationException until it is ACTIVE
   // (see WaitForBackfills). LimitExceededException for more than one index
   // change per call or while a backfill runs; ResourceNotFoundException for
-  // an unknown index to delete.
+  // an unknown index to delete. As DynamoDB's, the response says UPDATING
+  // for a billing, throughput, index or stream change (DescribeTable says
+  // ACTIVE once nothing is backfilling); a change of deletion protection
+  // alone leaves the status as it is.
   Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
   // UpdateTable also enables a stream (a new one, with a new label and ARN)
   // or disables the current one (its records stay readable until
