@@ -115,12 +115,22 @@ ExternalSorter::~ExternalSorter() {
   for (const auto& run : runs_) std::remove(run.c_str());
 }
 
-Status ExternalSorter::Add(std::string_view key, uint64_t seq, std::string_view value) {
-  std::unique_lock lock(mu_);
+uint64_t ExternalSorter::PrefixOf(std::string_view key) {
   uint64_t prefix = 0;
   for (size_t i = 0; i < 8; ++i) {
     prefix = prefix << 8 | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
   }
+  return prefix;
+}
+
+void ExternalSorter::Batch::Add(std::string_view key, uint64_t seq, std::string_view value) {
+  entries_.push_back({PrefixOf(key), arena_.size(), static_cast<uint32_t>(key.size()),
+                      static_cast<uint32_t>(value.size()), seq});
+  arena_.append(key);
+  arena_.append(value);
+}
+
+void ExternalSorter::Reserve() {
   if (arena_.empty() && arena_.capacity() < budget_ / 2) {
     // A buffer is allocated once, at its full size: growing it by doubling
     // would copy it and fault in fresh pages again and again. Reserved
@@ -128,11 +138,35 @@ Status ExternalSorter::Add(std::string_view key, uint64_t seq, std::string_view 
     arena_.reserve(budget_ / 2 + (1 << 16));
     entries_.reserve(budget_ / 2 / (sizeof(Entry) + 256));
   }
-  entries_.push_back({prefix, arena_.size(), static_cast<uint32_t>(key.size()),
+}
+
+Status ExternalSorter::Add(std::string_view key, uint64_t seq, std::string_view value) {
+  std::unique_lock lock(mu_);
+  Reserve();
+  entries_.push_back({PrefixOf(key), arena_.size(), static_cast<uint32_t>(key.size()),
                       static_cast<uint32_t>(value.size()), seq});
   arena_.append(key);
   arena_.append(value);
   ++records_;
+  return MaybeSpill(lock);
+}
+
+Status ExternalSorter::AddBatch(Batch* batch) {
+  std::unique_lock lock(mu_);
+  Reserve();
+  const uint64_t base = arena_.size();
+  for (Entry e : batch->entries_) {
+    e.offset += base;
+    entries_.push_back(e);
+  }
+  arena_.append(batch->arena_);
+  records_ += static_cast<int64_t>(batch->entries_.size());
+  batch->entries_.clear();
+  batch->arena_.clear();
+  return MaybeSpill(lock);
+}
+
+Status ExternalSorter::MaybeSpill(std::unique_lock<std::mutex>& lock) {
   // Half the budget per buffer: a full one is sorted and written outside
   // the lock while the other fills.
   if (arena_.size() + entries_.size() * sizeof(Entry) < budget_ / 2) return Status::OK();

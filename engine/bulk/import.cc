@@ -209,6 +209,13 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     if (!outcome.fatal.ok()) return;
     std::string encoded, projected_encoded, value;
     std::vector<std::pair<std::string, std::string>> entries;  // one item's index entries
+    // Staged here, handed to the sorters a few hundred KB at a time.
+    bulk::ExternalSorter::Batch item_batch, index_batch;
+    constexpr size_t kBatchBytes = 256 << 10;
+    auto flush = [&]() -> Status {
+      DYNAROCK_RETURN_IF_ERROR(sorted_items.AddBatch(&item_batch));
+      return index_entries.AddBatch(&index_batch);
+    };
     // Returns false to stop reading this file.
     auto take = [&](Result<Item> item, int64_t line) -> bool {
       ++outcome.items;
@@ -265,11 +272,10 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       format::PutFixed64BE(&value, item_size);
       format::PutFixed64BE(&value, collection_bytes);
       value += encoded;
-      Status s = sorted_items.Add(key, seq, value);
-      for (const auto& [ikey, ivalue] : entries) {
-        if (!s.ok()) break;
-        s = index_entries.Add(ikey, seq, ivalue);
-      }
+      item_batch.Add(key, seq, value);
+      for (const auto& [ikey, ivalue] : entries) index_batch.Add(ikey, seq, ivalue);
+      Status s;
+      if (item_batch.bytes() + index_batch.bytes() >= kBatchBytes) s = flush();
       if (!s.ok()) {
         outcome.fatal = s;
         abort = true;
@@ -303,6 +309,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
         if (!take(format::ParseItemLine(line_format, line, false), reader.line_number())) break;
       }
     }
+    if (outcome.fatal.ok() && !abort) outcome.fatal = flush();
     if (!outcome.fatal.ok() || abort) {
       if (!outcome.fatal.ok()) abort = true;
       return;

@@ -590,7 +590,8 @@ TEST_F(BulkTest, ReadOnlyInstanceDumpsBesideAnOpenPrimary) {
 
 // The sorter against a model: random short keys (zero bytes and keys
 // shorter than its 8-byte integer prefix included), duplicates across spilled
-// runs, from two threads; the highest sequence wins, every loser reported.
+// runs, from two threads (one adding record by record, the other in batches
+// of 1 to 300 records); the highest sequence wins, every loser reported.
 TEST(ExternalSorterTest, MatchesAModelInMemoryAndSpilled) {
   for (size_t budget : {size_t{64} << 20, size_t{64} << 10}) {
     std::mt19937_64 rng(testing::TestSeed("ExternalSorterTest.MatchesAModelInMemoryAndSpilled"));
@@ -610,11 +611,20 @@ TEST(ExternalSorterTest, MatchesAModelInMemoryAndSpilled) {
         work[seq % 2].emplace_back(key, seq, value);
       }
       std::vector<std::thread> threads;
-      for (auto& w : work) {
-        threads.emplace_back([&sorter, &w] {
-          for (const auto& [k, seq, v] : w) ASSERT_OK(sorter.Add(k, seq, v));
-        });
-      }
+      threads.emplace_back([&sorter, &w = work[0]] {
+        for (const auto& [k, seq, v] : w) ASSERT_OK(sorter.Add(k, seq, v));
+      });
+      threads.emplace_back([&sorter, &w = work[1], batch_rng = rng]() mutable {
+        bulk::ExternalSorter::Batch batch;
+        size_t left = 0;
+        for (const auto& [k, seq, v] : w) {
+          if (left == 0) left = 1 + batch_rng() % 300;
+          batch.Add(k, seq, v);
+          if (--left == 0) ASSERT_OK(sorter.AddBatch(&batch));
+        }
+        ASSERT_OK(sorter.AddBatch(&batch));
+        EXPECT_EQ(batch.bytes(), 0u);
+      });
       for (auto& t : threads) t.join();
       added = sorter.records();
       if (budget < (1 << 20)) {
