@@ -102,6 +102,10 @@ Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std
                                                                        size_t limit) {
   return impl_->LargestCollections(table, limit);
 }
+Result<DescribeCollectionResponse> Database::DescribeCollection(
+    const DescribeCollectionRequest& request) {
+  return impl_->DescribeCollection(request);
+}
 Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
 Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
 Status Database::Health() { return impl_->Health(); }

@@ -162,6 +162,7 @@ class Database::Impl {
   Result<TransactWriteItemsResponse> ReplayTransaction(const TransactWriteItemsRequest& request);
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
+  Result<DescribeCollectionResponse> DescribeCollection(const DescribeCollectionRequest& request);
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
   Result<StatisticsReport> RecountStatistics();

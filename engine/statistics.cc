@@ -53,6 +53,56 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
   return top;
 }
 
+Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(
+    const DescribeCollectionRequest& r) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(DescribeTableRequest{r.table_name}));
+  DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(r.table_name));
+  const TableInfo& info = handle->info();
+  uint32_t space = info.space_id;
+  KeyAttribute key = info.partition_key;
+  if (r.index_name) {
+    auto index = std::find_if(info.indexes.begin(), info.indexes.end(),
+                              [&](const IndexInfo& i) { return i.name == *r.index_name; });
+    if (index == info.indexes.end()) {
+      return Status::Validation("The table does not have the specified index: " + *r.index_name);
+    }
+    space = index->space_id;
+    key = index->partition_key;
+  }
+  if (static_cast<int>(r.partition_key_value.type()) != static_cast<int>(key.type)) {
+    return Status::Validation("The partition key " + key.name + " is of type " +
+                              std::string(1, "SNB"[static_cast<int>(key.type)]) + ", not " +
+                              std::string(AttrTypeName(r.partition_key_value.type())));
+  }
+  DescribeCollectionResponse out;
+  for (const auto& i : info.indexes) out.size_limited |= !i.global;
+  if (!r.index_name) {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), stats_cf_,
+                                 CollectionStatsKey(space, r.partition_key_value), &value);
+    Counter c;
+    if (s.ok() && !DecodeCounter(value, &c)) {
+      return Status::Corruption("stats: malformed collection counter");
+    }
+    if (!s.ok() && !s.IsNotFound()) return FromRocks(s);
+    out.statistics = CollectionStatistics{{{key.name, r.partition_key_value}}, c.items, c.bytes};
+  }
+  const std::string lower = format::CollectionPrefix(space, r.partition_key_value).bytes();
+  const std::string upper = *format::PrefixSuccessor(lower);
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  std::set<int> levels;
+  const std::string family = (r.index_name ? indexes_cf_ : items_cf_)->GetName();
+  for (const auto& f : files) {
+    if (f.column_family_name != family) continue;
+    if (f.largestkey < lower || f.smallestkey >= upper) continue;
+    ++out.sst_files;
+    levels.insert(f.level);
+  }
+  out.levels.assign(levels.begin(), levels.end());
+  return out;
+}
+
 // ---- RecountStatistics ------------------------------------------------------------------
 //
 // Each table in turn, held only against DeleteTable (item operations go on):

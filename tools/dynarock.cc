@@ -5,6 +5,8 @@
 //                  [--workers N] [--max-connections N] [--max-buffered-mb N] [--s3-dir DIR]
 //   dynarock dump DB TABLE OUT [--format DYNAMODB_JSON|ION] [--prefix P] [--segments N]
 //   dynarock restore DB SOURCE [--table-definition FILE] [--table NAME] [--strict] ...
+//   dynarock collection DB TABLE PK [--index I] [--from SK] [--to SK] [--begins-with P]
+//                       [--reverse] [--limit N] [--attributes a,b] [--json]
 //
 // serve speaks DynamoDB's HTTP JSON protocol, so any AWS SDK or the AWS CLI
 // works against it with --endpoint-url http://127.0.0.1:8000.
@@ -24,6 +26,7 @@
 
 #include "dynarock/db.h"
 #include "tools/bulk_cli.h"
+#include "tools/collection_cli.h"
 #include "tools/server/http_server.h"
 
 namespace {
@@ -168,10 +171,11 @@ int main(int argc, char** argv) {
                    "folder standing for S3 in ExportTableToPointInTime and ImportTable: "
                    "bucket B is the folder DIR/B")
       ->check(CLI::ExistingDirectory);
-  std::function<int()> bulk;
-  dynarock::cli::AddBulkCommands(&app, &bulk);
+  std::function<int()> tool;  // the subcommand chosen, other than serve
+  dynarock::cli::AddBulkCommands(&app, &tool);
+  dynarock::cli::AddCollectionCommands(&app, &tool);
   CLI11_PARSE(app, argc, argv);
-  if (bulk) return bulk();
+  if (tool) return tool();
   if (serve->parsed()) {
     if (!in_memory && data_dir.empty()) {
       fmt::print(stderr, "error: give --data-dir DIR or --in-memory\n");

@@ -148,6 +148,57 @@ TEST_F(TableTest, DeletionProtectionRefusesDeleteTableUntilCleared) {
   EXPECT_OK(db_->DeleteTable({"Plain"}));
 }
 
+// DescribeCollection: a table collection's exact statistics (with its LSI
+// entries), the SST files and levels its key range spans (none while in
+// memtables, some after a compaction), an index collection without
+// statistics, and DynamoDB-style errors.
+TEST_F(TableTest, DescribeCollectionCountsAndLocatesOneCollection) {
+  CreateTableRequest r = TableRequest("Fleet", "v", T::kS, "t", T::kS);
+  r.attribute_definitions.push_back({"d", T::kS});
+  r.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+      {"ByD", {{"d", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}, std::nullopt}};
+  Create(r);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK(
+        db_->PutItem({.table_name = "Fleet",
+                      .item = {{"v", S("V1")}, {"t", S("T" + std::to_string(i))}, {"d", S("D")}}}));
+  }
+  ASSERT_OK(db_->PutItem({.table_name = "Fleet", .item = {{"v", S("V2")}, {"t", S("T0")}}}));
+  auto one = db_->DescribeCollection({.table_name = "Fleet", .partition_key_value = S("V1")});
+  ASSERT_OK(one);
+  ASSERT_TRUE(one->statistics.has_value());
+  EXPECT_EQ(one->statistics->item_count, 3);
+  EXPECT_EQ(one->statistics->size_bytes, 3 * (1 + 2 + 1 + 2 + 1 + 1));  // v V1 t Ti d D
+  EXPECT_FALSE(one->size_limited);                                      // no LSI
+  EXPECT_EQ(one->sst_files, 0);                                         // still in the memtable
+  ASSERT_OK(db_->Compact());
+  one = db_->DescribeCollection({.table_name = "Fleet", .partition_key_value = S("V1")});
+  ASSERT_OK(one);
+  EXPECT_EQ(one->sst_files, 1);
+  ASSERT_EQ(one->levels.size(), 1u);
+  auto absent = db_->DescribeCollection({.table_name = "Fleet", .partition_key_value = S("V9")});
+  ASSERT_OK(absent);
+  EXPECT_EQ(absent->statistics->item_count, 0);
+  auto index = db_->DescribeCollection(
+      {.table_name = "Fleet", .index_name = "ByD", .partition_key_value = S("D")});
+  ASSERT_OK(index);
+  EXPECT_FALSE(index->statistics.has_value());
+  EXPECT_EQ(index->sst_files, 1);
+  EXPECT_EQ(db_->DescribeCollection(
+                   {.table_name = "Fleet", .index_name = "Nope", .partition_key_value = S("D")})
+                .status(),
+            Status::Validation("The table does not have the specified index: Nope"));
+  EXPECT_EQ(db_->DescribeCollection(
+                   {.table_name = "Fleet", .partition_key_value = AttributeValue::Bool(true)})
+                .status()
+                .code(),
+            Status::Code::kValidation);
+  EXPECT_EQ(db_->DescribeCollection({.table_name = "Nope", .partition_key_value = S("V1")})
+                .status()
+                .code(),
+            Status::Code::kResourceNotFound);
+}
+
 // CreateTable's Tags tag the table (they were dropped); more than 50 is
 // TagResource's LimitExceededException.
 TEST_F(TableTest, CreateTableWithTags) {

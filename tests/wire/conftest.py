@@ -36,11 +36,9 @@ def resource(endpoint):
                           aws_access_key_id="local", aws_secret_access_key="local")
 
 
-@pytest.fixture
-def fleet_table(dynamodb):
+def create_fleet_table(client, name):
     """The fleet example's table: vehicleId/recordedAt, a ByDepot GSI and a BySpeed LSI."""
-    name = "Telemetry-" + uuid.uuid4().hex[:8]
-    dynamodb.create_table(
+    client.create_table(
         TableName=name,
         KeySchema=[{"AttributeName": "vehicleId", "KeyType": "HASH"},
                    {"AttributeName": "recordedAt", "KeyType": "RANGE"}],
@@ -59,6 +57,12 @@ def fleet_table(dynamodb):
                           {"AttributeName": "speedKph", "KeyType": "RANGE"}],
             "Projection": {"ProjectionType": "KEYS_ONLY"}}],
         BillingMode="PAY_PER_REQUEST")
+
+
+@pytest.fixture
+def fleet_table(dynamodb):
+    name = "Telemetry-" + uuid.uuid4().hex[:8]
+    create_fleet_table(dynamodb, name)
     yield name
     dynamodb.delete_table(TableName=name)
 

@@ -370,20 +370,15 @@ def test_update_and_name_errors_in_dynamodb_words(dynamodb, fleet_table):
                             "must satisfy constraint: [Member must have length less than or equal "
                             "to 65535]")
     # A new GSI under an existing name; an attribute redefined with another type.
-    with pytest.raises(ClientError) as e:
-        dynamodb.update_table(
-            TableName=fleet_table,
-            AttributeDefinitions=[{"AttributeName": "depotCode", "AttributeType": "S"}],
-            GlobalSecondaryIndexUpdates=[{"Create": {
-                "IndexName": "ByDepot", "KeySchema": [{"AttributeName": "depotCode", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
-    assert error(e) == ("ValidationException", "Attempting to create an index which already exists")
-    with pytest.raises(ClientError) as e:
-        dynamodb.update_table(
-            TableName=fleet_table,
-            AttributeDefinitions=[{"AttributeName": "speedKph", "AttributeType": "S"}],
-            GlobalSecondaryIndexUpdates=[{"Create": {
-                "IndexName": "BySpeedG", "KeySchema": [{"AttributeName": "speedKph", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
-    assert error(e) == ("ValidationException", "One or more parameter values were invalid: Attributes "
-                        "cannot be redefined: speedKph is defined as N, not S")
+    for index, attribute, message in [
+            ("ByDepot", "depotCode", "Attempting to create an index which already exists"),
+            ("BySpeedG", "speedKph", "One or more parameter values were invalid: Attributes cannot "
+                                     "be redefined: speedKph is defined as N, not S")]:
+        with pytest.raises(ClientError) as e:
+            dynamodb.update_table(
+                TableName=fleet_table,
+                AttributeDefinitions=[{"AttributeName": attribute, "AttributeType": "S"}],
+                GlobalSecondaryIndexUpdates=[{"Create": {
+                    "IndexName": index, "KeySchema": [{"AttributeName": attribute, "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+        assert error(e) == ("ValidationException", message)

@@ -307,6 +307,11 @@ class Database {
   // an unknown table.
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
+  // One collection's statistics (table collections) and the SST files and
+  // levels its key range spans. ResourceNotFoundException for an unknown
+  // table; ValidationException for an unknown index or a partition key
+  // value of the wrong type.
+  Result<DescribeCollectionResponse> DescribeCollection(const DescribeCollectionRequest& request);
 
   // Recounts every collection, each table's totals and each index's from
   // the items and entries themselves, table by table, each read from one

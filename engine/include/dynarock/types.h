@@ -690,6 +690,26 @@ struct CollectionStatistics {
   int64_t size_bytes = 0;
 };
 
+// DescribeCollection: one collection of a table, or of an index (the
+// entries that share an index partition key value).
+struct DescribeCollectionRequest {
+  std::string table_name{};
+  std::optional<std::string> index_name{};
+  AttributeValue partition_key_value{};  // of the table's (or index's) key type
+};
+struct DescribeCollectionResponse {
+  // A table collection's exact count and size (DynamoDB item sizes, plus
+  // LSI entries when the table has an LSI), from the statistics kept with
+  // every write; absent for an index collection, which has none.
+  std::optional<CollectionStatistics> statistics{};
+  // The table has an LSI: its collections are held to DynamoDB's 10 GB.
+  bool size_limited = false;
+  // The SST files whose key range overlaps the collection's, and the LSM
+  // levels they are on (ascending); what is not in them is in memtables.
+  int sst_files = 0;
+  std::vector<int> levels{};
+};
+
 // What RecountStatistics found and fixed.
 struct StatisticsReport {
   int64_t collections_checked = 0;

@@ -1,0 +1,120 @@
+"""`dynarock collection`: one item collection rendered in sort-key order,
+read through a secondary instance while `dynarock serve` has the database
+open, checked against golden renderings of a small fleet."""
+import json
+import os
+import signal
+import subprocess
+
+import boto3
+import pytest
+from botocore.config import Config
+
+from conftest import create_fleet_table
+
+
+@pytest.fixture(scope="module")
+def fleet_db(tmp_path_factory):
+    data = str(tmp_path_factory.mktemp("collection") / "fleet.db")
+    proc = subprocess.Popen([os.environ["DYNAROCK_BIN"], "serve", "--data-dir", data, "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert "serving" in line, proc.stderr.read()
+    c = boto3.client("dynamodb", endpoint_url=line.split()[4], region_name="us-east-1",
+                     aws_access_key_id="local", aws_secret_access_key="local",
+                     config=Config(retries={"max_attempts": 1}))
+    create_fleet_table(c, "Telemetry")
+    # Written in no particular order: the collection comes back by sort key.
+    for vehicle, minute, speed in [("VEH#V-7741", 1, 36), ("VEH#V-7742", 0, 12),
+                                   ("VEH#V-7741", 0, 30), ("VEH#V-7741", 2, 33.5)]:
+        c.put_item(TableName="Telemetry", Item={
+            "vehicleId": {"S": vehicle}, "recordedAt": {"S": f"TS#2026-06-23T09:0{minute}:00Z"},
+            "speedKph": {"N": str(speed)}, "depotCode": {"S": "DEP-LON-3"}})
+    c.put_item(TableName="Telemetry", Item={
+        "vehicleId": {"S": "VEH#V-7741"}, "recordedAt": {"S": "META"},
+        "model": {"S": "eVan 3"}, "depotCode": {"S": "DEP-LON-3"},
+        "tags": {"SS": ["cold-chain", "urban"]}})
+    yield data  # the server keeps the database open while the tests read it
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+
+
+def collection(db, *args):
+    r = subprocess.run([os.environ["DYNAROCK_BIN"], "collection", db, *args],
+                       capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_the_fleet_collection_renders_meta_then_the_readings(fleet_db):
+    rc, out, err = collection(fleet_db, "Telemetry", "VEH#V-7741")
+    assert rc == 0, err
+    assert out == GOLDEN_TABLE
+
+
+def test_ranges_order_limits_and_columns(fleet_db):
+    rc, out, err = collection(fleet_db, "Telemetry", "VEH#V-7741", "--begins-with", "TS#",
+                              "--reverse", "--limit", "2", "--attributes", "speedKph")
+    assert rc == 0, err
+    assert out == GOLDEN_NEWEST_TWO
+    rc, out, _ = collection(fleet_db, "Telemetry", "VEH#V-7741", "--from", "TS#2026-06-23T09:01",
+                            "--to", "TS#2026-06-23T09:09", "--attributes", "speedKph")
+    assert [l.split()[0] for l in out.splitlines()[3:]] == ["TS#2026-06-23T09:01:00Z",
+                                                            "TS#2026-06-23T09:02:00Z"]
+
+
+def test_json_lines_are_dynamodb_json(fleet_db):
+    rc, out, err = collection(fleet_db, "Telemetry", "VEH#V-7741", "--json")
+    assert rc == 0, err
+    items = [json.loads(l) for l in out.splitlines()]
+    assert [i["recordedAt"]["S"] for i in items] == [
+        "META", "TS#2026-06-23T09:00:00Z", "TS#2026-06-23T09:01:00Z", "TS#2026-06-23T09:02:00Z"]
+    assert items[0]["tags"] == {"SS": ["cold-chain", "urban"]}
+    assert items[3]["speedKph"] == {"N": "33.5"}
+
+
+def test_index_collections(fleet_db):
+    # The low-cardinality depot key makes one GSI collection of every vehicle.
+    rc, out, err = collection(fleet_db, "Telemetry", "DEP-LON-3", "--index", "ByDepot",
+                              "--attributes", "vehicleId")
+    assert rc == 0, err
+    assert out == GOLDEN_DEPOT
+    rc, out, err = collection(fleet_db, "Telemetry", "VEH#V-7741", "--index", "BySpeed", "--json")
+    assert rc == 0, err
+    assert [json.loads(l)["speedKph"]["N"] for l in out.splitlines()] == ["30", "33.5", "36"]
+
+
+def test_errors_name_the_table_key_and_what_to_do(fleet_db):
+    rc, _, err = collection(fleet_db, "Nope", "VEH#V-7741")
+    assert rc == 1 and "Nope" in err and "ListTables" in err
+    rc, _, err = collection(fleet_db, "Telemetry", "VEH#V-7741", "--index", "ByColour")
+    assert rc == 1 and err == "error: table Telemetry has no index ByColour\n"
+    rc, _, err = collection(fleet_db, "Telemetry", "x", "--index", "BySpeed", "--from", "fast")
+    assert rc == 1 and err == "error: speedKph is a number; 'fast' is not one\n"
+
+
+# Sizes are DynamoDB's (names + values; 33.5 is 3 bytes); the collection's
+# size adds its LSI entries (each its size + 100): 322 + 487 = 809.
+HEADER = ("Telemetry  vehicleId = VEH#V-7741  4 items, 809 B (under 0.01% of the 10 GB LSI "
+          "limit)  0 SST files (in memtables)\n")
+GOLDEN_TABLE = HEADER + """\
+recordedAt               size  depotCode  model   tags                           speedKph
+META                       81  DEP-LON-3  eVan 3  {"SS":["cold-chain","urban"]}
+TS#2026-06-23T09:00:00Z    80  DEP-LON-3                                         30
+TS#2026-06-23T09:01:00Z    80  DEP-LON-3                                         36
+TS#2026-06-23T09:02:00Z    81  DEP-LON-3                                         33.5
+"""
+GOLDEN_NEWEST_TWO = HEADER + """\
+showing 2 items, newest first
+recordedAt               size  speedKph
+TS#2026-06-23T09:02:00Z    81  33.5
+TS#2026-06-23T09:01:00Z    80  36
+"""
+GOLDEN_DEPOT = """\
+Telemetry.ByDepot  depotCode = DEP-LON-3  5 entries read, 402 B  0 SST files (in memtables)
+recordedAt               size  vehicleId
+META                       81  VEH#V-7741
+TS#2026-06-23T09:00:00Z    80  VEH#V-7741
+TS#2026-06-23T09:00:00Z    80  VEH#V-7742
+TS#2026-06-23T09:01:00Z    80  VEH#V-7741
+TS#2026-06-23T09:02:00Z    81  VEH#V-7741
+"""

@@ -1,0 +1,277 @@
+#include "tools/collection_cli.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dynarock/db.h"
+#include "format/item_size.h"
+#include "format/json.h"
+
+namespace dynarock::cli {
+namespace {
+
+struct CollectionArgs {
+  std::string db_dir, table, partition_key, index, from, to, begins_with;
+  bool reverse = false, json = false;
+  int64_t limit = 0;  // 0: every item
+  std::vector<std::string> attributes;
+};
+
+int Fail(const std::string& message) {
+  fmt::print(stderr, "error: {}\n", message);
+  return 1;
+}
+
+// A key value typed from the command line: S as given, N parsed, B base64.
+Result<AttributeValue> TypedKey(const std::string& text, ScalarAttributeType type,
+                                const std::string& name) {
+  switch (type) {
+    case ScalarAttributeType::kS:
+      return AttributeValue::S(text);
+    case ScalarAttributeType::kN: {
+      auto n = Number::Parse(text);
+      if (!n.ok()) return Status::InvalidArgument(name + " is a number; '" + text + "' is not one");
+      return AttributeValue::N(*n);
+    }
+    case ScalarAttributeType::kB: {
+      auto bytes = format::Base64Decode(text);
+      if (!bytes.ok()) return Status::InvalidArgument(name + " is binary: give it in base64");
+      return AttributeValue::B(*bytes);
+    }
+  }
+  return Status::InvalidArgument("unknown key type");
+}
+
+// A cell: strings and numbers as they are, everything else as DynamoDB JSON.
+std::string Cell(const AttributeValue& v) {
+  switch (v.type()) {
+    case AttrType::kS: return v.s();
+    case AttrType::kN: return v.n().ToString();
+    default: return format::ToJson(v);
+  }
+}
+
+std::string Bytes(int64_t n) {
+  if (n < 1024) return fmt::format("{} B", n);
+  if (n < (1 << 20)) return fmt::format("{:.1f} KB", static_cast<double>(n) / 1024);
+  if (n < (int64_t{1} << 30)) return fmt::format("{:.1f} MB", static_cast<double>(n) / (1 << 20));
+  return fmt::format("{:.2f} GB", static_cast<double>(n) / (1 << 30));
+}
+
+// Cells wider than this are cut, so that one long value does not push the
+// other columns off the screen (--json gives everything).
+constexpr size_t kMaxCell = 40;
+
+std::string Fit(std::string s) {
+  if (s.size() <= kMaxCell) return s;
+  s.resize(kMaxCell - 3);
+  return s + "...";
+}
+
+int RunCollection(const CollectionArgs& a) {
+  Options options;
+  options.read_only = true;  // a secondary instance: works while `serve` has the directory
+  auto db = Database::Open(a.db_dir, options);
+  if (!db.ok()) return Fail(db.status().ToString());
+  auto described = (*db)->DescribeTable({.table_name = a.table});
+  if (!described.ok()) {
+    return Fail(described.status().ToString() + " (dynarock collection " + a.db_dir +
+                " TABLE ...: the tables are those ListTables names)");
+  }
+  const TableDescription& t = described->table;
+  // The key schema of what is read: the table's, or the index's.
+  std::vector<KeySchemaElement> schema = t.key_schema;
+  if (!a.index.empty()) {
+    bool found = false;
+    auto take = [&](const std::string& name, const std::vector<KeySchemaElement>& ks) {
+      if (name == a.index) schema = ks, found = true;
+    };
+    if (t.global_secondary_indexes) {
+      for (const auto& g : *t.global_secondary_indexes) take(g.index_name, g.key_schema);
+    }
+    if (t.local_secondary_indexes) {
+      for (const auto& l : *t.local_secondary_indexes) take(l.index_name, l.key_schema);
+    }
+    if (!found) return Fail("table " + a.table + " has no index " + a.index);
+  }
+  auto type_of = [&](const std::string& name) {
+    for (const auto& d : t.attribute_definitions) {
+      if (d.attribute_name == name) return d.attribute_type;
+    }
+    return ScalarAttributeType::kS;
+  };
+  const std::string pk_name = schema[0].attribute_name;
+  const std::string sk_name = schema.size() > 1 ? schema[1].attribute_name : "";
+  auto pk = TypedKey(a.partition_key, type_of(pk_name), pk_name);
+  if (!pk.ok()) return Fail(pk.status().message());
+
+  QueryRequest q{.table_name = a.table};
+  if (!a.index.empty()) q.index_name = a.index;
+  q.expression_attribute_names = ExpressionAttributeNames{{"#p", pk_name}};
+  q.expression_attribute_values = ExpressionAttributeValues{{":p", *pk}};
+  std::string condition = "#p = :p";
+  const bool ranged = !a.from.empty() || !a.to.empty() || !a.begins_with.empty();
+  if (ranged && sk_name.empty()) {
+    return Fail(a.table + (a.index.empty() ? "" : "." + a.index) +
+                " has no sort key: --from, --to and --begins-with do not apply");
+  }
+  if (ranged) {
+    (*q.expression_attribute_names)["#s"] = sk_name;
+    auto bound = [&](const std::string& text, const char* placeholder) -> Status {
+      DYNAROCK_ASSIGN_OR_RETURN(auto v, TypedKey(text, type_of(sk_name), sk_name));
+      (*q.expression_attribute_values)[placeholder] = std::move(v);
+      return Status::OK();
+    };
+    Status s;
+    if (!a.begins_with.empty()) {
+      if (!a.from.empty() || !a.to.empty()) {
+        return Fail("give --begins-with or --from/--to, not both");
+      }
+      s = bound(a.begins_with, ":b");
+      condition += " AND begins_with(#s, :b)";
+    } else if (!a.from.empty() && !a.to.empty()) {
+      s = bound(a.from, ":f");
+      if (s.ok()) s = bound(a.to, ":t");
+      condition += " AND #s BETWEEN :f AND :t";
+    } else if (!a.from.empty()) {
+      s = bound(a.from, ":f");
+      condition += " AND #s >= :f";
+    } else {
+      s = bound(a.to, ":t");
+      condition += " AND #s <= :t";
+    }
+    if (!s.ok()) return Fail(s.message());
+  }
+  q.key_condition_expression = condition;
+  q.scan_index_forward = !a.reverse;
+
+  std::vector<Item> items;
+  while (a.limit == 0 || static_cast<int64_t>(items.size()) < a.limit) {
+    auto page = (*db)->Query(q);
+    if (!page.ok()) {
+      return Fail(page.status().ToString() + " (collection " + pk_name + " = " +
+                  a.partition_key + " of " + a.table + ")");
+    }
+    for (auto& item : page->items) {
+      if (a.limit != 0 && static_cast<int64_t>(items.size()) >= a.limit) break;
+      items.push_back(std::move(item));
+    }
+    if (!page->last_evaluated_key) break;
+    q.exclusive_start_key = std::move(page->last_evaluated_key);
+  }
+
+  if (a.json) {
+    for (const auto& item : items) fmt::print("{}\n", format::ToJson(item));
+    return 0;
+  }
+  auto about = (*db)->DescribeCollection(
+      {.table_name = a.table,
+       .index_name = a.index.empty() ? std::nullopt : std::optional(a.index),
+       .partition_key_value = *pk});
+  if (!about.ok()) return Fail(about.status().ToString());
+  // Header: what the collection is, how big, and where it lies on disk.
+  std::string where = fmt::format("{} SST file{}", about->sst_files,
+                                  about->sst_files == 1 ? "" : "s");
+  if (!about->levels.empty()) {
+    std::string levels;
+    for (int l : about->levels) levels += (levels.empty() ? "" : ", ") + std::to_string(l);
+    where += (about->levels.size() == 1 ? " on level " : " on levels ") + levels;
+  }
+  if (about->sst_files == 0) where += " (in memtables)";
+  std::string size;
+  if (about->statistics) {
+    size = fmt::format("{} items, {}", about->statistics->item_count,
+                       Bytes(about->statistics->size_bytes));
+    if (about->size_limited) {
+      const double share = 100.0 * static_cast<double>(about->statistics->size_bytes) /
+                           (10.0 * static_cast<double>(int64_t{1} << 30));
+      size += share < 0.01 ? std::string(" (under 0.01% of the 10 GB LSI limit)")
+                           : fmt::format(" ({:.2f}% of the 10 GB LSI limit)", share);
+    }
+  } else {
+    int64_t bytes = 0;
+    for (const auto& item : items) bytes += static_cast<int64_t>(format::ItemSize(item));
+    size = fmt::format("{} entries read, {}", items.size(), Bytes(bytes));
+  }
+  fmt::print("{}{}  {} = {}  {}  {}\n", a.table, a.index.empty() ? "" : "." + a.index, pk_name,
+             a.partition_key, size, where);
+  if (ranged || a.limit != 0) {
+    fmt::print("showing {} item{}{}\n", items.size(), items.size() == 1 ? "" : "s",
+               a.reverse ? ", newest first" : "");
+  }
+
+  // Columns: the sort key, the item's size, then the attributes (as asked,
+  // or every one met, in order of first appearance, keys left out).
+  std::vector<std::string> columns = a.attributes;
+  if (columns.empty()) {
+    for (const auto& item : items) {
+      for (const auto& [name, value] : item) {
+        const bool key = name == pk_name || name == sk_name;
+        if (!key && std::find(columns.begin(), columns.end(), name) == columns.end()) {
+          columns.push_back(name);
+        }
+      }
+    }
+  }
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({sk_name.empty() ? "(no sort key)" : sk_name, "size"});
+  for (const auto& c : columns) rows[0].push_back(c);
+  for (const auto& item : items) {
+    std::vector<std::string> row;
+    auto sk = sk_name.empty() ? item.end() : item.find(sk_name);
+    row.push_back(sk == item.end() ? "" : Fit(Cell(sk->second)));
+    row.push_back(std::to_string(format::ItemSize(item)));
+    for (const auto& c : columns) {
+      auto v = item.find(c);
+      row.push_back(v == item.end() ? "" : Fit(Cell(v->second)));
+    }
+    rows.push_back(std::move(row));
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      // The size column is right-aligned, the others left-aligned.
+      std::string cell = i == 1 ? std::string(width[i] - row[i].size(), ' ') + row[i]
+                                : row[i] + std::string(width[i] - row[i].size(), ' ');
+      line += (i ? "  " : "") + cell;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print("{}\n", line);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddCollectionCommands(CLI::App* app, std::function<int()>* run) {
+  auto args = std::make_shared<CollectionArgs>();
+  CLI::App* c = app->add_subcommand(
+      "collection", "show one item collection (a partition key's items) in sort-key order");
+  c->add_option("database", args->db_dir, "database directory (may be open in serve)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  c->add_option("table", args->table, "table name")->required();
+  c->add_option("partition_key", args->partition_key,
+                "the partition key value (numbers as text, binary in base64)")
+      ->required();
+  c->add_option("--index", args->index, "a collection of this LSI or GSI instead of the table");
+  c->add_option("--from", args->from, "sort keys from this one (inclusive)");
+  c->add_option("--to", args->to, "sort keys up to this one (inclusive)");
+  c->add_option("--begins-with", args->begins_with, "sort keys that begin with this");
+  c->add_flag("--reverse", args->reverse, "descending sort-key order (newest first)");
+  c->add_option("--limit", args->limit, "at most this many items")->check(CLI::Range(1, 1 << 30));
+  c->add_option("--attributes", args->attributes, "only these attribute columns")
+      ->delimiter(',');
+  c->add_flag("--json", args->json, "one DynamoDB JSON item per line, for scripts");
+  c->callback([run, args] { *run = [args] { return RunCollection(*args); }; });
+}
+
+}  // namespace dynarock::cli
