@@ -102,6 +102,10 @@ Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std
                                                                        size_t limit) {
   return impl_->LargestCollections(table, limit);
 }
+Result<std::vector<CollectionStatistics>> Database::LargestIndexCollections(
+    const std::string& table, const std::string& index, size_t limit) {
+  return impl_->LargestIndexCollections(table, index, limit);
+}
 Result<DescribeCollectionResponse> Database::DescribeCollection(
     const DescribeCollectionRequest& request) {
   return impl_->DescribeCollection(request);

@@ -18,6 +18,38 @@
 
 namespace dynarock {
 
+namespace {
+
+// Keeps the `limit` largest collections offered, by size.
+class Largest {
+ public:
+  explicit Largest(size_t limit) : limit_(limit) {}
+  void Offer(CollectionStatistics c) {
+    if (c.item_count == 0) return;
+    top_.push_back(std::move(c));
+    std::push_heap(top_.begin(), top_.end(), Smaller);
+    if (top_.size() > limit_) {
+      std::pop_heap(top_.begin(), top_.end(), Smaller);
+      top_.pop_back();
+    }
+  }
+  // Largest first.
+  std::vector<CollectionStatistics> Take() {
+    std::sort_heap(top_.begin(), top_.end(), Smaller);
+    return std::move(top_);
+  }
+
+ private:
+  // A min-heap on size: its top is the smallest kept.
+  static bool Smaller(const CollectionStatistics& a, const CollectionStatistics& b) {
+    return a.size_bytes > b.size_bytes;
+  }
+  const size_t limit_;
+  std::vector<CollectionStatistics> top_;
+};
+
+}  // namespace
+
 Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
     const std::string& table_name, size_t limit) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(DescribeTableRequest{table_name}));
@@ -25,11 +57,7 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
   const TableInfo& info = handle->info();
   const std::string lower = CollectionStatsPrefix(info.space_id);
   RangeIterator it(db_.get(), stats_cf_, lower, *format::PrefixSuccessor(lower));
-  // A min-heap of the largest `limit` seen so far.
-  auto smaller = [](const CollectionStatistics& a, const CollectionStatistics& b) {
-    return a.size_bytes > b.size_bytes;
-  };
-  std::vector<CollectionStatistics> top;
+  Largest top(limit);
   for (; it->Valid(); it->Next()) {
     Counter c;
     if (!DecodeCounter(std::string_view(it->value().data(), it->value().size()), &c)) {
@@ -41,16 +69,47 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
     key.remove_prefix(5 + 8);
     AttributeValue pk;
     DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&key, info.partition_key.type, &pk));
-    top.push_back({{{info.partition_key.name, std::move(pk)}}, c.items, c.bytes});
-    std::push_heap(top.begin(), top.end(), smaller);
-    if (top.size() > limit) {
-      std::pop_heap(top.begin(), top.end(), smaller);
-      top.pop_back();
-    }
+    top.Offer({{{info.partition_key.name, std::move(pk)}}, c.items, c.bytes});
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
-  std::sort_heap(top.begin(), top.end(), smaller);
-  return top;
+  return top.Take();
+}
+
+Result<std::vector<CollectionStatistics>> Database::Impl::LargestIndexCollections(
+    const std::string& table_name, const std::string& index_name, size_t limit) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(DescribeTableRequest{table_name}));
+  DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table_name));
+  const TableInfo& info = handle->info();
+  auto index = std::find_if(info.indexes.begin(), info.indexes.end(),
+                            [&](const IndexInfo& i) { return i.name == index_name; });
+  if (index == info.indexes.end()) {
+    return Status::Validation("The table does not have the specified index: " + index_name);
+  }
+  // Entries are in key order, space id | hash | enc(index pk) | ...: one
+  // collection's entries are contiguous, and end where that prefix changes.
+  RangeIterator it(db_.get(), indexes_cf_, SpaceBound(index->space_id),
+                   SpaceBound(index->space_id + 1));
+  Largest top(limit);
+  std::string prefix, value;
+  CollectionStatistics current;
+  for (; it->Valid(); it->Next()) {
+    std::string_view key(it->key().data(), it->key().size());
+    if (prefix.empty() || !key.starts_with(prefix)) {
+      top.Offer(std::move(current));
+      current = {};
+      std::string_view rest = key.substr(std::min<size_t>(key.size(), 4 + 8));
+      AttributeValue pk;
+      DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, index->partition_key.type, &pk));
+      prefix.assign(key.substr(0, key.size() - rest.size()));
+      current.key = {{index->partition_key.name, std::move(pk)}};
+    }
+    value.assign(it->value().data(), it->value().size());
+    ++current.item_count;
+    current.size_bytes += static_cast<int64_t>(format::ItemSize(ItemView::OpenTrusted(value)));
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  top.Offer(std::move(current));
+  return top.Take();
 }
 
 Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(

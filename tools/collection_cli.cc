@@ -72,6 +72,24 @@ std::string Fit(std::string s) {
   return s + "...";
 }
 
+// Prints rows as aligned columns; `right` marks right-aligned ones.
+void PrintTable(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
+                const std::string& indent = "") {
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(width[i] - row[i].size(), ' ');
+      line += (i ? "  " : "") + (right[i] ? pad + row[i] : row[i] + pad);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print("{}\n", line);
+  }
+}
+
 int RunCollection(const CollectionArgs& a) {
   Options options;
   options.read_only = true;  // a secondary instance: works while `serve` has the directory
@@ -231,20 +249,80 @@ int RunCollection(const CollectionArgs& a) {
     }
     rows.push_back(std::move(row));
   }
-  std::vector<size_t> width(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::vector<bool> right(rows[0].size(), false);
+  right[1] = true;  // the size column
+  PrintTable(rows, right);
+  return 0;
+}
+
+struct CollectionsArgs {
+  std::string db_dir, table;
+  size_t limit = 10;
+  bool json = false;
+};
+
+// `dynarock collections`: the largest collections of a table and of each
+// of its indexes, with their share of the table (or index).
+int RunCollections(const CollectionsArgs& a) {
+  Options options;
+  options.read_only = true;
+  auto db = Database::Open(a.db_dir, options);
+  if (!db.ok()) return Fail(db.status().ToString());
+  auto described = (*db)->DescribeTable({.table_name = a.table});
+  if (!described.ok()) {
+    return Fail(described.status().ToString() + " (the tables are those ListTables names)");
   }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      // The size column is right-aligned, the others left-aligned.
-      std::string cell = i == 1 ? std::string(width[i] - row[i].size(), ' ') + row[i]
-                                : row[i] + std::string(width[i] - row[i].size(), ' ');
-      line += (i ? "  " : "") + cell;
+  const TableDescription& t = described->table;
+  struct Part {
+    std::string label, index, key_name;
+    int64_t total_bytes;
+  };
+  // A table collection's size counts its LSI entries too (each its size
+  // plus 100 bytes, as DynamoDB's 10 GB limit does), so its share is of
+  // the table with them.
+  int64_t with_lsi = t.table_size_bytes;
+  if (t.local_secondary_indexes) {
+    for (const auto& l : *t.local_secondary_indexes) {
+      with_lsi += l.index_size_bytes + 100 * l.item_count;
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    fmt::print("{}\n", line);
+  }
+  std::vector<Part> parts = {{a.table, "", t.key_schema[0].attribute_name, with_lsi}};
+  if (t.local_secondary_indexes) {
+    for (const auto& l : *t.local_secondary_indexes) {
+      parts.push_back({a.table + "." + l.index_name, l.index_name, l.key_schema[0].attribute_name,
+                       l.index_size_bytes});
+    }
+  }
+  if (t.global_secondary_indexes) {
+    for (const auto& g : *t.global_secondary_indexes) {
+      parts.push_back({a.table + "." + g.index_name, g.index_name, g.key_schema[0].attribute_name,
+                       g.index_size_bytes});
+    }
+  }
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const Part& part = parts[p];
+    auto top = part.index.empty() ? (*db)->LargestCollections(a.table, a.limit)
+                                  : (*db)->LargestIndexCollections(a.table, part.index, a.limit);
+    if (!top.ok()) return Fail(top.status().ToString());
+    if (a.json) {
+      for (const auto& c : *top) {
+        fmt::print("{{\"Collection\":\"{}\",\"Key\":{},\"ItemCount\":{},\"SizeBytes\":{}}}\n",
+                   part.label, format::ToJson(c.key), c.item_count, c.size_bytes);
+      }
+      continue;
+    }
+    fmt::print("{}largest collections of {} ({}; {} in all)\n", p ? "\n" : "", part.label,
+               part.index.empty() ? fmt::format("{} items", t.item_count) : "index",
+               Bytes(part.total_bytes));
+    std::vector<std::vector<std::string>> rows = {{part.key_name, "items", "size", "share"}};
+    for (const auto& c : *top) {
+      const double share = part.total_bytes > 0 ? 100.0 * static_cast<double>(c.size_bytes) /
+                                                      static_cast<double>(part.total_bytes)
+                                                : 0.0;
+      rows.push_back({Fit(Cell(c.key.begin()->second)), std::to_string(c.item_count),
+                      Bytes(c.size_bytes), fmt::format("{:.1f}%", share)});
+    }
+    PrintTable(rows, {false, true, true, true}, "  ");
   }
   return 0;
 }
@@ -252,6 +330,18 @@ int RunCollection(const CollectionArgs& a) {
 }  // namespace
 
 void AddCollectionCommands(CLI::App* app, std::function<int()>* run) {
+  auto all = std::make_shared<CollectionsArgs>();
+  CLI::App* cs = app->add_subcommand(
+      "collections", "the largest item collections of a table and of each of its indexes");
+  cs->add_option("database", all->db_dir, "database directory (may be open in serve)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cs->add_option("table", all->table, "table name")->required();
+  cs->add_option("--limit", all->limit, "collections per table or index (default 10)")
+      ->check(CLI::Range(1, 1 << 20));
+  cs->add_flag("--json", all->json, "one JSON object per collection, for scripts");
+  cs->callback([run, all] { *run = [all] { return RunCollections(*all); }; });
+
   auto args = std::make_shared<CollectionArgs>();
   CLI::App* c = app->add_subcommand(
       "collection", "show one item collection (a partition key's items) in sort-key order");

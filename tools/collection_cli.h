@@ -5,6 +5,8 @@
 //   dynarock collection DB TABLE PK [--index NAME] [--from SK] [--to SK]
 //                       [--begins-with PREFIX] [--reverse] [--limit N]
 //                       [--attributes a,b,...] [--json]
+//   dynarock collections DB TABLE [--limit N] [--json]   the largest of the
+//                       table and of each index
 #ifndef DYNAROCK_TOOLS_COLLECTION_CLI_H_
 #define DYNAROCK_TOOLS_COLLECTION_CLI_H_
 

@@ -7,6 +7,7 @@
 //   dynarock restore DB SOURCE [--table-definition FILE] [--table NAME] [--strict] ...
 //   dynarock collection DB TABLE PK [--index I] [--from SK] [--to SK] [--begins-with P]
 //                       [--reverse] [--limit N] [--attributes a,b] [--json]
+//   dynarock collections DB TABLE [--limit N] [--json]
 //
 // serve speaks DynamoDB's HTTP JSON protocol, so any AWS SDK or the AWS CLI
 // works against it with --endpoint-url http://127.0.0.1:8000.

@@ -179,6 +179,20 @@ TEST_F(TableTest, DescribeCollectionCountsAndLocatesOneCollection) {
   auto absent = db_->DescribeCollection({.table_name = "Fleet", .partition_key_value = S("V9")});
   ASSERT_OK(absent);
   EXPECT_EQ(absent->statistics->item_count, 0);
+  // The largest index collections, counted from the entries: D (3), E (1).
+  ASSERT_OK(db_->PutItem(
+      {.table_name = "Fleet", .item = {{"v", S("V3")}, {"t", S("T0")}, {"d", S("E")}}}));
+  auto by_d = db_->LargestIndexCollections("Fleet", "ByD", 10);
+  ASSERT_OK(by_d);
+  ASSERT_EQ(by_d->size(), 2u);
+  EXPECT_EQ((*by_d)[0].key, (Item{{"d", S("D")}}));
+  EXPECT_EQ((*by_d)[0].item_count, 3);
+  EXPECT_EQ((*by_d)[0].size_bytes, 3 * (1 + 2 + 1 + 2 + 1 + 1));  // KEYS_ONLY: v, t and d
+  EXPECT_EQ((*by_d)[1].key, (Item{{"d", S("E")}}));
+  EXPECT_EQ((*by_d)[1].item_count, 1);
+  EXPECT_EQ(db_->LargestIndexCollections("Fleet", "ByD", 1)->size(), 1u);
+  EXPECT_EQ(db_->LargestIndexCollections("Fleet", "Nope", 1).status().code(),
+            Status::Code::kValidation);
   auto index = db_->DescribeCollection(
       {.table_name = "Fleet", .index_name = "ByD", .partition_key_value = S("D")});
   ASSERT_OK(index);

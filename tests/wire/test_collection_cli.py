@@ -83,6 +83,13 @@ def test_index_collections(fleet_db):
     assert [json.loads(l)["speedKph"]["N"] for l in out.splitlines()] == ["30", "33.5", "36"]
 
 
+def test_the_largest_collections_of_the_table_and_of_each_index(fleet_db):
+    r = subprocess.run([os.environ["DYNAROCK_BIN"], "collections", fleet_db, "Telemetry",
+                        "--limit", "2"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == GOLDEN_COLLECTIONS
+
+
 def test_errors_name_the_table_key_and_what_to_do(fleet_db):
     rc, _, err = collection(fleet_db, "Nope", "VEH#V-7741")
     assert rc == 1 and "Nope" in err and "ListTables" in err
@@ -117,4 +124,21 @@ TS#2026-06-23T09:00:00Z    80  VEH#V-7741
 TS#2026-06-23T09:00:00Z    80  VEH#V-7742
 TS#2026-06-23T09:01:00Z    80  VEH#V-7741
 TS#2026-06-23T09:02:00Z    81  VEH#V-7741
+"""
+# A table collection's share is of the table with its LSI entries (809 +
+# 242 = 1.0 KB); the depot GSI holds every vehicle's readings in one.
+GOLDEN_COLLECTIONS = """\
+largest collections of Telemetry (5 items; 1.0 KB in all)
+  vehicleId   items   size  share
+  VEH#V-7741      4  809 B  77.0%
+  VEH#V-7742      1  242 B  23.0%
+
+largest collections of Telemetry.BySpeed (index; 249 B in all)
+  vehicleId   items   size  share
+  VEH#V-7741      3  187 B  75.1%
+  VEH#V-7742      1   62 B  24.9%
+
+largest collections of Telemetry.ByDepot (index; 402 B in all)
+  depotCode  items   size   share
+  DEP-LON-3      5  402 B  100.0%
 """
