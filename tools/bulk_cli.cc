@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "dynarock/db.h"
+#include "tools/cli_text.h"
 #include "tools/server/table_definition.h"
 
 namespace dynarock::cli {
@@ -22,16 +23,6 @@ constexpr char kDefinitionFile[] = "table-definition.json";
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-std::string Bytes(double b) {
-  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  return fmt::format("{:.1f} {}", b, units[u]);
 }
 
 std::string Duration(double s) {
@@ -114,7 +105,7 @@ int RunDump(const DumpArgs& a) {
             ? Duration(static_cast<double>(std::max<int64_t>(total - items, 0)) / rate)
             : "?";
     progress.Show(fmt::format("dump {}: {} / {} items  {}  {:.0f} items/s  ETA {}", a.table, items,
-                              total, Bytes(static_cast<double>(bytes)), rate, eta));
+                              total, HumanBytes(static_cast<double>(bytes)), rate, eta));
   };
   auto result = (*db)->ExportTable(o);
   progress.Done();
@@ -132,8 +123,8 @@ int RunDump(const DumpArgs& a) {
   }
   const double s = std::max(progress.elapsed(), 1e-3);
   fmt::print("dumped {}: {} items, {} ({} compressed) in {:.2f} s, {:.0f} items/s, {} files\n",
-             a.table, result->item_count, Bytes(static_cast<double>(result->uncompressed_bytes)),
-             Bytes([&] {
+             a.table, result->item_count,
+             HumanBytes(static_cast<double>(result->uncompressed_bytes)), HumanBytes([&] {
                double b = 0;
                for (const auto& f : result->files) b += static_cast<double>(f.bytes);
                return b;
@@ -279,8 +270,8 @@ int RunRestore(const RestoreArgs& a) {
                                           : 0;
     progress.Show(fmt::format("restore {}: {}  file {}/{}  {} items  {} / {}  {:.0f} items/s{}",
                               o.table.table_name, p.phase, p.files_done, p.files, p.processed_items,
-                              Bytes(static_cast<double>(p.processed_bytes)),
-                              Bytes(static_cast<double>(p.total_bytes)), rate,
+                              HumanBytes(static_cast<double>(p.processed_bytes)),
+                              HumanBytes(static_cast<double>(p.total_bytes)), rate,
                               done > 0.01 && std::string_view(p.phase) == "reading"
                                   ? "  ETA " + Duration(s / done - s)
                                   : ""));
@@ -299,7 +290,7 @@ int RunRestore(const RestoreArgs& a) {
   const double s = std::max(progress.elapsed(), 1e-3);
   fmt::print("restored {}: {} items ({} read, {} skipped), {} in {:.2f} s, {:.0f} items/s\n",
              o.table.table_name, result->imported_items, result->processed_items,
-             result->error_count, Bytes(static_cast<double>(result->processed_bytes)), s,
+             result->error_count, HumanBytes(static_cast<double>(result->processed_bytes)), s,
              static_cast<double>(result->processed_items) / s);
   return result->error_count > 0 ? kExitItemErrors : kExitOk;
 }

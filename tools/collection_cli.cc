@@ -10,6 +10,7 @@
 #include "dynarock/db.h"
 #include "format/item_size.h"
 #include "format/json.h"
+#include "tools/cli_text.h"
 
 namespace dynarock::cli {
 namespace {
@@ -53,13 +54,6 @@ std::string Cell(const AttributeValue& v) {
     case AttrType::kN: return v.n().ToString();
     default: return format::ToJson(v);
   }
-}
-
-std::string Bytes(int64_t n) {
-  if (n < 1024) return fmt::format("{} B", n);
-  if (n < (1 << 20)) return fmt::format("{:.1f} KB", static_cast<double>(n) / 1024);
-  if (n < (int64_t{1} << 30)) return fmt::format("{:.1f} MB", static_cast<double>(n) / (1 << 20));
-  return fmt::format("{:.2f} GB", static_cast<double>(n) / (1 << 30));
 }
 
 // Cells wider than this are cut, so that one long value does not push the
@@ -106,7 +100,10 @@ int RunCollection(const CollectionArgs& a) {
   if (!a.index.empty()) {
     bool found = false;
     auto take = [&](const std::string& name, const std::vector<KeySchemaElement>& ks) {
-      if (name == a.index) schema = ks, found = true;
+      if (name == a.index) {
+        schema = ks;
+        found = true;
+      }
     };
     if (t.global_secondary_indexes) {
       for (const auto& g : *t.global_secondary_indexes) take(g.index_name, g.key_schema);
@@ -203,7 +200,7 @@ int RunCollection(const CollectionArgs& a) {
   std::string size;
   if (about->statistics) {
     size = fmt::format("{} items, {}", about->statistics->item_count,
-                       Bytes(about->statistics->size_bytes));
+                       HumanBytes(static_cast<double>(about->statistics->size_bytes)));
     if (about->size_limited) {
       const double share = 100.0 * static_cast<double>(about->statistics->size_bytes) /
                            (10.0 * static_cast<double>(int64_t{1} << 30));
@@ -213,7 +210,7 @@ int RunCollection(const CollectionArgs& a) {
   } else {
     int64_t bytes = 0;
     for (const auto& item : items) bytes += static_cast<int64_t>(format::ItemSize(item));
-    size = fmt::format("{} entries read, {}", items.size(), Bytes(bytes));
+    size = fmt::format("{} entries read, {}", items.size(), HumanBytes(static_cast<double>(bytes)));
   }
   fmt::print("{}{}  {} = {}  {}  {}\n", a.table, a.index.empty() ? "" : "." + a.index, pk_name,
              a.partition_key, size, where);
@@ -313,14 +310,15 @@ int RunCollections(const CollectionsArgs& a) {
     }
     fmt::print("{}largest collections of {} ({}; {} in all)\n", p ? "\n" : "", part.label,
                part.index.empty() ? fmt::format("{} items", t.item_count) : "index",
-               Bytes(part.total_bytes));
+               HumanBytes(static_cast<double>(part.total_bytes)));
     std::vector<std::vector<std::string>> rows = {{part.key_name, "items", "size", "share"}};
     for (const auto& c : *top) {
       const double share = part.total_bytes > 0 ? 100.0 * static_cast<double>(c.size_bytes) /
                                                       static_cast<double>(part.total_bytes)
                                                 : 0.0;
       rows.push_back({Fit(Cell(c.key.begin()->second)), std::to_string(c.item_count),
-                      Bytes(c.size_bytes), fmt::format("{:.1f}%", share)});
+                      HumanBytes(static_cast<double>(c.size_bytes)),
+                      fmt::format("{:.1f}%", share)});
     }
     PrintTable(rows, {false, true, true, true}, "  ");
   }
