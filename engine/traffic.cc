@@ -1,0 +1,201 @@
+#include "engine/traffic.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+
+namespace dynarock {
+
+// ---- HeavyHitters ---------------------------------------------------------------
+
+HeavyHitters::HeavyHitters(size_t capacity) : capacity_(capacity) { assert(capacity > 0); }
+
+void HeavyHitters::Swap(size_t a, size_t b) {
+  std::swap(heap_[a], heap_[b]);
+  heap_pos_[heap_[a]] = a;
+  heap_pos_[heap_[b]] = b;
+}
+
+// Units only grow, so a counter only ever moves down the min-heap.
+void HeavyHitters::SiftDown(size_t pos) {
+  for (;;) {
+    size_t smallest = pos;
+    for (size_t child : {2 * pos + 1, 2 * pos + 2}) {
+      if (child < heap_.size() &&
+          counters_[heap_[child]].units < counters_[heap_[smallest]].units) {
+        smallest = child;
+      }
+    }
+    if (smallest == pos) return;
+    Swap(pos, smallest);
+    pos = smallest;
+  }
+}
+
+void HeavyHitters::Add(std::string_view key, double read_units, double write_units) {
+  const double units = read_units + write_units;
+  total_ += units;
+  auto it = slot_.find(std::string(key));
+  size_t i;
+  if (it != slot_.end()) {
+    i = it->second;
+  } else if (counters_.size() < capacity_) {
+    i = counters_.size();
+    counters_.push_back({std::string(key), 0, 0, 0, 0});
+    slot_.emplace(key, i);
+    // A new counter at 0 is a smallest one: it goes up from the bottom.
+    heap_.push_back(i);
+    heap_pos_.push_back(heap_.size() - 1);
+    for (size_t pos = heap_.size() - 1; pos > 0;) {
+      const size_t parent = (pos - 1) / 2;
+      if (counters_[heap_[parent]].units <= counters_[heap_[pos]].units) break;
+      Swap(pos, parent);
+      pos = parent;
+    }
+  } else {
+    // Replace the smallest counter: the new key inherits its count as error.
+    i = heap_[0];
+    Counter& c = counters_[i];
+    slot_.erase(c.key);
+    c.key.assign(key);
+    c.error = c.units;
+    c.read_units = c.write_units = 0;
+    slot_.emplace(key, i);
+  }
+  Counter& c = counters_[i];
+  c.units += units;
+  c.read_units += read_units;
+  c.write_units += write_units;
+  SiftDown(heap_pos_[i]);
+}
+
+void HeavyHitters::Clear() {
+  total_ = 0;
+  counters_.clear();
+  slot_.clear();
+  heap_.clear();
+  heap_pos_.clear();
+}
+
+double HeavyHitters::min_units() const {
+  if (counters_.size() < capacity_) return 0;
+  return counters_[heap_[0]].units;
+}
+
+// ---- SlidingHeavyHitters --------------------------------------------------------
+
+SlidingHeavyHitters::SlidingHeavyHitters(int64_t slice_ms, size_t slices, size_t capacity)
+    : slice_ms_(slice_ms) {
+  assert(slice_ms > 0 && slices > 0);
+  slices_.reserve(slices);
+  for (size_t i = 0; i < slices; ++i) slices_.push_back({-1, HeavyHitters(capacity)});
+}
+
+void SlidingHeavyHitters::Add(int64_t now_ms, std::string_view key, double read_units,
+                              double write_units) {
+  const int64_t number = now_ms / slice_ms_;
+  Slice& slice = slices_[static_cast<size_t>(number) % slices_.size()];
+  if (slice.number != number) {
+    // A slice from a lap ago (or a clock that went back): reused.
+    slice.summary.Clear();
+    slice.number = number;
+  }
+  slice.summary.Add(key, read_units, write_units);
+}
+
+std::vector<HotCollection> SlidingHeavyHitters::Top(int64_t now_ms, int64_t window_ms, size_t n,
+                                                    int64_t* covered_ms) const {
+  const int64_t last = now_ms / slice_ms_;
+  const int64_t wanted = std::max<int64_t>(1, (window_ms + slice_ms_ - 1) / slice_ms_);
+  const int64_t first = last - std::min<int64_t>(wanted, slices_.size()) + 1;
+  if (covered_ms) *covered_ms = now_ms - first * slice_ms_ + 1;
+
+  struct Merged {
+    HotCollection hot;
+    double error = 0;        // summed errors of the slices monitoring it
+    double present_min = 0;  // summed bounds of the slices monitoring it
+  };
+  std::vector<const HeavyHitters*> covered;
+  for (const Slice& s : slices_) {
+    if (s.number >= first && s.number <= last) covered.push_back(&s.summary);
+  }
+  std::map<std::string_view, Merged> merged;
+  double all_min = 0;
+  for (const HeavyHitters* s : covered) {
+    const double min = s->min_units();
+    all_min += min;
+    for (const auto& c : s->counters()) {
+      Merged& m = merged[c.key];
+      m.hot.units += c.units;
+      m.hot.read_units += c.read_units;
+      m.hot.write_units += c.write_units;
+      m.error += c.error;
+      m.present_min += min;
+    }
+  }
+  std::vector<HotCollection> out;
+  out.reserve(merged.size());
+  for (auto& [key, m] : merged) {
+    // Below: the errors of the slices that monitor it; above: the slices
+    // that do not, each of which saw at most its smallest counter of it.
+    m.hot.key.assign(key);
+    m.hot.error_bound = std::max(m.error, all_min - m.present_min);
+    out.push_back(std::move(m.hot));
+  }
+  std::sort(out.begin(), out.end(), [](const HotCollection& a, const HotCollection& b) {
+    if (a.units != b.units) return a.units > b.units;
+    return a.key < b.key;
+  });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+// ---- TokenBuckets ---------------------------------------------------------------
+
+TokenBuckets::TokenBuckets(double units_per_second, double burst_seconds)
+    : rate_per_ms_(units_per_second / 1000),
+      capacity_(units_per_second * std::max(1.0, burst_seconds)) {
+  assert(units_per_second > 0);
+}
+
+TokenBuckets::Bucket* TokenBuckets::Refill(int64_t now_ms, std::string_view key) {
+  auto it = buckets_.find(std::string(key));
+  if (it == buckets_.end()) return nullptr;
+  Bucket& b = it->second;
+  if (now_ms > b.at_ms) {
+    b.credit = std::min(capacity_, b.credit + rate_per_ms_ * static_cast<double>(now_ms - b.at_ms));
+    b.at_ms = now_ms;
+  }
+  if (b.credit >= capacity_) {
+    buckets_.erase(it);
+    return nullptr;
+  }
+  return &b;
+}
+
+bool TokenBuckets::Admits(int64_t now_ms, std::string_view key) {
+  const Bucket* b = Refill(now_ms, key);
+  return b == nullptr || b->credit > 0;
+}
+
+void TokenBuckets::Charge(int64_t now_ms, std::string_view key, double units) {
+  if (units <= 0) return;
+  Bucket* b = Refill(now_ms, key);
+  if (b == nullptr) {
+    if (buckets_.size() >= sweep_at_) DropFull(now_ms);
+    b = &buckets_.emplace(std::string(key), Bucket{capacity_, now_ms}).first->second;
+  }
+  b->credit -= units;
+}
+
+void TokenBuckets::DropFull(int64_t now_ms) {
+  for (auto it = buckets_.begin(); it != buckets_.end();) {
+    const double credit =
+        it->second.credit + rate_per_ms_ * static_cast<double>(now_ms - it->second.at_ms);
+    it = credit >= capacity_ ? buckets_.erase(it) : std::next(it);
+  }
+  // Sweep again once the map doubles from what is left: amortized O(1).
+  sweep_at_ = std::max<size_t>(1024, 2 * buckets_.size());
+}
+
+}  // namespace dynarock

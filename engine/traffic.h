@@ -1,0 +1,129 @@
+// Traffic per item collection: the capacity units each collection consumes,
+// in bounded memory (Database::HottestCollections, `dynarock top`), and the
+// per-partition ceilings DynamoDB enforces (`serve --partition-limits`).
+#ifndef DYNAROCK_ENGINE_TRAFFIC_H_
+#define DYNAROCK_ENGINE_TRAFFIC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace dynarock {
+
+// Weighted Space-Saving (Metwally, Agrawal, El Abbadi 2005): the heaviest
+// keys of a stream in `capacity` counters. A key that is not monitored takes
+// over the smallest counter and inherits its count as its error. For every
+// monitored key, exact <= units <= exact + error; a key that is not
+// monitored has exact <= min_units(); and min_units() <= total / capacity, so
+// every key heavier than total / capacity is monitored. Not thread-safe.
+class HeavyHitters {
+ public:
+  struct Counter {
+    std::string key;
+    double units = 0;  // an upper bound of the key's exact total
+    double error = 0;  // units - error is a lower bound
+    // What was added while the key was monitored (so lower bounds too).
+    double read_units = 0, write_units = 0;
+  };
+
+  // REQUIRES: capacity > 0.
+  explicit HeavyHitters(size_t capacity);
+
+  // Adds read + write units to `key`. REQUIRES: both >= 0.
+  void Add(std::string_view key, double read_units, double write_units);
+  void Clear();
+
+  // Unordered.
+  const std::vector<Counter>& counters() const { return counters_; }
+  double total() const { return total_; }
+  // The bound on any unmonitored key's total: the smallest counter once
+  // every counter is taken, 0 before (every key seen is then monitored).
+  double min_units() const;
+  size_t capacity() const { return capacity_; }
+
+ private:
+  void SiftDown(size_t heap_pos);
+  void Swap(size_t a, size_t b);
+
+  size_t capacity_;
+  double total_ = 0;
+  std::vector<Counter> counters_;
+  std::unordered_map<std::string, size_t> slot_;  // key -> index in counters_
+  // A min-heap of indexes into counters_ by units, and each counter's place in it.
+  std::vector<size_t> heap_, heap_pos_;
+};
+
+// One collection in a window's merged summary.
+struct HotCollection {
+  std::string key;  // as given to Add
+  double units = 0, read_units = 0, write_units = 0;
+  // |units - exact total over the window| <= error_bound.
+  double error_bound = 0;
+};
+
+// Space-Saving summaries of consecutive time slices (a ring), so the hottest
+// keys of the last `window` are the merge of the slices it covers: a key's
+// units sum over the slices that monitor it. Memory: slices * capacity
+// counters. Not thread-safe.
+class SlidingHeavyHitters {
+ public:
+  // REQUIRES: slice_ms > 0, slices > 0, capacity > 0.
+  SlidingHeavyHitters(int64_t slice_ms, size_t slices, size_t capacity);
+
+  void Add(int64_t now_ms, std::string_view key, double read_units, double write_units);
+
+  // The `n` heaviest keys over the slices that overlap [now - window, now]
+  // (the window is rounded out to whole slices, and limited to the ring),
+  // heaviest first. `covered_ms` (if not null) receives the time those
+  // slices span up to now, for rates.
+  std::vector<HotCollection> Top(int64_t now_ms, int64_t window_ms, size_t n,
+                                 int64_t* covered_ms) const;
+
+  int64_t max_window_ms() const { return slice_ms_ * static_cast<int64_t>(slices_.size()); }
+
+ private:
+  struct Slice {
+    int64_t number = -1;  // now_ms / slice_ms of its period; -1: unused
+    HeavyHitters summary;
+  };
+  int64_t slice_ms_;
+  std::vector<Slice> slices_;
+};
+
+// A token bucket per collection, as DynamoDB's partitions have: each refills
+// at `units_per_second` and holds up to `burst_seconds` of unused capacity
+// (at least one second's). A request is admitted while its collection's
+// bucket is above zero, and then charged what it consumed, so one large
+// request may take the bucket below zero and the next ones wait for it to
+// refill. A collection not seen before starts full; buckets that refilled to
+// full are dropped (a full bucket and no bucket behave alike), so memory
+// stays in proportion to the collections active within the burst period.
+// Not thread-safe.
+class TokenBuckets {
+ public:
+  // REQUIRES: units_per_second > 0, burst_seconds >= 0.
+  TokenBuckets(double units_per_second, double burst_seconds);
+
+  bool Admits(int64_t now_ms, std::string_view key);
+  void Charge(int64_t now_ms, std::string_view key, double units);
+  size_t size() const { return buckets_.size(); }
+
+ private:
+  struct Bucket {
+    double credit;
+    int64_t at_ms;
+  };
+  // The bucket refilled to now; nullptr if it would be full (none kept).
+  Bucket* Refill(int64_t now_ms, std::string_view key);
+  void DropFull(int64_t now_ms);
+
+  double rate_per_ms_, capacity_;
+  std::unordered_map<std::string, Bucket> buckets_;
+  size_t sweep_at_ = 1024;  // size at which full buckets are next swept
+};
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_TRAFFIC_H_

@@ -1,0 +1,208 @@
+// The traffic structures against exact counts: Space-Saving's bounds on
+// skewed random workloads, the sliding window's merge, and the token buckets
+// behind --partition-limits.
+#include "engine/traffic.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+
+namespace dynarock {
+namespace {
+
+// Zipf-like key choice: key i (0-based) with weight 1 / (i + 1)^s.
+class Skewed {
+ public:
+  Skewed(size_t keys, double s, uint32_t seed) : rng_(seed) {
+    std::vector<double> w(keys);
+    for (size_t i = 0; i < keys; ++i) w[i] = 1.0 / std::pow(static_cast<double>(i + 1), s);
+    dist_ = std::discrete_distribution<size_t>(w.begin(), w.end());
+  }
+  std::string Next() { return "VEH#V-" + std::to_string(dist_(rng_)); }
+  double Units() { return units_(rng_) * 0.5; }  // 0.5 .. 5 units, as reads and writes cost
+
+ private:
+  std::mt19937 rng_;
+  std::discrete_distribution<size_t> dist_;
+  std::uniform_int_distribution<int> units_{1, 10};
+};
+
+TEST(HeavyHittersTest, BoundsHoldOnSkewedWorkloads) {
+  for (const double s : {0.8, 1.1, 1.5}) {
+    for (const uint32_t seed : {1u, 2u, 3u}) {
+      SCOPED_TRACE(testing::Message() << "s=" << s << " seed=" << seed);
+      HeavyHitters hh(64);
+      Skewed workload(5000, s, seed);
+      std::map<std::string, double> exact;
+      double total = 0;
+      for (int i = 0; i < 100000; ++i) {
+        const std::string key = workload.Next();
+        const double units = workload.Units();
+        const bool write = i % 3 == 0;
+        hh.Add(key, write ? 0 : units, write ? units : 0);
+        exact[key] += units;
+        total += units;
+      }
+      EXPECT_NEAR(hh.total(), total, 1e-6 * total);
+      ASSERT_EQ(hh.counters().size(), 64u);
+      // The bound on every key it does not monitor, and its own bound.
+      EXPECT_LE(hh.min_units(), total / 64 + 1e-9);
+      std::map<std::string, const HeavyHitters::Counter*> monitored;
+      for (const auto& c : hh.counters()) {
+        monitored[c.key] = &c;
+        const double e = exact[c.key];
+        EXPECT_GE(c.units + 1e-9, e) << c.key;              // never an underestimate
+        EXPECT_LE(c.units - c.error, e + 1e-9) << c.key;    // error covers the overestimate
+        EXPECT_LE(c.read_units + c.write_units, e + 1e-9);  // added while monitored
+      }
+      for (const auto& [key, e] : exact) {
+        if (!monitored.count(key)) EXPECT_LE(e, hh.min_units() + 1e-9) << key;
+        // Every key heavier than total / capacity is monitored.
+        if (e > total / 64) EXPECT_TRUE(monitored.count(key)) << key;
+      }
+      // The heaviest key is found, with its rank.
+      const auto heaviest = std::max_element(exact.begin(), exact.end(), [](auto& a, auto& b) {
+        return a.second < b.second;
+      });
+      const auto top = std::max_element(hh.counters().begin(), hh.counters().end(),
+                                         [](auto& a, auto& b) { return a.units < b.units; });
+      EXPECT_EQ(top->key, heaviest->first);
+    }
+  }
+}
+
+TEST(HeavyHittersTest, ExactWhileKeysFit) {
+  HeavyHitters hh(4);
+  hh.Add("a", 1, 0);
+  hh.Add("b", 0, 2);
+  hh.Add("a", 0.5, 1);
+  ASSERT_EQ(hh.counters().size(), 2u);
+  EXPECT_EQ(hh.min_units(), 0);  // not full: an unseen key has 0
+  for (const auto& c : hh.counters()) {
+    EXPECT_EQ(c.error, 0);
+    if (c.key == "a") {
+      EXPECT_EQ(c.units, 2.5);
+      EXPECT_EQ(c.read_units, 1.5);
+      EXPECT_EQ(c.write_units, 1);
+    } else {
+      EXPECT_EQ(c.units, 2);
+    }
+  }
+  // A fifth key takes over the smallest counter and inherits it as error.
+  hh.Add("c", 1, 0);
+  hh.Add("d", 1, 0);
+  hh.Add("e", 0, 3);
+  ASSERT_EQ(hh.counters().size(), 4u);
+  for (const auto& c : hh.counters()) {
+    if (c.key == "e") {
+      EXPECT_EQ(c.units, 4);  // 1 inherited from "c" or "d", plus 3
+      EXPECT_EQ(c.error, 1);
+      EXPECT_EQ(c.write_units, 3);
+    }
+  }
+}
+
+TEST(SlidingHeavyHittersTest, WindowMergesSlicesWithinTheirBounds) {
+  // 1-second slices, 10 of them, 16 counters each; keys change popularity
+  // over time, so the window decides who is hottest.
+  SlidingHeavyHitters window(1000, 10, 16);
+  std::map<int64_t, std::map<std::string, double>> exact_by_second;
+  std::mt19937 rng(7);
+  for (int64_t t = 0; t < 20000; t += 2) {
+    const int64_t second = t / 1000;
+    // Seconds 0-9: V-1 is hot; 10-19: V-2 is; noise from 500 keys always.
+    std::string key;
+    if (rng() % 2 == 0) {
+      key = second < 10 ? "VEH#V-1" : "VEH#V-2";
+    } else {
+      key = "VEH#noise-" + std::to_string(rng() % 500);
+    }
+    window.Add(t, key, 1, 0);
+    exact_by_second[second][key] += 1;
+  }
+  const int64_t now = 19999;
+  for (const int64_t window_ms : {1000, 3000, 10000, 60000}) {
+    SCOPED_TRACE(window_ms);
+    int64_t covered = 0;
+    const auto top = window.Top(now, window_ms, 100, &covered);
+    const int64_t seconds = std::min<int64_t>(10, window_ms / 1000);
+    EXPECT_EQ(covered, seconds * 1000);
+    std::map<std::string, double> exact;
+    for (int64_t s = 20 - seconds; s < 20; ++s) {
+      for (const auto& [k, v] : exact_by_second[s]) exact[k] += v;
+    }
+    ASSERT_FALSE(top.empty());
+    EXPECT_EQ(top[0].key, "VEH#V-2");
+    EXPECT_NEAR(top[0].units, exact["VEH#V-2"], top[0].error_bound);
+    for (size_t i = 0; i < top.size(); ++i) {
+      EXPECT_LE(std::abs(top[i].units - exact[top[i].key]), top[i].error_bound + 1e-9)
+          << top[i].key;
+      if (i > 0) EXPECT_GE(top[i - 1].units, top[i].units);
+    }
+    // V-1 was hot only before the window: it is not there.
+    for (const auto& h : top) EXPECT_NE(h.key, "VEH#V-1");
+  }
+  // A window reaching back past 10 s is limited to the ring.
+  EXPECT_EQ(window.max_window_ms(), 10000);
+}
+
+TEST(SlidingHeavyHittersTest, OldSlicesAreForgotten) {
+  SlidingHeavyHitters window(1000, 5, 8);
+  window.Add(0, "a", 0, 5);
+  EXPECT_EQ(window.Top(999, 1000, 10, nullptr).size(), 1u);
+  // Seven seconds later the ring has come round: "a" is gone, "b" is there.
+  window.Add(7000, "b", 1, 0);
+  const auto top = window.Top(7000, 5000, 10, nullptr);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].key, "b");
+  EXPECT_EQ(top[0].read_units, 1);
+  EXPECT_TRUE(window.Top(20000, 5000, 10, nullptr).empty());
+}
+
+TEST(TokenBucketsTest, RefillBurstAndDebt) {
+  // DynamoDB's 1,000 WCU with 5 s of burst credit.
+  TokenBuckets buckets(1000, 5);
+  // A new collection starts with the full burst: 5,000 units.
+  EXPECT_TRUE(buckets.Admits(0, "hot"));
+  buckets.Charge(0, "hot", 4999);
+  EXPECT_TRUE(buckets.Admits(0, "hot"));
+  buckets.Charge(0, "hot", 10);  // into debt: the next request waits
+  EXPECT_FALSE(buckets.Admits(0, "hot"));
+  EXPECT_FALSE(buckets.Admits(8, "hot"));  // 9 units of debt need 9 ms
+  EXPECT_TRUE(buckets.Admits(10, "hot"));
+  EXPECT_TRUE(buckets.Admits(10, "cold"));  // others are not affected
+  // Driven at 2x the rate, it is throttled about half the time.
+  int admitted = 0, refused = 0;
+  for (int64_t t = 10; t < 10010; ++t) {
+    for (int k = 0; k < 2; ++k) {
+      if (buckets.Admits(t, "hot")) {
+        buckets.Charge(t, "hot", 1);
+        ++admitted;
+      } else {
+        ++refused;
+      }
+    }
+  }
+  EXPECT_NEAR(admitted, 10000 + 1, 5);  // the rate, and the credit it had
+  EXPECT_NEAR(refused, 10000, 5);
+  // Once refilled to full, a bucket is dropped: memory follows activity.
+  EXPECT_EQ(buckets.size(), 1u);
+  buckets.Charge(20000, "x", 1);
+  EXPECT_EQ(buckets.size(), 2u);
+  EXPECT_TRUE(buckets.Admits(20000, "hot"));  // full again by then: dropped when seen
+  EXPECT_EQ(buckets.size(), 1u);
+}
+
+TEST(TokenBucketsTest, MemoryStaysWithActiveCollections) {
+  TokenBuckets buckets(100, 1);
+  for (int64_t i = 0; i < 100000; ++i) buckets.Charge(i * 10, "k" + std::to_string(i), 1);
+  // Each bucket refills its one unit in 10 ms: only the recent ones remain.
+  EXPECT_LT(buckets.size(), 2100u);
+}
+
+}  // namespace
+}  // namespace dynarock
