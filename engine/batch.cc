@@ -66,6 +66,8 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
   BatchGetItemResponse response;
   CapacityMeter meter(request.return_consumed_capacity);
   size_t bytes = 0;
+  size_t total_keys = 0, throttled = 0;
+  for (const auto& [table, read] : reads) total_keys += read.keys.size();
   for (auto& [table, read] : reads) {
     const KeysAndAttributes& ka = request.request_items.at(table);
     std::vector<Item>& out = response.responses[table];
@@ -80,9 +82,24 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
         rest.keys.push_back(ka.keys[i]);
         continue;
       }
+      const TableInfo& info = read.handle->info();
+      const AttributeValue& pk = ka.keys[i].at(info.partition_key.name);
+      if (Status admitted = AdmitCollection(info, nullptr, pk, /*write=*/false); !admitted.ok()) {
+        // Over its collection's budget: unprocessed, for the caller to retry.
+        KeysAndAttributes& rest = response.unprocessed_keys[table];
+        if (rest.keys.empty()) {
+          rest = ka;
+          rest.keys.clear();
+        }
+        rest.keys.push_back(ka.keys[i]);
+        if (++throttled == total_keys) return admitted;  // none processed
+        continue;
+      }
       DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(read.keys[i]));
       // Each item is rounded up on its own.
-      meter.Read(table, nullptr, ReadUnits(item ? format::ItemSize(*item) : 0, ka.consistent_read));
+      const double units = ReadUnits(item ? format::ItemSize(*item) : 0, ka.consistent_read);
+      meter.Read(table, nullptr, units);
+      RecordCollection(info, nullptr, pk, units, 0);
       if (!item) continue;
       bytes += format::ItemSize(*item);
       out.push_back(read.projection ? expr::Project(*item, *read.projection) : std::move(*item));
@@ -107,6 +124,7 @@ Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
   TableHandles handles;
   for (const auto& [table, writes] : request.request_items) handles.emplace(table, nullptr);
   std::vector<write::Action> actions;
+  std::vector<std::pair<const std::string*, const WriteRequest*>> sources;  // per action
   for (const auto& [table, writes] : request.request_items) {
     DYNAROCK_ASSIGN_OR_RETURN(handles[table], AcquireTable(table));
     const TableInfo& info = handles[table]->info();
@@ -122,6 +140,7 @@ Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
                         : write::PlanKeyed(write::Kind::kDelete, info, w.delete_request->key));
       if (!seen.insert(action.key.bytes()).second) return Duplicates();
       actions.push_back(std::move(action));
+      sources.emplace_back(&table, &w);
     }
   }
   // One WriteBatch for all the writes: one log record and one memtable pass
@@ -134,7 +153,14 @@ Result<BatchWriteItemResponse> Database::Impl::BatchWriteItem(
   run.meter = &meter;
   DYNAROCK_ASSIGN_OR_RETURN(auto outcomes, RunWrites(actions, run));
   BatchWriteItemResponse response;
+  size_t throttled = 0;
   for (size_t i = 0; i < actions.size(); ++i) {
+    if (outcomes[i].throttled) {
+      // Over its collection's budget: unprocessed, for the caller to retry.
+      response.unprocessed_items[*sources[i].first].push_back(*sources[i].second);
+      if (++throttled == actions.size()) return outcomes[i].failure;  // none processed
+      continue;
+    }
     if (!outcomes[i].failure.ok()) return outcomes[i].failure;
     if (outcomes[i].item_collection_metrics) {
       response.item_collection_metrics[actions[i].table->name].push_back(

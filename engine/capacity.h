@@ -30,6 +30,13 @@ double WriteUnits(int64_t bytes, bool transactional = false);
 struct IndexWriteUnits {
   const IndexInfo* index;
   double units;
+  // The collections they fall on (per-collection traffic): the entry's old
+  // and new index partition keys (pointers into the items written), each
+  // with its part of `units`. An entry updated in place has only new_*.
+  const AttributeValue* old_partition = nullptr;
+  double old_units = 0;
+  const AttributeValue* new_partition = nullptr;
+  double new_units = 0;
 };
 
 // Accumulates what an operation consumed, per table and index, and renders

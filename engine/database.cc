@@ -110,6 +110,10 @@ Result<DescribeCollectionResponse> Database::DescribeCollection(
     const DescribeCollectionRequest& request) {
   return impl_->DescribeCollection(request);
 }
+Result<HottestCollectionsResponse> Database::HottestCollections(const std::string& table,
+                                                                size_t limit, int64_t window_ms) {
+  return impl_->HottestCollections(table, limit, window_ms);
+}
 Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
 Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
 Status Database::Health() { return impl_->Health(); }

@@ -28,6 +28,7 @@
 #include "engine/stats.h"
 #include "engine/streams/records.h"
 #include "engine/tokens.h"
+#include "engine/traffic.h"
 #include "engine/write/action.h"
 
 namespace dynarock {
@@ -110,7 +111,8 @@ class BackgroundErrors : public rocksdb::EventListener {
 
 class Database::Impl {
  public:
-  Impl(const Options& options) : options_(options) {}
+  Impl(const Options& options)
+      : options_(options), traffic_(options.track_collection_traffic, LimitsOf(options)) {}
   ~Impl();
 
   // Opens the directory's database (creating it if allowed): refuses a
@@ -168,6 +170,8 @@ class Database::Impl {
                                                                     size_t limit);
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
+  Result<HottestCollectionsResponse> HottestCollections(const std::string& table_name, size_t limit,
+                                                        int64_t window_ms);
   Result<StatisticsReport> RecountStatistics();
   Status WaitForCompactions();
   Status Health() { return background_errors_->Current(); }
@@ -358,7 +362,26 @@ class Database::Impl {
   };
   Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec, PageCost* cost);
 
+  // ---- Collection traffic (engine/collection_traffic.cc) ----
+  static std::optional<Traffic::Limits> LimitsOf(const Options& options);
+  // Where a collection's traffic counts: a GSI's own collections; the
+  // table's for the table and its LSIs (which live in its partitions).
+  static uint32_t TrafficSpace(const TableInfo& table, const IndexInfo* index);
+  // OK if the collection's read (or write) budget admits a request now
+  // (always without partition limits); else DynamoDB's throttling error.
+  Status AdmitCollection(const TableInfo& table, const IndexInfo* index, const AttributeValue& pk,
+                         bool write);
+  // Counts what a request consumed on a collection (HottestCollections and
+  // the partition budgets).
+  void RecordCollection(const TableInfo& table, const IndexInfo* index, const AttributeValue& pk,
+                        double read_units, double write_units);
+  bool TracksTraffic() const { return traffic_.tracking() || traffic_.limiting(); }
+  // ProvisionedThroughputExceededException (provisioned table) or
+  // ThrottlingException (on-demand), with its ThrottlingDetail.
+  Status Throttled(const TableInfo& table, const IndexInfo* index, bool write) const;
+
   const Options options_;
+  Traffic traffic_;
   std::string path_;  // the database directory
   // Options::read_only: the secondary instance's own directory (removed at close).
   std::string secondary_dir_;

@@ -115,14 +115,22 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
       batch->Merge(stats_cf, TableStatsKey(index.space_id), EncodeCounter(delta));
     }
     if (index_writes && (old_key || new_key)) {
-      double units = 0;
+      IndexWriteUnits w{&index, 0};
       if (old_key && new_key && *old_key == *new_key) {
-        units = WriteUnits(std::max(old_size, new_size));  // updated in place
+        w.new_units = WriteUnits(std::max(old_size, new_size));  // updated in place
+        w.new_partition = &after->find(index.partition_key.name)->second;
       } else {
-        if (old_key) units += WriteUnits(old_size);  // removed
-        if (new_key) units += WriteUnits(new_size);  // added
+        if (old_key) {  // removed
+          w.old_units = WriteUnits(old_size);
+          w.old_partition = &before->find(index.partition_key.name)->second;
+        }
+        if (new_key) {  // added
+          w.new_units = WriteUnits(new_size);
+          w.new_partition = &after->find(index.partition_key.name)->second;
+        }
       }
-      index_writes->push_back({&index, units});
+      w.units = w.old_units + w.new_units;
+      index_writes->push_back(w);
     }
   }
   Counter collection;

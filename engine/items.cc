@@ -95,14 +95,16 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(request.table_name));
   const TableInfo& info = handle->info();
   DYNAROCK_ASSIGN_OR_RETURN(PrimaryKey key, KeyMapPrimaryKey(info, request.key));
+  DYNAROCK_RETURN_IF_ERROR(AdmitCollection(info, nullptr, *key.partition, /*write=*/false));
   DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(key.Encode(info.space_id)));
   GetItemResponse response;
   response.item = std::move(item);
   CapacityMeter meter(request.return_consumed_capacity);
   // A missing item still costs one read.
-  meter.Read(
-      info.name, nullptr,
-      ReadUnits(response.item ? format::ItemSize(*response.item) : 0, request.consistent_read));
+  const double units =
+      ReadUnits(response.item ? format::ItemSize(*response.item) : 0, request.consistent_read);
+  meter.Read(info.name, nullptr, units);
+  RecordCollection(info, nullptr, *key.partition, units, 0);
   response.consumed_capacity = meter.For(info.name);
   if (response.item && projection) response.item = expr::Project(*response.item, *projection);
   return response;

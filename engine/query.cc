@@ -539,13 +539,16 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
                 target.index,
                 FetchesTableItems(target.index, r.select, read.projection.has_value()),
                 r.item_encoding};
+  const AttributeValue& pk = key_condition.partition_key_value;
+  DYNAROCK_RETURN_IF_ERROR(AdmitCollection(table, target.index, pk, /*write=*/false));
   PageCost cost;
   DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &cost));
   // Query: the bytes read, rounded up once; an LSI's fetches on the table.
   CapacityMeter meter(r.return_consumed_capacity);
-  meter.Read(table.name, target.index,
-             ReadUnits(static_cast<int64_t>(cost.bytes), r.consistent_read));
+  const double units = ReadUnits(static_cast<int64_t>(cost.bytes), r.consistent_read);
+  meter.Read(table.name, target.index, units);
   if (cost.fetched_4k_units) meter.Read(table.name, nullptr, cost.FetchUnits(r.consistent_read));
+  RecordCollection(table, target.index, pk, units + cost.FetchUnits(r.consistent_read), 0);
   page.consumed_capacity = meter.For(table.name);
   return page;
 }

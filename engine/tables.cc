@@ -252,6 +252,8 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   if (stream) InstallStream(std::move(*stream));
   table->deleted = true;
   tables_.erase(request.table_name);
+  traffic_.Forget(id);
+  for (const auto& index : table->info.indexes) traffic_.Forget(index.space_id);
   return response;
 }
 

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <map>
 
+#include "dynarock/db.h"
+
 namespace dynarock {
 
 // ---- HeavyHitters ---------------------------------------------------------------
@@ -196,6 +198,59 @@ void TokenBuckets::DropFull(int64_t now_ms) {
   }
   // Sweep again once the map doubles from what is left: amortized O(1).
   sweep_at_ = std::max<size_t>(1024, 2 * buckets_.size());
+}
+
+// ---- Traffic ----------------------------------------------------------------------
+
+Traffic::Traffic(bool track, std::optional<Limits> limits) : track_(track) {
+  if (limits) {
+    reads_ = std::make_unique<TokenBuckets>(limits->read_units_per_second, limits->burst_seconds);
+    writes_ = std::make_unique<TokenBuckets>(limits->write_units_per_second, limits->burst_seconds);
+  }
+}
+
+bool Traffic::Admits(int64_t now_ms, std::string_view collection, bool write) {
+  if (!limiting()) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  return (write ? writes_ : reads_)->Admits(now_ms, collection);
+}
+
+void Traffic::Record(int64_t now_ms, uint32_t space_id, std::string_view collection,
+                     double read_units, double write_units) {
+  if (!track_ && !limiting()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (track_) {
+    auto& space = spaces_[space_id];
+    if (!space) {
+      space =
+          std::make_unique<SlidingHeavyHitters>(kTrafficSliceMs, kTrafficSlices, kTrafficCounters);
+    }
+    space->Add(now_ms, collection, read_units, write_units);
+  }
+  if (limiting()) {
+    reads_->Charge(now_ms, collection, read_units);
+    writes_->Charge(now_ms, collection, write_units);
+  }
+}
+
+std::vector<HotCollection> Traffic::Top(uint32_t space_id, int64_t now_ms, int64_t window_ms,
+                                        size_t n, int64_t* covered_ms) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = spaces_.find(space_id);
+  if (it == spaces_.end()) {
+    if (covered_ms) {
+      const int64_t slices = std::clamp<int64_t>(
+          (window_ms + kTrafficSliceMs - 1) / kTrafficSliceMs, 1, kTrafficSlices);
+      *covered_ms = now_ms - (now_ms / kTrafficSliceMs - slices + 1) * kTrafficSliceMs + 1;
+    }
+    return {};
+  }
+  return it->second->Top(now_ms, window_ms, n, covered_ms);
+}
+
+void Traffic::Forget(uint32_t space_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  spaces_.erase(space_id);
 }
 
 }  // namespace dynarock

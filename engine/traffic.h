@@ -5,6 +5,9 @@
 #define DYNAROCK_ENGINE_TRAFFIC_H_
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -122,6 +125,39 @@ class TokenBuckets {
   double rate_per_ms_, capacity_;
   std::unordered_map<std::string, Bucket> buckets_;
   size_t sweep_at_ = 1024;  // size at which full buckets are next swept
+};
+
+// The database's traffic: a SlidingHeavyHitters per space (table or GSI)
+// and, with limits, read and write TokenBuckets per collection. Collections
+// are named by their key prefix (format::CollectionPrefix: space id, hash,
+// partition key), so one set of buckets serves every space. Thread-safe.
+class Traffic {
+ public:
+  struct Limits {
+    double read_units_per_second, write_units_per_second, burst_seconds;
+  };
+  Traffic(bool track, std::optional<Limits> limits);
+
+  bool tracking() const { return track_; }
+  bool limiting() const { return reads_ != nullptr; }
+
+  // Whether the collection's read (or write) budget admits a request now.
+  // Always true without limits.
+  bool Admits(int64_t now_ms, std::string_view collection, bool write);
+  // Counts what a request consumed on a collection of `space_id`, and
+  // charges it to the collection's budgets.
+  void Record(int64_t now_ms, uint32_t space_id, std::string_view collection, double read_units,
+              double write_units);
+  std::vector<HotCollection> Top(uint32_t space_id, int64_t now_ms, int64_t window_ms, size_t n,
+                                 int64_t* covered_ms) const;
+  // A deleted table's or index's counts.
+  void Forget(uint32_t space_id);
+
+ private:
+  const bool track_;
+  mutable std::mutex mu_;
+  std::unordered_map<uint32_t, std::unique_ptr<SlidingHeavyHitters>> spaces_;
+  std::unique_ptr<TokenBuckets> reads_, writes_;
 };
 
 }  // namespace dynarock

@@ -89,6 +89,10 @@ CancellationReason CancellationReasonOf(const Status& failure) {
     }
     case Status::Code::kItemCollectionSizeLimitExceeded:
       return {"ItemCollectionSizeLimitExceeded", failure.message(), std::nullopt};
+    case Status::Code::kProvisionedThroughputExceeded:
+      return {"ProvisionedThroughputExceeded", failure.message(), std::nullopt};
+    case Status::Code::kThrottling:
+      return {"ThrottlingError", failure.message(), std::nullopt};
     default:
       return {"ValidationError", failure.message(), std::nullopt};
   }
@@ -346,6 +350,7 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
   for (const auto& g : request.transact_items) handles.emplace(g.table_name, nullptr);
   DYNAROCK_RETURN_IF_ERROR(AcquireTables(&handles));
   std::vector<format::EncodedKey> keys;
+  std::vector<const AttributeValue*> partitions;  // null where the key was invalid
   std::vector<std::optional<std::vector<expr::Path>>> projections;
   // As for writes: a key that fails validation cancels the transaction
   // (ValidationError for it, None for the others); two reads of one item
@@ -357,6 +362,7 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
     const auto& g = request.transact_items[i];
     const TableInfo& info = handles.at(g.table_name)->info();
     auto key = KeyMapPrimaryKey(info, g.key);
+    partitions.push_back(key.ok() ? key->partition : nullptr);
     if (key.ok()) {
       keys.push_back(key->Encode(info.space_id));
       if (!seen.insert(keys.back().bytes()).second) {
@@ -378,6 +384,17 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
     projections.push_back(std::move(projection));
   }
   if (key_error) return Cancelled(key_errors);
+  // Partition budgets: a read of a collection whose budget is spent cancels it.
+  if (traffic_.limiting()) {
+    std::vector<Status> throttled(n);
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) {
+      const TableInfo& info = handles.at(request.transact_items[i].table_name)->info();
+      throttled[i] = AdmitCollection(info, nullptr, *partitions[i], /*write=*/false);
+      any |= !throttled[i].ok();
+    }
+    if (any) return Cancelled(throttled);
+  }
   // One snapshot: every read sees the same committed state.
   rocksdb::ManagedSnapshot snapshot(db_.get());
   TransactGetItemsResponse response;
@@ -385,7 +402,10 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
   for (size_t i = 0; i < n; ++i) {
     DYNAROCK_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(keys[i], snapshot.snapshot()));
     const int64_t size = item ? static_cast<int64_t>(format::ItemSize(*item)) : 0;
-    meter.Read(request.transact_items[i].table_name, nullptr, ReadUnits(size, true, true));
+    const double units = ReadUnits(size, true, true);
+    meter.Read(request.transact_items[i].table_name, nullptr, units);
+    RecordCollection(handles.at(request.transact_items[i].table_name)->info(), nullptr,
+                     *partitions[i], units, 0);
     if (item && projections[i]) *item = expr::Project(*item, *projections[i]);
     response.responses.push_back(std::move(item));
   }

@@ -32,6 +32,10 @@ std::string_view Status::ErrorName() const {
     case Code::kExportNotFound: return "ExportNotFoundException";
     case Code::kImportConflict: return "ImportConflictException";
     case Code::kImportNotFound: return "ImportNotFoundException";
+    case Code::kProvisionedThroughputExceeded:
+      return "ProvisionedThroughputExceededException";
+    case Code::kThrottling:
+      return "ThrottlingException";
     case Code::kInternal:
     case Code::kCorruption:
     case Code::kIOError:

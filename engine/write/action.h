@@ -82,6 +82,11 @@ struct Outcome {
   // A TTL deletion that found its item no longer expired (or gone): it
   // wrote nothing, and is not a failure.
   bool skipped = false;
+  // Refused by a collection's partition budget (Options::partition_limits):
+  // `failure` is the throttling error, and the action wrote nothing. In a
+  // run that is not transactional the other actions still run (a
+  // BatchWriteItem returns this one as unprocessed).
+  bool throttled = false;
 };
 
 // How RunWrites runs a set of actions.

@@ -45,7 +45,7 @@ bool ConditionHolds(const std::optional<expr::Condition>& condition,
 
 // Whether the action changes the items column family.
 bool Writes(const write::Action& action, const write::Outcome& outcome) {
-  if (outcome.skipped) return false;
+  if (outcome.skipped || outcome.throttled) return false;
   switch (action.kind) {
     case write::Kind::kPut:
       return true;
@@ -77,13 +77,33 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
   std::vector<std::mutex*> locks;
   for (const auto& a : actions) locks.push_back(&WriteLock(*a.table, a.key, *a.partition));
   auto held = LockInAddressOrder(std::move(locks));
+  std::vector<write::Outcome> outcomes(actions.size());
+
+  // Partition budgets (Options::partition_limits): an action on a collection
+  // whose budget is spent is throttled before it is read or evaluated; a
+  // transaction with one is cancelled.
+  bool throttled = false;
+  auto throttle = [&](size_t i, Status why) {
+    outcomes[i].failure = std::move(why);
+    outcomes[i].throttled = throttled = true;
+  };
+  if (traffic_.limiting()) {
+    for (size_t i = 0; i < actions.size(); ++i) {
+      const write::Action& a = actions[i];
+      if (a.ttl_expired_at_s) continue;  // TTL's own deletions: free, as DynamoDB's
+      Status admitted =
+          AdmitCollection(*a.table, nullptr, *a.partition, a.kind != write::Kind::kConditionCheck);
+      if (!admitted.ok()) throttle(i, std::move(admitted));
+    }
+    if (throttled && options.transactional) return outcomes;
+  }
 
   // 2-5. Read, evaluate, compute and validate, for every action.
-  std::vector<write::Outcome> outcomes(actions.size());
   bool failed = false;
   for (size_t i = 0; i < actions.size() && (options.transactional || !failed); ++i) {
     const write::Action& a = actions[i];
     write::Outcome& o = outcomes[i];
+    if (o.throttled) continue;
     DYNAROCK_ASSIGN_OR_RETURN(o.before, ReadItem(a.key));
     if (a.ttl_expired_at_s &&
         (!o.before || !a.table->ttl_attribute ||
@@ -105,6 +125,25 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     o.after = std::move(after).value();
   }
   if (failed) return outcomes;
+  // A GSI collection's budget is known only now (the new item has its key).
+  if (traffic_.limiting()) {
+    for (size_t i = 0; i < actions.size(); ++i) {
+      const write::Action& a = actions[i];
+      write::Outcome& o = outcomes[i];
+      if (!Writes(a, o) || a.ttl_expired_at_s) continue;
+      for (const IndexInfo& index : a.table->indexes) {
+        if (!index.global || o.throttled) continue;
+        for (const auto* item : {o.before ? &*o.before : nullptr, o.after ? &*o.after : nullptr}) {
+          if (item == nullptr) continue;
+          auto pk = item->find(index.partition_key.name);
+          if (pk == item->end() || o.throttled) continue;
+          Status admitted = AdmitCollection(*a.table, &index, pk->second, /*write=*/true);
+          if (!admitted.ok()) throttle(i, std::move(admitted));
+        }
+      }
+    }
+    if (throttled && options.transactional) return outcomes;
+  }
 
   // 6. Index entries and statistics, in the same batch as the items.
   PendingWrite pending;
@@ -170,24 +209,39 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
 
   // 9. Capacity: a write costs the larger of the old and new item (a delete
   // of nothing still one unit), a condition check a read of the old item,
-  // and each index its own units; transactions twice as much.
-  if (options.meter != nullptr) {
+  // and each index its own units; transactions twice as much. The same
+  // units count on the collections they fall on (an LSI's on the table's).
+  if (options.meter != nullptr || TracksTraffic()) {
     const double factor = options.transactional ? 2 : 1;
     size_t index_write = 0;
     for (size_t i = 0; i < actions.size(); ++i) {
       const write::Action& a = actions[i];
       const write::Outcome& o = outcomes[i];
+      // DynamoDB charges nothing for a throttled request, nor for TTL's deletions.
+      if (o.throttled || (a.ttl_expired_at_s && options.meter == nullptr)) continue;
       const int64_t size = std::max<int64_t>(o.before ? format::ItemSize(*o.before) : 0,
                                              o.after ? format::ItemSize(*o.after) : 0);
+      double read = 0, write = 0;
       if (a.kind == write::Kind::kConditionCheck) {
-        options.meter->Read(a.table->name, nullptr, ReadUnits(size, true, true));
+        read = ReadUnits(size, true, true);
+        if (options.meter) options.meter->Read(a.table->name, nullptr, read);
       } else {
-        options.meter->Write(a.table->name, nullptr, WriteUnits(size, options.transactional));
+        write = WriteUnits(size, options.transactional);
+        if (options.meter) options.meter->Write(a.table->name, nullptr, write);
       }
       for (; index_write < index_writes_end[i]; ++index_write) {
         const IndexWriteUnits& w = pending.index_writes[index_write];
-        options.meter->Write(a.table->name, w.index, factor * w.units);
+        if (options.meter) options.meter->Write(a.table->name, w.index, factor * w.units);
+        if (!w.index->global) {
+          write += factor * w.units;
+          continue;
+        }
+        if (w.old_partition)
+          RecordCollection(*a.table, w.index, *w.old_partition, 0, factor * w.old_units);
+        if (w.new_partition)
+          RecordCollection(*a.table, w.index, *w.new_partition, 0, factor * w.new_units);
       }
+      RecordCollection(*a.table, nullptr, *a.partition, read, write);
     }
   }
   return outcomes;

@@ -11,6 +11,9 @@
 #include <random>
 #include <string>
 
+#include "dynarock/db.h"
+#include "tests/util/db_fixture.h"
+
 namespace dynarock {
 namespace {
 
@@ -34,7 +37,7 @@ class Skewed {
 TEST(HeavyHittersTest, BoundsHoldOnSkewedWorkloads) {
   for (const double s : {0.8, 1.1, 1.5}) {
     for (const uint32_t seed : {1u, 2u, 3u}) {
-      SCOPED_TRACE(testing::Message() << "s=" << s << " seed=" << seed);
+      SCOPED_TRACE(::testing::Message() << "s=" << s << " seed=" << seed);
       HeavyHitters hh(64);
       Skewed workload(5000, s, seed);
       std::map<std::string, double> exact;
@@ -202,6 +205,122 @@ TEST(TokenBucketsTest, MemoryStaysWithActiveCollections) {
   for (int64_t i = 0; i < 100000; ++i) buckets.Charge(i * 10, "k" + std::to_string(i), 1);
   // Each bucket refills its one unit in 10 ms: only the recent ones remain.
   EXPECT_LT(buckets.size(), 2100u);
+}
+
+}  // namespace
+}  // namespace dynarock
+
+// ---- The engine: HottestCollections and Options::partition_limits ------------------
+
+namespace dynarock {
+namespace {
+
+class CollectionTrafficTest : public testing::DbTest {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir();
+    options_.clock_ms = [this] { return now_ms_; };
+    options_.ttl_sweep_interval_ms = 0;
+    Options::PartitionLimits limits;  // DynamoDB's: 3,000 RCU and 1,000 WCU
+    limits.burst_seconds = 1;
+    options_.partition_limits = limits;
+    Reopen();
+    CreateTableRequest r = testing::TableRequest("Telemetry", "PK", ScalarAttributeType::kS, "SK",
+                                                 ScalarAttributeType::kS);
+    Create(r);
+  }
+  // A reading of exactly 1 KB more or less: one write unit.
+  static Item Reading(const std::string& vehicle, int64_t n) {
+    return {{"PK", testing::S("VEH#" + vehicle)},
+            {"SK", testing::S("TS#" + std::to_string(n))},
+            {"pad", testing::S(std::string(900, 'x'))}};
+  }
+  int64_t now_ms_ = 1'000'000;
+};
+
+TEST_F(CollectionTrafficTest, HotVehicleAtTwiceItsLimitIsThrottledOthersAreNot) {
+  // For 5 simulated seconds: V-HOT gets 2,000 one-unit writes a second
+  // (2x its 1,000 WCU), ten other vehicles 50 each.
+  int64_t hot_ok = 0, hot_throttled = 0, cold_ok = 0, cold_throttled = 0, n = 0;
+  for (int ms = 0; ms < 5000; ++ms, ++now_ms_) {
+    for (int k = 0; k < 2; ++k) {
+      auto put = db_->PutItem({.table_name = "Telemetry", .item = Reading("V-HOT", n++)});
+      if (put.ok()) {
+        ++hot_ok;
+      } else {
+        ASSERT_EQ(put.status().code(), Status::Code::kThrottling) << put.status();
+        const auto* detail = put.status().payload<ThrottlingDetail>();
+        ASSERT_NE(detail, nullptr);
+        ASSERT_EQ(detail->reasons.size(), 1u);
+        EXPECT_EQ(detail->reasons[0].reason, "TableWriteKeyRangeThroughputExceeded");
+        EXPECT_EQ(detail->reasons[0].resource,
+                  "arn:aws:dynamodb:local:000000000000:table/Telemetry");
+        ++hot_throttled;
+      }
+    }
+    if (ms % 2 == 0) {
+      auto put = db_->PutItem(
+          {.table_name = "Telemetry", .item = Reading("V-" + std::to_string(ms % 20 / 2), n++)});
+      put.ok() ? ++cold_ok : ++cold_throttled;
+    }
+  }
+  // The hot one gets its rate (plus its one second of burst), no more.
+  EXPECT_NEAR(hot_ok, 5000 + 1000, 20);
+  EXPECT_NEAR(hot_throttled, 10000 - 6000, 20);
+  EXPECT_EQ(cold_throttled, 0);
+  EXPECT_EQ(cold_ok, 2500);
+  // Reads have their own budget: the hot vehicle can still be read.
+  auto got = db_->GetItem({.table_name = "Telemetry",
+                           .key = {{"PK", testing::S("VEH#V-HOT")}, {"SK", testing::S("TS#0")}}});
+  EXPECT_TRUE(got.ok()) << got.status();
+
+  // HottestCollections shows it first, with the units it was charged.
+  auto hot = db_->HottestCollections("Telemetry", 3, 60'000);
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  ASSERT_EQ(hot->collections.size(), 3u);
+  EXPECT_EQ(hot->collections[0].partition_key_value, testing::S("VEH#V-HOT"));
+  EXPECT_FALSE(hot->collections[0].index_name.has_value());
+  // Every admitted write cost one unit; the throttled ones nothing.
+  EXPECT_NEAR(hot->collections[0].write_units, static_cast<double>(hot_ok),
+              hot->collections[0].error_bound);
+  EXPECT_LE(std::abs(hot->collections[0].units - static_cast<double>(hot_ok + 0.5)),
+            hot->collections[0].error_bound + 1);  // + the GetItem's half unit
+  EXPECT_NEAR(hot->collections[1].units, 250, hot->collections[1].error_bound + 1e-9);
+  EXPECT_GE(hot->window_ms, 5000);
+  EXPECT_EQ(db_->HottestCollections("Nope", 3, 1000).status().code(),
+            Status::Code::kResourceNotFound);
+}
+
+TEST_F(CollectionTrafficTest, BatchWritesReturnThrottledItemsAsUnprocessed) {
+  // Spend V-HOT's budget (1,000 units of burst + rate).
+  for (int i = 0; i < 1100; ++i) {
+    (void)db_->PutItem({.table_name = "Telemetry", .item = Reading("V-HOT", i)});
+  }
+  BatchWriteItemRequest batch;
+  batch.request_items["Telemetry"].push_back({PutRequest{Reading("V-HOT", 5000)}, std::nullopt});
+  batch.request_items["Telemetry"].push_back({PutRequest{Reading("V-COLD", 1)}, std::nullopt});
+  auto written = db_->BatchWriteItem(batch);
+  ASSERT_TRUE(written.ok()) << written.status();
+  ASSERT_EQ(written->unprocessed_items["Telemetry"].size(), 1u);
+  EXPECT_EQ(written->unprocessed_items["Telemetry"][0].put_request->item.at("PK"),
+            testing::S("VEH#V-HOT"));
+  // The cold one was written; the hot one was not.
+  auto cold = db_->GetItem({.table_name = "Telemetry",
+                            .key = {{"PK", testing::S("VEH#V-COLD")}, {"SK", testing::S("TS#1")}}});
+  ASSERT_TRUE(cold.ok());
+  EXPECT_TRUE(cold->item.has_value());
+  auto hot =
+      db_->GetItem({.table_name = "Telemetry",
+                    .key = {{"PK", testing::S("VEH#V-HOT")}, {"SK", testing::S("TS#5000")}}});
+  ASSERT_TRUE(hot.ok());
+  EXPECT_FALSE(hot->item.has_value());
+  // Only throttled writes: the exception itself.
+  BatchWriteItemRequest only_hot;
+  only_hot.request_items["Telemetry"].push_back({PutRequest{Reading("V-HOT", 5001)}, std::nullopt});
+  EXPECT_EQ(db_->BatchWriteItem(only_hot).status().code(), Status::Code::kThrottling);
+  // A second later, the budget has refilled.
+  now_ms_ += 1000;
+  EXPECT_TRUE(db_->BatchWriteItem(only_hot).ok());
 }
 
 }  // namespace

@@ -718,6 +718,20 @@ void WriteErrorDetail(Writer& w, const Status& s) {
       WriteItem(w, *c->item);
     }
   }
+  if (const auto* t = s.payload<ThrottlingDetail>()) {
+    // The member's case differs between the two exceptions in DynamoDB's model.
+    Key(w, s.code() == Status::Code::kThrottling ? "throttlingReasons" : "ThrottlingReasons");
+    w.StartArray();
+    for (const auto& r : t->reasons) {
+      w.StartObject();
+      Key(w, "reason");
+      Str(w, r.reason);
+      Key(w, "resource");
+      Str(w, r.resource);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   if (const auto* t = s.payload<TransactionCanceledDetail>()) {
     Key(w, "CancellationReasons");
     w.StartArray();

@@ -41,6 +41,13 @@ class FileSystem;
 
 namespace dynarock {
 
+// Collection traffic is counted in kTrafficSlices slices of kTrafficSliceMs
+// each (6 minutes in all), kTrafficCounters collections per slice, per table
+// and per GSI (Options::track_collection_traffic, HottestCollections).
+inline constexpr int64_t kTrafficSliceMs = 5000;
+inline constexpr size_t kTrafficSlices = 72;
+inline constexpr size_t kTrafficCounters = 64;
+
 struct Options {
   // Create the directory's database if it does not exist.
   bool create_if_missing = true;
@@ -82,6 +89,28 @@ struct Options {
   // items per step (each step's position is saved, so a restart resumes
   // there). Configurable so tests can catch a backfill midway.
   size_t backfill_batch_items = 1000;
+
+  // Count the capacity units each item collection consumes, for
+  // HottestCollections (a few hundred nanoseconds per request; memory:
+  // kTrafficSlices * kTrafficCounters counters per table and GSI in use).
+  bool track_collection_traffic = true;
+  // Enforce DynamoDB's per-partition ceilings on each collection (table
+  // collections, and GSI collections): a request to a collection whose
+  // budget is spent gets ProvisionedThroughputExceededException (provisioned
+  // tables) or ThrottlingException (on-demand), with ThrottlingDetail
+  // (reason "...KeyRangeThroughputExceeded"), as DynamoDB answers a hot
+  // partition. BatchGetItem and BatchWriteItem return throttled keys and
+  // writes as unprocessed (the exception if none could be processed);
+  // transactions are cancelled. Scans are not limited. Null: no limits.
+  struct PartitionLimits {
+    double read_units_per_second = 3000;  // FACTS.md 6
+    double write_units_per_second = 1000;
+    // Unused capacity a collection keeps for bursts (DynamoDB: up to 300 s),
+    // at least one second's. A collection not seen before starts with all
+    // of it.
+    double burst_seconds = 300;
+  };
+  std::optional<PartitionLimits> partition_limits;
 
   // Open for reading only, also while another process (`dynarock serve`)
   // has the directory open: a RocksDB secondary instance, which sees the
@@ -320,6 +349,15 @@ class Database {
   // table; ValidationException for an unknown index or a partition key
   // value of the wrong type.
   Result<DescribeCollectionResponse> DescribeCollection(const DescribeCollectionRequest& request);
+
+  // The `limit` collections of the table, and as many of each of its GSIs,
+  // that consumed the most capacity units over the last `window_ms` (at
+  // most kTrafficSlices * kTrafficSliceMs; a window is rounded out to whole
+  // slices), as Options::track_collection_traffic counts them: in this
+  // process, since Open. ResourceNotFoundException for an unknown table;
+  // empty lists when tracking is off.
+  Result<HottestCollectionsResponse> HottestCollections(const std::string& table_name, size_t limit,
+                                                        int64_t window_ms);
 
   // Recounts every collection, each table's totals and each index's from
   // the items and entries themselves, table by table, each read from one

@@ -58,6 +58,10 @@ class [[nodiscard]] Status {
     kExportNotFound,                  // ExportNotFoundException
     kImportConflict,                  // ImportConflictException
     kImportNotFound,                  // ImportNotFoundException
+    // A collection over its partition's ceiling (Options::partition_limits),
+    // on a provisioned table and on an on-demand one (FACTS.md 6).
+    kProvisionedThroughputExceeded,  // ProvisionedThroughputExceededException
+    kThrottling,                     // ThrottlingException
   };
 
   Status() = default;  // OK
@@ -119,6 +123,10 @@ class [[nodiscard]] Status {
   static Status ExportNotFound(std::string msg) { return {Code::kExportNotFound, std::move(msg)}; }
   static Status ImportConflict(std::string msg) { return {Code::kImportConflict, std::move(msg)}; }
   static Status ImportNotFound(std::string msg) { return {Code::kImportNotFound, std::move(msg)}; }
+  static Status ProvisionedThroughputExceeded(std::string msg) {
+    return {Code::kProvisionedThroughputExceeded, std::move(msg)};
+  }
+  static Status Throttling(std::string msg) { return {Code::kThrottling, std::move(msg)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

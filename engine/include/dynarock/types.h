@@ -655,7 +655,9 @@ struct TransactWriteItemsResponse {
 
 // The payload of TransactionCanceledException: one reason per action, in
 // request order. Codes: None, ConditionalCheckFailed, ValidationError,
-// ItemCollectionSizeLimitExceeded, TransactionConflict.
+// ItemCollectionSizeLimitExceeded, TransactionConflict, and with partition
+// limits on, ProvisionedThroughputExceeded (provisioned tables) or
+// ThrottlingError (on-demand).
 struct CancellationReason {
   std::string code{};
   std::optional<std::string> message{};
@@ -663,6 +665,20 @@ struct CancellationReason {
 };
 struct TransactionCanceledDetail : StatusPayload {
   std::vector<CancellationReason> reasons;
+};
+
+// Why a request was throttled (DynamoDB's ThrottlingReason, 2025): `reason`
+// is ResourceType + OperationType + LimitType, e.g.
+// "TableWriteKeyRangeThroughputExceeded" or
+// "IndexReadKeyRangeThroughputExceeded"; `resource` the ARN of the table or
+// index (".../table/T/index/I").
+struct ThrottlingReason {
+  std::string reason{};
+  std::string resource{};
+};
+// The payload of ProvisionedThroughputExceededException and ThrottlingException.
+struct ThrottlingDetail : StatusPayload {
+  std::vector<ThrottlingReason> reasons;
 };
 
 struct TransactGet {
@@ -708,6 +724,30 @@ struct DescribeCollectionResponse {
   // levels they are on (ascending); what is not in them is in memtables.
   int sst_files = 0;
   std::vector<int> levels{};
+};
+
+// HottestCollections: the capacity one collection consumed over a window,
+// by DynamoDB's rules (FACTS.md 5), as Contributor Insights' "most accessed
+// keys". LSI reads and writes count on the table's collection (an LSI lives
+// in its table's partitions); a GSI's count on its own collections. Scans
+// count on none (they read the whole table, not a collection).
+struct CollectionTraffic {
+  std::optional<std::string> index_name{};  // absent: one of the table's collections
+  AttributeValue partition_key_value{};
+  double read_units = 0;
+  double write_units = 0;
+  // read + write, the rank. Tracking is approximate (bounded memory):
+  // |units - exact| <= error_bound; read_units and write_units are lower bounds.
+  double units = 0;
+  double error_bound = 0;
+};
+struct HottestCollectionsResponse {
+  // The time the window covers (rounded out to whole tracking slices and
+  // cut to the time tracked): divide by it for units per second.
+  int64_t window_ms = 0;
+  // The hottest collections of the table, then of each GSI in the table's
+  // order, each list heaviest first.
+  std::vector<CollectionTraffic> collections{};
 };
 
 // What RecountStatistics found and fixed.

@@ -1,0 +1,97 @@
+// Per-collection traffic: what each item collection consumes (for
+// HottestCollections) and DynamoDB's per-partition ceilings on it
+// (Options::partition_limits). The structures are in engine/traffic.h.
+#include "engine/db_impl.h"
+#include "format/key_codec.h"
+
+namespace dynarock {
+
+std::optional<Traffic::Limits> Database::Impl::LimitsOf(const Options& options) {
+  if (!options.partition_limits) return std::nullopt;
+  const auto& l = *options.partition_limits;
+  return Traffic::Limits{l.read_units_per_second, l.write_units_per_second, l.burst_seconds};
+}
+
+uint32_t Database::Impl::TrafficSpace(const TableInfo& table, const IndexInfo* index) {
+  return index != nullptr && index->global ? index->space_id : table.space_id;
+}
+
+Status Database::Impl::AdmitCollection(const TableInfo& table, const IndexInfo* index,
+                                       const AttributeValue& pk, bool write) {
+  if (!traffic_.limiting()) return Status::OK();
+  const format::EncodedKey collection =
+      format::CollectionPrefix(TrafficSpace(table, index), pk);
+  if (traffic_.Admits(NowMs(), collection.bytes(), write)) return Status::OK();
+  return Throttled(table, index, write);
+}
+
+void Database::Impl::RecordCollection(const TableInfo& table, const IndexInfo* index,
+                                      const AttributeValue& pk, double read_units,
+                                      double write_units) {
+  if (!TracksTraffic() || (read_units <= 0 && write_units <= 0)) return;
+  const uint32_t space = TrafficSpace(table, index);
+  const format::EncodedKey collection = format::CollectionPrefix(space, pk);
+  traffic_.Record(NowMs(), space, collection.bytes(), read_units, write_units);
+}
+
+Status Database::Impl::Throttled(const TableInfo& table, const IndexInfo* index,
+                                 bool write) const {
+  const bool gsi = index != nullptr && index->global;
+  auto detail = std::make_shared<ThrottlingDetail>();
+  std::string resource =
+      "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/" + table.name;
+  if (gsi) resource += "/index/" + index->name;
+  detail->reasons.push_back({std::string(gsi ? "Index" : "Table") + (write ? "Write" : "Read") +
+                                 "KeyRangeThroughputExceeded",
+                             std::move(resource)});
+  // DynamoDB's own words for each capacity mode.
+  Status s = table.billing_mode == BillingMode::kPayPerRequest
+                 ? Status::Throttling(
+                       "Throughput exceeds the current capacity of your table or index. DynamoDB "
+                       "is automatically scaling your table or index so please try again "
+                       "shortly. If exceptions persist, check if you have a hot key: "
+                       "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/"
+                       "bp-partition-key-design.html")
+             : gsi ? Status::ProvisionedThroughputExceeded(
+                         "The level of configured provisioned throughput for one or more global "
+                         "secondary indexes of the table was exceeded. Consider increasing your "
+                         "provisioning level for the under-provisioned global secondary indexes "
+                         "with the UpdateTable API")
+                   : Status::ProvisionedThroughputExceeded(
+                         "The level of configured provisioned throughput for the table was "
+                         "exceeded. Consider increasing your provisioning level with the "
+                         "UpdateTable API.");
+  return std::move(s).WithPayload(std::move(detail));
+}
+
+Result<HottestCollectionsResponse> Database::Impl::HottestCollections(const std::string& table_name,
+                                                                      size_t limit,
+                                                                      int64_t window_ms) {
+  DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table_name));
+  const TableInfo& table = handle->info();
+  const int64_t now = NowMs();
+  HottestCollectionsResponse response;
+  auto add = [&](const IndexInfo* index, uint32_t space, format::KeyType pk_type) -> Status {
+    for (const HotCollection& hot :
+         traffic_.Top(space, now, window_ms, limit, &response.window_ms)) {
+      DYNAROCK_ASSIGN_OR_RETURN(auto key,
+                                format::DecodeItemKey(hot.key, {pk_type, std::nullopt}));
+      CollectionTraffic c;
+      if (index) c.index_name = index->name;
+      c.partition_key_value = std::move(key.pk);
+      c.read_units = hot.read_units;
+      c.write_units = hot.write_units;
+      c.units = hot.units;
+      c.error_bound = hot.error_bound;
+      response.collections.push_back(std::move(c));
+    }
+    return Status::OK();
+  };
+  DYNAROCK_RETURN_IF_ERROR(add(nullptr, table.space_id, table.partition_key.type));
+  for (const IndexInfo& index : table.indexes) {
+    if (index.global) DYNAROCK_RETURN_IF_ERROR(add(&index, index.space_id, index.partition_key.type));
+  }
+  return response;
+}
+
+}  // namespace dynarock
