@@ -27,16 +27,17 @@ double ScanReadUnits(int64_t bytes, bool strongly_consistent, uint32_t total_seg
 double WriteUnits(int64_t bytes, bool transactional = false);
 
 // The units one write spends on one index.
+// Units fall on the collections of the entry's old and new index partition
+// keys (pointers into the items written): removing the old entry and adding
+// the new one; an entry updated in place has only new_*.
 struct IndexWriteUnits {
   const IndexInfo* index;
-  double units;
-  // The collections they fall on (per-collection traffic): the entry's old
-  // and new index partition keys (pointers into the items written), each
-  // with its part of `units`. An entry updated in place has only new_*.
   const AttributeValue* old_partition = nullptr;
   double old_units = 0;
   const AttributeValue* new_partition = nullptr;
   double new_units = 0;
+
+  double units() const { return old_units + new_units; }
 };
 
 // Accumulates what an operation consumed, per table and index, and renders

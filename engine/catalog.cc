@@ -274,13 +274,19 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
                         std::move(validated.attribute_definitions)};
 }
 
+std::string TableArn(std::string_view region, std::string_view account_id,
+                     std::string_view table_name) {
+  std::string arn = "arn:aws:dynamodb:";
+  arn.append(region).append(":").append(account_id).append(":table/").append(table_name);
+  return arn;
+}
+
 TableDescription Describe(const TableInfo& t, std::string_view region,
                           std::string_view account_id) {
   TableDescription d;
   d.table_name = t.name;
   d.table_id = t.uuid;
-  d.table_arn = "arn:aws:dynamodb:" + std::string(region) + ":" + std::string(account_id) +
-                ":table/" + t.name;
+  d.table_arn = TableArn(region, account_id, t.name);
   // A GSI being backfilled keeps the table UPDATING (and available).
   d.table_status = TableStatus::kActive;
   for (const auto& i : t.indexes) {

@@ -120,6 +120,11 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
     const TableInfo& table, const CreateGlobalSecondaryIndexAction& create,
     const std::optional<std::vector<AttributeDefinition>>& new_definitions);
 
+// arn:aws:dynamodb:<region>:<account_id>:table/<name>, the table's ARN (with
+// an empty name: the prefix every table ARN of the database starts with).
+std::string TableArn(std::string_view region, std::string_view account_id,
+                     std::string_view table_name);
+
 // The description DynamoDB returns, without the statistics (the caller fills
 // item_count and table_size_bytes).
 TableDescription Describe(const TableInfo& table, std::string_view region,

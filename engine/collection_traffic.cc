@@ -38,8 +38,7 @@ Status Database::Impl::Throttled(const TableInfo& table, const IndexInfo* index,
                                  bool write) const {
   const bool gsi = index != nullptr && index->global;
   auto detail = std::make_shared<ThrottlingDetail>();
-  std::string resource =
-      "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/" + table.name;
+  std::string resource = TableArn(options_.region, options_.account_id, table.name);
   if (gsi) resource += "/index/" + index->name;
   detail->reasons.push_back({std::string(gsi ? "Index" : "Table") + (write ? "Write" : "Read") +
                                  "KeyRangeThroughputExceeded",

@@ -115,7 +115,7 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
       batch->Merge(stats_cf, TableStatsKey(index.space_id), EncodeCounter(delta));
     }
     if (index_writes && (old_key || new_key)) {
-      IndexWriteUnits w{&index, 0};
+      IndexWriteUnits w{&index};
       if (old_key && new_key && *old_key == *new_key) {
         w.new_units = WriteUnits(std::max(old_size, new_size));  // updated in place
         w.new_partition = &after->find(index.partition_key.name)->second;
@@ -129,7 +129,6 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
           w.new_partition = &after->find(index.partition_key.name)->second;
         }
       }
-      w.units = w.old_units + w.new_units;
       index_writes->push_back(w);
     }
   }

@@ -572,8 +572,7 @@ Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn,
     return Status::Validation("Invalid TableArn: Invalid ResourceArn provided as input " +
                               std::string(arn));
   }
-  const std::string prefix =
-      "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/";
+  const std::string prefix = TableArn(options_.region, options_.account_id, "");
   if (arn.substr(0, prefix.size()) != prefix) return denied();
   std::string name(arn.substr(prefix.size()));
   std::shared_lock lock(catalog_mu_);

@@ -37,7 +37,7 @@ void HeavyHitters::SiftDown(size_t pos) {
 void HeavyHitters::Add(std::string_view key, double read_units, double write_units) {
   const double units = read_units + write_units;
   total_ += units;
-  auto it = slot_.find(std::string(key));
+  auto it = slot_.find(key);
   size_t i;
   if (it != slot_.end()) {
     i = it->second;
@@ -105,12 +105,17 @@ void SlidingHeavyHitters::Add(int64_t now_ms, std::string_view key, double read_
   slice.summary.Add(key, read_units, write_units);
 }
 
+int64_t SlidingHeavyHitters::FirstSlice(int64_t now_ms, int64_t window_ms, int64_t slice_ms,
+                                        size_t slices) {
+  const int64_t wanted = std::max<int64_t>(1, (window_ms + slice_ms - 1) / slice_ms);
+  return now_ms / slice_ms - std::min<int64_t>(wanted, static_cast<int64_t>(slices)) + 1;
+}
+
 std::vector<HotCollection> SlidingHeavyHitters::Top(int64_t now_ms, int64_t window_ms, size_t n,
                                                     int64_t* covered_ms) const {
   const int64_t last = now_ms / slice_ms_;
-  const int64_t wanted = std::max<int64_t>(1, (window_ms + slice_ms_ - 1) / slice_ms_);
-  const int64_t first = last - std::min<int64_t>(wanted, slices_.size()) + 1;
-  if (covered_ms) *covered_ms = now_ms - first * slice_ms_ + 1;
+  const int64_t first = FirstSlice(now_ms, window_ms, slice_ms_, slices_.size());
+  if (covered_ms) *covered_ms = CoveredMs(now_ms, window_ms, slice_ms_, slices_.size());
 
   struct Merged {
     HotCollection hot;
@@ -161,7 +166,7 @@ TokenBuckets::TokenBuckets(double units_per_second, double burst_seconds)
 }
 
 TokenBuckets::Bucket* TokenBuckets::Refill(int64_t now_ms, std::string_view key) {
-  auto it = buckets_.find(std::string(key));
+  auto it = buckets_.find(key);
   if (it == buckets_.end()) return nullptr;
   Bucket& b = it->second;
   if (now_ms > b.at_ms) {
@@ -237,11 +242,10 @@ std::vector<HotCollection> Traffic::Top(uint32_t space_id, int64_t now_ms, int64
                                         size_t n, int64_t* covered_ms) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = spaces_.find(space_id);
-  if (it == spaces_.end()) {
+  if (it == spaces_.end()) {  // nothing counted yet
     if (covered_ms) {
-      const int64_t slices = std::clamp<int64_t>(
-          (window_ms + kTrafficSliceMs - 1) / kTrafficSliceMs, 1, kTrafficSlices);
-      *covered_ms = now_ms - (now_ms / kTrafficSliceMs - slices + 1) * kTrafficSliceMs + 1;
+      *covered_ms =
+          SlidingHeavyHitters::CoveredMs(now_ms, window_ms, kTrafficSliceMs, kTrafficSlices);
     }
     return {};
   }

@@ -15,6 +15,15 @@
 
 namespace dynarock {
 
+// Lets the maps below be searched with a string_view: no allocation on the
+// request path for a key already there.
+struct TransparentStringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <typename V>
+using StringMap = std::unordered_map<std::string, V, TransparentStringHash, std::equal_to<>>;
+
 // Weighted Space-Saving (Metwally, Agrawal, El Abbadi 2005): the heaviest
 // keys of a stream in `capacity` counters. A key that is not monitored takes
 // over the smallest counter and inherits its count as its error. For every
@@ -53,7 +62,7 @@ class HeavyHitters {
   size_t capacity_;
   double total_ = 0;
   std::vector<Counter> counters_;
-  std::unordered_map<std::string, size_t> slot_;  // key -> index in counters_
+  StringMap<size_t> slot_;  // key -> index in counters_
   // A min-heap of indexes into counters_ by units, and each counter's place in it.
   std::vector<size_t> heap_, heap_pos_;
 };
@@ -85,6 +94,13 @@ class SlidingHeavyHitters {
                                  int64_t* covered_ms) const;
 
   int64_t max_window_ms() const { return slice_ms_ * static_cast<int64_t>(slices_.size()); }
+
+  // The number of the oldest slice Top(now_ms, window_ms) covers, and the
+  // time from its start to now.
+  static int64_t FirstSlice(int64_t now_ms, int64_t window_ms, int64_t slice_ms, size_t slices);
+  static int64_t CoveredMs(int64_t now_ms, int64_t window_ms, int64_t slice_ms, size_t slices) {
+    return now_ms - FirstSlice(now_ms, window_ms, slice_ms, slices) * slice_ms + 1;
+  }
 
  private:
   struct Slice {
@@ -123,7 +139,7 @@ class TokenBuckets {
   void DropFull(int64_t now_ms);
 
   double rate_per_ms_, capacity_;
-  std::unordered_map<std::string, Bucket> buckets_;
+  StringMap<Bucket> buckets_;
   size_t sweep_at_ = 1024;  // size at which full buckets are next swept
 };
 

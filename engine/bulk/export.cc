@@ -151,8 +151,7 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
                   static_cast<unsigned>(rng() & 0xffffffffu));
     result.export_id = id;
   }
-  result.table_arn =
-      "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/" + table.name;
+  result.table_arn = TableArn(options_.region, options_.account_id, table.name);
   result.table_id = table.uuid;
   result.export_arn = result.table_arn + "/export/" + result.export_id;
 

@@ -32,8 +32,7 @@ Status ShardNotFound(std::string_view shard_id, std::string_view arn) {
 }  // namespace
 
 std::string Database::Impl::StreamArn(const StreamInfo& s) const {
-  return "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id + ":table/" +
-         s.table_name + "/stream/" + s.label;
+  return TableArn(options_.region, options_.account_id, s.table_name) + "/stream/" + s.label;
 }
 
 uint64_t Database::Impl::TrimPoint() const {

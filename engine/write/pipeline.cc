@@ -131,12 +131,12 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
       const write::Action& a = actions[i];
       write::Outcome& o = outcomes[i];
       if (!Writes(a, o) || a.ttl_expired_at_s) continue;
-      for (const IndexInfo& index : a.table->indexes) {
-        if (!index.global || o.throttled) continue;
-        for (const auto* item : {o.before ? &*o.before : nullptr, o.after ? &*o.after : nullptr}) {
-          if (item == nullptr) continue;
-          auto pk = item->find(index.partition_key.name);
-          if (pk == item->end() || o.throttled) continue;
+      // The entry's old and new collections of each GSI it is in.
+      for (const std::optional<Item>* item : {&o.before, &o.after}) {
+        for (const IndexInfo& index : a.table->indexes) {
+          if (!index.global || !*item || o.throttled) continue;
+          auto pk = (*item)->find(index.partition_key.name);
+          if (pk == (*item)->end()) continue;
           Status admitted = AdmitCollection(*a.table, &index, pk->second, /*write=*/true);
           if (!admitted.ok()) throttle(i, std::move(admitted));
         }
@@ -217,8 +217,9 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     for (size_t i = 0; i < actions.size(); ++i) {
       const write::Action& a = actions[i];
       const write::Outcome& o = outcomes[i];
-      // DynamoDB charges nothing for a throttled request, nor for TTL's deletions.
-      if (o.throttled || (a.ttl_expired_at_s && options.meter == nullptr)) continue;
+      if (o.throttled) continue;  // DynamoDB charges nothing for a throttled request
+      // Nor does TTL's deletions count on their collections.
+      const bool counted = !a.ttl_expired_at_s;
       const int64_t size = std::max<int64_t>(o.before ? format::ItemSize(*o.before) : 0,
                                              o.after ? format::ItemSize(*o.after) : 0);
       double read = 0, write = 0;
@@ -231,17 +232,17 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
       }
       for (; index_write < index_writes_end[i]; ++index_write) {
         const IndexWriteUnits& w = pending.index_writes[index_write];
-        if (options.meter) options.meter->Write(a.table->name, w.index, factor * w.units);
+        if (options.meter) options.meter->Write(a.table->name, w.index, factor * w.units());
         if (!w.index->global) {
-          write += factor * w.units;
-          continue;
+          write += factor * w.units();
+        } else if (counted) {
+          if (w.old_partition)
+            RecordCollection(*a.table, w.index, *w.old_partition, 0, factor * w.old_units);
+          if (w.new_partition)
+            RecordCollection(*a.table, w.index, *w.new_partition, 0, factor * w.new_units);
         }
-        if (w.old_partition)
-          RecordCollection(*a.table, w.index, *w.old_partition, 0, factor * w.old_units);
-        if (w.new_partition)
-          RecordCollection(*a.table, w.index, *w.new_partition, 0, factor * w.new_units);
       }
-      RecordCollection(*a.table, nullptr, *a.partition, read, write);
+      if (counted) RecordCollection(*a.table, nullptr, *a.partition, read, write);
     }
   }
   return outcomes;
