@@ -94,8 +94,8 @@ struct DynarockSystem {
   double load_seconds = 0;
   uint64_t disk_bytes = 0;  // right after the load, before anything settles
   double reopen_seconds = 0;
-  DynarockSystem() {
-    db = std::move(Database::Open(dir.str(), {}).value());
+  explicit DynarockSystem(Options options = {}) {
+    db = std::move(Database::Open(dir.str(), options).value());
     (void)db->CreateTable(bench::TelemetryTable()).value();
     auto start = std::chrono::steady_clock::now();
     for (int v = 0; v < kVehicles; ++v) {
@@ -107,7 +107,7 @@ struct DynarockSystem {
     // A restart right after the load: Open replays what the log still holds.
     db.reset();
     start = std::chrono::steady_clock::now();
-    db = std::move(Database::Open(dir.str(), {}).value());
+    db = std::move(Database::Open(dir.str(), options).value());
     reopen_seconds = SecondsSince(start);
     if (!db->WaitForCompactions().ok()) std::abort();  // reads meet the settled tree
   }
@@ -246,6 +246,12 @@ struct SqliteSystem {
   }
 };
 
+// The same with Options::track_collection_traffic off: what counting each
+// collection's capacity units costs (the _Untracked rows).
+DynarockSystem& DynUntracked() {
+  static DynarockSystem s(Options{.track_collection_traffic = false});
+  return s;
+}
 DynarockSystem& Dyn() {
   static DynarockSystem s;
   return s;
@@ -335,8 +341,7 @@ BENCHMARK(BM_Load_SQLite)->Iterations(1);
 // ---- PutItem (new readings)
 // ----------------------------------------------------------------------
 
-void BM_Put_Dynarock(benchmark::State& state) {
-  auto& d = Dyn();
+void PutDynarock(benchmark::State& state, DynarockSystem& d) {
   int i = kReadings;
   std::mt19937 rng(1);
   for (auto _ : state)
@@ -345,6 +350,8 @@ void BM_Put_Dynarock(benchmark::State& state) {
             {.table_name = "Telemetry", .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
         .value();
 }
+void BM_Put_Dynarock(benchmark::State& s) { PutDynarock(s, Dyn()); }
+void BM_PutUntracked_Dynarock(benchmark::State& s) { PutDynarock(s, DynUntracked()); }
 void PutRaw(benchmark::State& state, RocksSystem& r, bool read_first) {
   int i = kReadings;
   std::mt19937 rng(1);
@@ -409,8 +416,7 @@ void BM_PutStream_Dynarock(benchmark::State& s) {
 
 // ---- GetItem ------------------------------------------------------------------------------------
 
-void BM_Get_Dynarock(benchmark::State& state) {
-  auto& d = Dyn();
+void GetDynarock(benchmark::State& state, DynarockSystem& d) {
   std::mt19937 rng(2);
   for (auto _ : state) {
     int v = static_cast<int>(rng() % kVehicles);
@@ -420,6 +426,8 @@ void BM_Get_Dynarock(benchmark::State& state) {
     benchmark::DoNotOptimize(r);
   }
 }
+void BM_Get_Dynarock(benchmark::State& s) { GetDynarock(s, Dyn()); }
+void BM_GetUntracked_Dynarock(benchmark::State& s) { GetDynarock(s, DynUntracked()); }
 void GetRaw(benchmark::State& state, RocksSystem& r) {
   std::mt19937 rng(2);
   for (auto _ : state) {
@@ -448,6 +456,7 @@ void BM_Get_SQLite(benchmark::State& state) {
   sqlite3_finalize(s);
 }
 BENCHMARK(BM_Get_Dynarock);
+BENCHMARK(BM_GetUntracked_Dynarock);
 BENCHMARK(BM_Get_RocksDB);
 BENCHMARK(BM_Get_RawEngineOpts);
 BENCHMARK(BM_Get_SQLite);
@@ -659,6 +668,7 @@ BENCHMARK(BM_ScanFilterWindow_Dynarock)->Unit(benchmark::kMillisecond);
 // each system (a write benchmark adds as many readings as fit in its time,
 // which differs from system to system).
 BENCHMARK(BM_Put_Dynarock);
+BENCHMARK(BM_PutUntracked_Dynarock);
 BENCHMARK(BM_Put_RocksDB);
 BENCHMARK(BM_PutReadFirst_RocksDB);
 BENCHMARK(BM_Put_RawEngineOpts);

@@ -103,8 +103,9 @@ Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std
   return impl_->LargestCollections(table, limit);
 }
 Result<std::vector<CollectionStatistics>> Database::LargestIndexCollections(
-    const std::string& table, const std::string& index, size_t limit) {
-  return impl_->LargestIndexCollections(table, index, limit);
+    const std::string& table, const std::string& index, size_t limit,
+    const std::function<void(int64_t)>& progress) {
+  return impl_->LargestIndexCollections(table, index, limit, progress);
 }
 Result<DescribeCollectionResponse> Database::DescribeCollection(
     const DescribeCollectionRequest& request) {

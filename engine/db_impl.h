@@ -165,9 +165,9 @@ class Database::Impl {
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
   Result<DescribeCollectionResponse> DescribeCollection(const DescribeCollectionRequest& request);
-  Result<std::vector<CollectionStatistics>> LargestIndexCollections(const std::string& table_name,
-                                                                    const std::string& index_name,
-                                                                    size_t limit);
+  Result<std::vector<CollectionStatistics>> LargestIndexCollections(
+      const std::string& table_name, const std::string& index_name, size_t limit,
+      const std::function<void(int64_t entries_read)>& progress);
   Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
                                                                size_t limit);
   Result<HottestCollectionsResponse> HottestCollections(const std::string& table_name, size_t limit,

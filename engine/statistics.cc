@@ -76,7 +76,8 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
 }
 
 Result<std::vector<CollectionStatistics>> Database::Impl::LargestIndexCollections(
-    const std::string& table_name, const std::string& index_name, size_t limit) {
+    const std::string& table_name, const std::string& index_name, size_t limit,
+    const std::function<void(int64_t)>& progress) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(DescribeTableRequest{table_name}));
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table_name));
   const TableInfo& info = handle->info();
@@ -92,7 +93,9 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestIndexCollection
   Largest top(limit);
   std::string prefix, value;
   CollectionStatistics current;
+  int64_t read = 0;
   for (; it->Valid(); it->Next()) {
+    if (progress && ++read % 16384 == 0) progress(read);
     std::string_view key(it->key().data(), it->key().size());
     if (prefix.empty() || !key.starts_with(prefix)) {
       top.Offer(std::move(current));

@@ -17,44 +17,13 @@ namespace dynarock::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 constexpr char kDefinitionFile[] = "table-definition.json";
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
 
 std::string Duration(double s) {
   const auto t = static_cast<long long>(s);
   return fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60);
 }
-
-// A progress line on a terminal (redrawn in place, at most 10 times a
-// second); nothing on a pipe, where only the summary line is printed.
-class Progress {
- public:
-  Progress() : tty_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
-  void Show(const std::string& line) {
-    if (!tty_) return;
-    std::lock_guard lock(mu_);
-    const auto now = Clock::now();
-    if (now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    fmt::print(stderr, "\r\033[K{}", line);
-    std::fflush(stderr);
-  }
-  void Done() {
-    if (tty_) fmt::print(stderr, "\r\033[K");
-  }
-  double elapsed() const { return Seconds(start_); }
-
- private:
-  const bool tty_;
-  const Clock::time_point start_;
-  std::mutex mu_;
-  Clock::time_point last_{};
-};
 
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -56,34 +56,6 @@ std::string Cell(const AttributeValue& v) {
   }
 }
 
-// Cells wider than this are cut, so that one long value does not push the
-// other columns off the screen (--json gives everything).
-constexpr size_t kMaxCell = 40;
-
-std::string Fit(std::string s) {
-  if (s.size() <= kMaxCell) return s;
-  s.resize(kMaxCell - 3);
-  return s + "...";
-}
-
-// Prints rows as aligned columns; `right` marks right-aligned ones.
-void PrintTable(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
-                const std::string& indent = "") {
-  std::vector<size_t> width(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line = indent;
-    for (size_t i = 0; i < row.size(); ++i) {
-      const std::string pad(width[i] - row[i].size(), ' ');
-      line += (i ? "  " : "") + (right[i] ? pad + row[i] : row[i] + pad);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    fmt::print("{}\n", line);
-  }
-}
-
 int RunCollection(const CollectionArgs& a) {
   Options options;
   options.read_only = true;  // a secondary instance: works while `serve` has the directory
@@ -165,7 +137,10 @@ int RunCollection(const CollectionArgs& a) {
   q.scan_index_forward = !a.reverse;
 
   std::vector<Item> items;
+  Progress progress;  // a large collection is read a 1 MB page at a time
   while (a.limit == 0 || static_cast<int64_t>(items.size()) < a.limit) {
+    progress.Show(fmt::format("reading {} = {}: {} items, {:.1f} s", pk_name, a.partition_key,
+                              items.size(), progress.elapsed()));
     auto page = (*db)->Query(q);
     if (!page.ok()) {
       return Fail(page.status().ToString() + " (collection " + pk_name + " = " +
@@ -178,6 +153,7 @@ int RunCollection(const CollectionArgs& a) {
     if (!page->last_evaluated_key) break;
     q.exclusive_start_key = std::move(page->last_evaluated_key);
   }
+  progress.Done();
 
   if (a.json) {
     for (const auto& item : items) fmt::print("{}\n", format::ToJson(item));
@@ -248,7 +224,7 @@ int RunCollection(const CollectionArgs& a) {
   }
   std::vector<bool> right(rows[0].size(), false);
   right[1] = true;  // the size column
-  PrintTable(rows, right);
+  fmt::print("{}", FormatTable(rows, right));
   return 0;
 }
 
@@ -273,6 +249,7 @@ int RunCollections(const CollectionsArgs& a) {
   struct Part {
     std::string label, index, key_name;
     int64_t total_bytes;
+    int64_t entries = 0;  // an index's, for the progress line
   };
   // A table collection's size counts its LSI entries too (each its size
   // plus 100 bytes, as DynamoDB's 10 GB limit does), so its share is of
@@ -287,19 +264,31 @@ int RunCollections(const CollectionsArgs& a) {
   if (t.local_secondary_indexes) {
     for (const auto& l : *t.local_secondary_indexes) {
       parts.push_back({a.table + "." + l.index_name, l.index_name, l.key_schema[0].attribute_name,
-                       l.index_size_bytes});
+                       l.index_size_bytes, l.item_count});
     }
   }
   if (t.global_secondary_indexes) {
     for (const auto& g : *t.global_secondary_indexes) {
       parts.push_back({a.table + "." + g.index_name, g.index_name, g.key_schema[0].attribute_name,
-                       g.index_size_bytes});
+                       g.index_size_bytes, g.item_count});
     }
   }
   for (size_t p = 0; p < parts.size(); ++p) {
     const Part& part = parts[p];
-    auto top = part.index.empty() ? (*db)->LargestCollections(a.table, a.limit)
-                                  : (*db)->LargestIndexCollections(a.table, part.index, a.limit);
+    // An index's collections are counted by reading every entry: a
+    // progress line on a terminal while that runs.
+    Progress progress;
+    auto top = part.index.empty()
+                   ? (*db)->LargestCollections(a.table, a.limit)
+                   : (*db)->LargestIndexCollections(
+                         a.table, part.index, a.limit, [&](int64_t read) {
+                           progress.Show(fmt::format(
+                               "reading {}: {} of {} entries ({:.0f}%), {:.1f} s", part.label,
+                               read, part.entries, part.entries > 0 ? 100.0 * read / part.entries
+                                                                    : 0.0,
+                               progress.elapsed()));
+                         });
+    progress.Done();
     if (!top.ok()) return Fail(top.status().ToString());
     if (a.json) {
       for (const auto& c : *top) {
@@ -320,7 +309,7 @@ int RunCollections(const CollectionsArgs& a) {
                       HumanBytes(static_cast<double>(c.size_bytes)),
                       fmt::format("{:.1f}%", share)});
     }
-    PrintTable(rows, {false, true, true, true}, "  ");
+    fmt::print("{}", FormatTable(rows, {false, true, true, true}, "  "));
   }
   return 0;
 }

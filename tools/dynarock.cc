@@ -3,11 +3,14 @@
 //   dynarock serve [--host 127.0.0.1] [--port 8000] (--data-dir DIR | --in-memory)
 //                  [--durability sync|relaxed] [--region R] [--auth KEY:SECRET ...]
 //                  [--workers N] [--max-connections N] [--max-buffered-mb N] [--s3-dir DIR]
+//                  [--partition-limits [--partition-read-limit RCU] [--partition-write-limit WCU]
+//                   [--partition-burst-seconds S]] [--console]
 //   dynarock dump DB TABLE OUT [--format DYNAMODB_JSON|ION] [--prefix P] [--segments N]
 //   dynarock restore DB SOURCE [--table-definition FILE] [--table NAME] [--strict] ...
 //   dynarock collection DB TABLE PK [--index I] [--from SK] [--to SK] [--begins-with P]
 //                       [--reverse] [--limit N] [--attributes a,b] [--json]
 //   dynarock collections DB TABLE [--limit N] [--json]
+//   dynarock top [--endpoint URL] [--table T] [--limit N] [--window S] [--once] [--json]
 //
 // serve speaks DynamoDB's HTTP JSON protocol, so any AWS SDK or the AWS CLI
 // works against it with --endpoint-url http://127.0.0.1:8000.
@@ -23,11 +26,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "dynarock/db.h"
 #include "tools/bulk_cli.h"
 #include "tools/collection_cli.h"
+#include "tools/top_cli.h"
 #include "tools/server/http_server.h"
 
 namespace {
@@ -47,10 +52,13 @@ size_t ConnectionBound() {
                                       : static_cast<size_t>(lim.rlim_cur / 2);
 }
 
-int Serve(const std::string& host, uint16_t port, size_t workers, std::string data_dir,
-          bool in_memory, bool sync, size_t max_connections, size_t max_buffered_bytes,
-          const std::string& region, const std::map<std::string, std::string>& credentials,
-          const std::string& s3_dir) {
+// True for the addresses only this machine reaches.
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+int Serve(dynarock::server::ServerOptions server_options, std::string data_dir, bool in_memory,
+          bool sync, std::optional<dynarock::Options::PartitionLimits> partition_limits) {
   std::filesystem::path temp;
   if (in_memory) {
     // A throw-away database: a private directory removed at exit.
@@ -65,7 +73,8 @@ int Serve(const std::string& host, uint16_t port, size_t workers, std::string da
   int rc = 0;
   {
     dynarock::Options options;
-    options.region = region;  // in every ARN the server hands out
+    options.region = server_options.region;  // in every ARN the server hands out
+    options.partition_limits = partition_limits;
     // sync: every acknowledged write is fsynced; concurrent writers share
     // an fsync (RocksDB commits them as one group).
     options.sync_writes = sync;
@@ -74,15 +83,8 @@ int Serve(const std::string& host, uint16_t port, size_t workers, std::string da
       fmt::print(stderr, "error: {}\n", db.status().ToString());
       return 1;
     }
-    dynarock::server::Server server(db->get(), {.host = host,
-                                                .port = port,
-                                                .worker_threads = workers,
-                                                .max_connections = max_connections,
-                                                .max_buffered_bytes = max_buffered_bytes,
-                                                .region = region,
-                                                .account_id = options.account_id,
-                                                .credentials = credentials,
-                                                .s3_dir = s3_dir});
+    server_options.account_id = options.account_id;
+    dynarock::server::Server server(db->get(), server_options);
     dynarock::Status started = server.Start();
     if (!started.ok()) {
       fmt::print(stderr, "error: {}\n", started.ToString());
@@ -97,11 +99,17 @@ int Serve(const std::string& host, uint16_t port, size_t workers, std::string da
         signals.async_wait([](const boost::system::error_code&, int) { std::_Exit(130); });
       });
       std::thread signal_thread([&] { signals_io.run(); });
+      std::string limits;
+      if (partition_limits) {
+        limits = fmt::format(", partition limits: {:g} RCU and {:g} WCU per collection",
+                             partition_limits->read_units_per_second,
+                             partition_limits->write_units_per_second);
+      }
       fmt::print(
           "dynarock serving DynamoDB on http://{}:{} (data: {}, durability: {}, "
-          "up to {} connections)\n",
-          host, server.port(), in_memory ? "in memory" : data_dir, sync ? "sync" : "relaxed",
-          max_connections);
+          "up to {} connections{})\n",
+          server_options.host, server.port(), in_memory ? "in memory" : data_dir,
+          sync ? "sync" : "relaxed", server_options.max_connections, limits);
       std::fflush(stdout);
       server.Run();
       signals_io.stop();
@@ -172,9 +180,34 @@ int main(int argc, char** argv) {
                    "folder standing for S3 in ExportTableToPointInTime and ImportTable: "
                    "bucket B is the folder DIR/B")
       ->check(CLI::ExistingDirectory);
+  // Per-partition throttling (Options::partition_limits), off by default.
+  bool partition_limits = false, console = false;
+  dynarock::Options::PartitionLimits limits;
+  serve->add_flag("--partition-limits", partition_limits,
+                  "throttle each item collection at DynamoDB's per-partition ceilings (3,000 RCU "
+                  "and 1,000 WCU per second, with up to 300 s of unused capacity as burst): a key "
+                  "design that would throttle in DynamoDB throttles here");
+  auto* read_limit =
+      serve->add_option("--partition-read-limit", limits.read_units_per_second,
+                        "with --partition-limits: read units per second per collection")
+          ->check(CLI::PositiveNumber);
+  auto* write_limit =
+      serve->add_option("--partition-write-limit", limits.write_units_per_second,
+                        "with --partition-limits: write units per second per collection")
+          ->check(CLI::PositiveNumber);
+  auto* burst =
+      serve->add_option("--partition-burst-seconds", limits.burst_seconds,
+                        "with --partition-limits: seconds of unused capacity a collection keeps "
+                        "for bursts (at least 1)")
+          ->check(CLI::Range(1.0, 3600.0));
+  for (auto* o : {read_limit, write_limit, burst}) o->needs("--partition-limits");
+  serve->add_flag("--console", console,
+                  "serve the read-only console API (GET /console/api/, used by dynarock top) "
+                  "on a non-loopback --host too; it shows partition key values");
   std::function<int()> tool;  // the subcommand chosen, other than serve
   dynarock::cli::AddBulkCommands(&app, &tool);
   dynarock::cli::AddCollectionCommands(&app, &tool);
+  dynarock::cli::AddTopCommand(&app, &tool);
   CLI11_PARSE(app, argc, argv);
   if (tool) return tool();
   if (serve->parsed()) {
@@ -209,8 +242,17 @@ int main(int argc, char** argv) {
     }
     const size_t bound = ConnectionBound();
     if (max_connections == 0 || max_connections > bound) max_connections = bound;
-    return Serve(host, port, workers, data_dir, in_memory, durability == "sync" && !in_memory,
-                 max_connections, max_buffered_mb << 20, region, credentials, s3_dir);
+    return Serve({.host = host,
+                  .port = port,
+                  .worker_threads = workers,
+                  .max_connections = max_connections,
+                  .max_buffered_bytes = max_buffered_mb << 20,
+                  .region = region,
+                  .credentials = credentials,
+                  .s3_dir = s3_dir,
+                  .console_api = console || IsLoopback(host)},
+                 data_dir, in_memory, durability == "sync" && !in_memory,
+                 partition_limits ? std::optional(limits) : std::nullopt);
   }
   return 2;
 }

@@ -1,6 +1,6 @@
 // Fuzzes SigV4 verification with arbitrary request heads: the Authorization
-// header, X-Amz-Date and the other headers come from the input, as an
-// attacker sends them. Verification must answer (accept or an AuthError)
+// header, X-Amz-Date, the other headers and the query ("?..." line) come
+// from the input, as an attacker sends them. Verification must answer (accept or an AuthError)
 // and never misbehave; it must refuse everything but a real signature.
 #include <cctype>
 #include <cstdint>
@@ -23,6 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view line = in.substr(0, nl);
     in = nl == std::string_view::npos ? std::string_view() : in.substr(nl + 1);
     if (line.empty()) break;
+    if (line[0] == '?') {  // "?query": the request's query string
+      r.query = std::string(line.substr(1));
+      continue;
+    }
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     r.headers.emplace_back(std::string(line.substr(0, colon)), std::string(line.substr(colon + 1)));
@@ -33,6 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.region = "us-east-1";
   const std::map<std::string, std::string> keys = {{"AKIDLOCAL", "s3cret"}};
   auto error = VerifySigV4(r, keys, options);
+  // The canonical query is a fixed point: canonicalizing it again changes
+  // nothing (a client that sends it canonical signs what the server checks).
+  const std::string canonical = CanonicalQuery(r.query);
+  if (CanonicalQuery(canonical) != canonical) std::abort();
   // An input that verifies must carry the signature a signer computes.
   if (!error) {
     bool has_auth = false;

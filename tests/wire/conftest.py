@@ -1,8 +1,11 @@
 """Fixtures for the wire tests: a `dynarock serve --in-memory` on a free
 loopback port for the whole session, and boto3 clients pointed at it."""
+import json
 import os
 import signal
 import subprocess
+import urllib.error
+import urllib.request
 import uuid
 
 import boto3
@@ -65,6 +68,16 @@ def fleet_table(dynamodb):
     create_fleet_table(dynamodb, name)
     yield name
     dynamodb.delete_table(TableName=name)
+
+
+def get_json(url, headers=None):
+    """A GET (the console API): (HTTP status, the JSON body), errors included."""
+    r = urllib.request.Request(url, method="GET", headers=headers or {})
+    try:
+        with urllib.request.urlopen(r, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
 
 
 def pytest_configure(config):

@@ -16,6 +16,8 @@ from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
+from conftest import get_json
+
 
 @pytest.fixture(scope="module")
 def auth_endpoint(tmp_path_factory):
@@ -156,3 +158,36 @@ def test_awscli_signed_requests_are_accepted(auth_endpoint):
                           "--output", "json"], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["TableNames"] == []
+
+
+def test_the_console_api_needs_a_signature_too(auth_endpoint):
+    url = auth_endpoint + "/console/api/hottest?window=60&limit=5"
+    status, error = get_json(url)
+    assert status == 400
+    assert error["__type"] == "com.amazon.coral.service#MissingAuthenticationTokenException"
+    # Signed by botocore: its canonical query (pairs sorted, encoded) is the
+    # one the server computes from the query as sent, in any order.
+    req = AWSRequest(method="GET", url=url)
+    SigV4Auth(Credentials("AKIDLOCAL", "s3cret"), "dynamodb", "eu-west-1").add_auth(req)
+    status, hottest = get_json(url, dict(req.headers.items()))
+    assert status == 200, hottest
+    assert hottest == {"WindowSeconds": hottest["WindowSeconds"], "Tables": []}
+    # Another secret: refused.
+    req = AWSRequest(method="GET", url=url)
+    SigV4Auth(Credentials("AKIDLOCAL", "wrong"), "dynamodb", "eu-west-1").add_auth(req)
+    status, error = get_json(url, dict(req.headers.items()))
+    assert status == 400 and error["__type"].endswith("#InvalidSignatureException")
+
+
+def test_top_signs_with_the_environments_keys(auth_endpoint):
+    top = [os.environ["DYNAROCK_BIN"], "top", "--endpoint", auth_endpoint, "--once"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    r = subprocess.run(top, capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 1
+    assert "MissingAuthenticationTokenException" in r.stderr
+    assert "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" in r.stderr, r.stderr
+    env.update(AWS_ACCESS_KEY_ID="AKIDLOCAL", AWS_SECRET_ACCESS_KEY="s3cret",
+               AWS_REGION="eu-west-1")
+    r = subprocess.run(top, capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1:] == ["", "(no tables)"]

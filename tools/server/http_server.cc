@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tools/server/console_api.h"
 #include "tools/server/content_coding.h"
 #include "tools/server/jobs.h"
 #include "tools/server/sigv4.h"
@@ -82,8 +83,12 @@ struct Server::Impl {
   // False if every connection is busy. REQUIRES: mu held.
   bool EvictIdlest();
   // The answer to a whole request (decoding its body first). Runs on a
-  // worker thread for POST, on the I/O thread for anything else.
+  // worker thread for POST and the console API, on the I/O thread for
+  // anything else.
   wire::WireResponse Respond(const http::request<http::string_body>& req);
+  // GET /console/api/...: off unless options.console_api; signed like any
+  // request when --auth is set.
+  wire::WireResponse ConsoleApi(const http::request<http::string_body>& req);
   // Header-only checks before a large body is read: a Content-Encoding we
   // cannot decode, and (with --auth) a request that cannot be authentic.
   // `length`: the declared Content-Length, if any; `chunked`: a body of
@@ -112,6 +117,14 @@ std::string_view HeaderValue(const http::request<http::string_body>& req, http::
   auto it = req.find(f);
   if (it == req.end()) return {};
   return {it->value().data(), it->value().size()};
+}
+
+// A GET of the console API (console_api.h): answered by a worker, as POSTs
+// are, since it reads the engine.
+bool IsConsoleApi(const http::request<http::string_body>& req) {
+  if (req.method() != http::verb::get) return false;
+  std::string_view target(req.target().data(), req.target().size());
+  return console::IsApiPath(target.substr(0, target.find('?')));
 }
 
 // A body larger than this is not read before the header-only
@@ -318,7 +331,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // The engine may take its time: idle time only counts between requests.
     stream_.expires_never();
     const auto& req = parser_->get();
-    if (req.method() != http::verb::post) {
+    if (req.method() != http::verb::post && !IsConsoleApi(req)) {
       // Health checks, CORS preflights, unknown methods: answered here, so
       // they stay quick however busy the workers are.
       Prepared p = Prepare(server_->Respond(req), req);
@@ -475,6 +488,7 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
     }
     return r;
   }
+  if (IsConsoleApi(req)) return ConsoleApi(req);
   if (req.method() == http::verb::get) return wire::HealthResponse(db, options.region);
   // The body as the client meant it: decoded, and bounded by the same
   // 16 MB after decoding (a small gzip body cannot inflate past it).
@@ -511,6 +525,23 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
   auto target = req["X-Amz-Target"];
   return wire::Handle(db, std::string_view(target.data(), target.size()), body, authenticate,
                       jobs.get());
+}
+
+wire::WireResponse Server::Impl::ConsoleApi(const http::request<http::string_body>& req) {
+  if (!options.console_api) {
+    return {404, JsonError("com.amazon.coral.service#UnknownOperationException",
+                           "The console API is off: dynarock serve serves it on loopback "
+                           "addresses, and elsewhere with --console")};
+  }
+  if (!options.credentials.empty()) {
+    if (auto error = Authenticate(req, /*headers_only=*/false)) {
+      return {400, JsonError(error->type, error->message)};
+    }
+  }
+  std::string_view target(req.target().data(), req.target().size());
+  const size_t q = target.find('?');
+  return console::HandleApi(db, target.substr(0, q),
+                            q == std::string_view::npos ? "" : target.substr(q + 1));
 }
 
 bool Server::Impl::EvictIdlest() {

@@ -54,6 +54,11 @@ struct ServerOptions {
   // --s3-dir: the folder whose subfolders stand for S3 buckets, for
   // ExportTableToPointInTime and ImportTable (tools/server/jobs.h).
   std::string s3_dir;
+  // Serve the read-only console API (GET /console/api/..., console_api.h:
+  // the hottest collections, for `dynarock top`). `dynarock serve` turns it
+  // on for loopback addresses, elsewhere only with --console: it shows
+  // partition key values.
+  bool console_api = true;
 };
 
 class Server {

@@ -97,12 +97,83 @@ std::vector<std::string> Split(std::string_view s, char sep) {
   return parts;
 }
 
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string UriEncode(std::string_view s) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kDigits[c >> 4];
+      out += kDigits[c & 15];
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && HexDigit(s[i + 1]) >= 0 && HexDigit(s[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigit(s[i + 1]) * 16 + HexDigit(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string CanonicalQuery(std::string_view query) {
+  if (query.empty()) return "";
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& part : Split(query, '&')) {
+    if (part.empty()) continue;
+    const size_t eq = part.find('=');
+    pairs.emplace_back(UriEncode(PercentDecode(std::string_view(part).substr(0, eq))),
+                       eq == std::string::npos
+                           ? ""
+                           : UriEncode(PercentDecode(std::string_view(part).substr(eq + 1))));
+  }
+  std::sort(pairs.begin(), pairs.end());
+  std::string out;
+  for (const auto& [name, value] : pairs) out += (out.empty() ? "" : "&") + name + "=" + value;
+  return out;
+}
+
+void SignRequest(SignedRequest* r, const std::string& access_key_id, const std::string& secret,
+                 const std::string& region, int64_t now_s, const std::string& service) {
+  const std::string amz_date = FormatAmzDate(now_s);
+  r->headers.emplace_back("X-Amz-Date", amz_date);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : r->headers) names.push_back(Lower(name));
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  const std::string scope = amz_date.substr(0, 8) + "/" + region + "/" + service + "/aws4_request";
+  std::string signed_names;
+  for (const auto& n : names) signed_names += (signed_names.empty() ? "" : ";") + n;
+  r->headers.emplace_back("Authorization",
+                          "AWS4-HMAC-SHA256 Credential=" + access_key_id + "/" + scope +
+                              ", SignedHeaders=" + signed_names +
+                              ", Signature=" + SignatureV4(*r, secret, amz_date, scope, names));
+}
 
 std::string SignatureV4(const SignedRequest& r, const std::string& secret,
                         const std::string& amz_date, const std::string& scope,
                         const std::vector<std::string>& signed_headers) {
-  std::string canonical = r.method + "\n" + (r.path.empty() ? "/" : r.path) + "\n" + r.query + "\n";
+  std::string canonical =
+      r.method + "\n" + (r.path.empty() ? "/" : r.path) + "\n" + CanonicalQuery(r.query) + "\n";
   std::string names;
   for (const auto& h : signed_headers) {
     // Repeated headers join with commas; values are trimmed.

@@ -55,6 +55,25 @@ std::string SignatureV4(const SignedRequest& request, const std::string& secret,
                         const std::string& amz_date, const std::string& scope,
                         const std::vector<std::string>& signed_headers);
 
+// A query string in SigV4's canonical form: each name and value
+// percent-decoded, then encoded again (RFC 3986: A-Z a-z 0-9 - _ . ~ kept,
+// every other byte %XX in upper case), `name=value` pairs sorted by name,
+// then value, joined with '&'. A name without '=' gets an empty value. So a
+// client's `?table=Telemetry&limit=5` and `?limit=5&table=Telemetry` sign
+// alike, as AWS's servers canonicalize them.
+std::string CanonicalQuery(std::string_view query);
+
+// %XX sequences decoded (a '%' not followed by two hex digits stays as it
+// is; '+' stays '+'): how a query's names and values are read.
+std::string PercentDecode(std::string_view s);
+
+// Signs a request as an AWS SDK does, for Dynarock's own clients (`dynarock
+// top`): adds X-Amz-Date (from now_s) and Authorization, signing every
+// header the request has (REQUIRES: a Host header among them).
+void SignRequest(SignedRequest* request, const std::string& access_key_id,
+                 const std::string& secret, const std::string& region, int64_t now_s,
+                 const std::string& service = "dynamodb");
+
 }  // namespace dynarock::server
 
 #endif  // DYNAROCK_TOOLS_SERVER_SIGV4_H_

@@ -339,11 +339,12 @@ class Database {
   // The same for an index's collections (the entries sharing an index
   // partition key value, e.g. every reading of one depot), largest first.
   // Index collections have no statistics: this reads every entry of the
-  // index, so it takes time in proportion to the index. ValidationException
-  // for an unknown index.
-  Result<std::vector<CollectionStatistics>> LargestIndexCollections(const std::string& table_name,
-                                                                    const std::string& index_name,
-                                                                    size_t limit);
+  // index, so it takes time in proportion to the index; `progress`, when
+  // set, is called with the number of entries read so far every 16,384
+  // entries (for a progress line). ValidationException for an unknown index.
+  Result<std::vector<CollectionStatistics>> LargestIndexCollections(
+      const std::string& table_name, const std::string& index_name, size_t limit,
+      const std::function<void(int64_t entries_read)>& progress = {});
   // One collection's statistics (table collections) and the SST files and
   // levels its key range spans. ResourceNotFoundException for an unknown
   // table; ValidationException for an unknown index or a partition key
