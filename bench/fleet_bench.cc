@@ -248,8 +248,13 @@ struct SqliteSystem {
 
 // The same with Options::track_collection_traffic off: what counting each
 // collection's capacity units costs (the _Untracked rows).
+Options Untracked() {
+  Options options;
+  options.track_collection_traffic = false;
+  return options;
+}
 DynarockSystem& DynUntracked() {
-  static DynarockSystem s(Options{.track_collection_traffic = false});
+  static DynarockSystem s(Untracked());
   return s;
 }
 DynarockSystem& Dyn() {

@@ -63,9 +63,13 @@ TEST(HeavyHittersTest, BoundsHoldOnSkewedWorkloads) {
         EXPECT_LE(c.read_units + c.write_units, e + 1e-9);  // added while monitored
       }
       for (const auto& [key, e] : exact) {
-        if (!monitored.count(key)) EXPECT_LE(e, hh.min_units() + 1e-9) << key;
+        if (!monitored.count(key)) {
+          EXPECT_LE(e, hh.min_units() + 1e-9) << key;
+        }
         // Every key heavier than total / capacity is monitored.
-        if (e > total / 64) EXPECT_TRUE(monitored.count(key)) << key;
+        if (e > total / 64) {
+          EXPECT_TRUE(monitored.count(key)) << key;
+        }
       }
       // The heaviest key is found, with its rank.
       const auto heaviest = std::max_element(exact.begin(), exact.end(), [](auto& a, auto& b) {
@@ -144,7 +148,9 @@ TEST(SlidingHeavyHittersTest, WindowMergesSlicesWithinTheirBounds) {
     for (size_t i = 0; i < top.size(); ++i) {
       EXPECT_LE(std::abs(top[i].units - exact[top[i].key]), top[i].error_bound + 1e-9)
           << top[i].key;
-      if (i > 0) EXPECT_GE(top[i - 1].units, top[i].units);
+      if (i > 0) {
+        EXPECT_GE(top[i - 1].units, top[i].units);
+      }
     }
     // V-1 was hot only before the window: it is not there.
     for (const auto& h : top) EXPECT_NE(h.key, "VEH#V-1");
