@@ -92,11 +92,12 @@ plain, streamed = medians.get("BM_PutNoIndex_Dynarock"), medians.get("BM_PutStre
 if plain and streamed:
     print(f"\nThe cost of a stream (NEW_AND_OLD_IMAGES, no index): PutItem {us(plain):.2f} µs without, "
           f"{us(streamed):.2f} µs with; throughput with / without = {us(plain) / us(streamed):.2f}.")
-tracking = [(label, medians.get(f"BM_{op}_Dynarock"), medians.get(f"BM_{op}Untracked_Dynarock"))
+tracking = [(label, medians.get(f"BM_{op}_TrafficOn"), medians.get(f"BM_{op}_TrafficOff"))
             for label, op in (("PutItem", "Put"), ("GetItem", "Get"))]
 if all(on and off for _, on, off in tracking):
     print("\nThe cost of counting each collection's capacity units (Options::track_collection_traffic, "
-          "on by default; HottestCollections and `dynarock top`): " + ", ".join(
+          "on by default; HottestCollections and `dynarock top`), the fleet table loaded, read and "
+          "written in two processes alike but for the option: " + ", ".join(
               f"{label} {us(on):.2f} µs with, {us(off):.2f} µs without (throughput with / without = "
               f"{us(off) / us(on):.2f})" for label, on, off in tracking) + ".")
 items = medians.get("BM_QueryWindowItems_Dynarock")

@@ -12,11 +12,13 @@ readings="${2:-500}"
 # One process per system, one after the other: a system's background work
 # (RocksDB compactions after a bulk load) cannot then slow another's reads.
 outs=()
-for system in Dynarock RocksDB RawEngineOpts SQLite; do
+# TrafficOn/TrafficOff: the engine's GetItem and PutItem with collection
+# traffic tracking on and off (its cost), each in its own process.
+for system in Dynarock RocksDB RawEngineOpts SQLite TrafficOn TrafficOff; do
   out="$(mktemp)"
   outs+=("$out")
   DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" \
-    "$top/build/bench/fleet_bench" --benchmark_filter="_$system" --benchmark_repetitions=3 \
+    "$top/build/bench/fleet_bench" --benchmark_filter="_${system}(/.*)?\$" --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true --benchmark_min_time=0.5 --benchmark_format=json \
     --benchmark_out="$out" --benchmark_out_format=json > /dev/null
 done

@@ -110,6 +110,10 @@ int Serve(dynarock::server::ServerOptions server_options, std::string data_dir, 
           "up to {} connections{})\n",
           server_options.host, server.port(), in_memory ? "in memory" : data_dir,
           sync ? "sync" : "relaxed", server_options.max_connections, limits);
+      if (server_options.console_api) {
+        fmt::print("console: http://{}:{}/console/{}\n", server_options.host, server.port(),
+                   server_options.console_writes ? " (puts and deletes allowed)" : " (read-only)");
+      }
       std::fflush(stdout);
       server.Run();
       signals_io.stop();
@@ -202,8 +206,12 @@ int main(int argc, char** argv) {
           ->check(CLI::Range(1.0, 3600.0));
   for (auto* o : {read_limit, write_limit, burst}) o->needs("--partition-limits");
   serve->add_flag("--console", console,
-                  "serve the read-only console API (GET /console/api/, used by dynarock top) "
-                  "on a non-loopback --host too; it shows partition key values");
+                  "serve the web console (/console/) and its API (used by dynarock top) on a "
+                  "non-loopback --host too; it shows the data");
+  bool console_writes = false;
+  serve->add_flag("--console-writes", console_writes,
+                  "let the web console put and delete single items (with a confirmation); "
+                  "without it the console only reads");
   std::function<int()> tool;  // the subcommand chosen, other than serve
   dynarock::cli::AddBulkCommands(&app, &tool);
   dynarock::cli::AddCollectionCommands(&app, &tool);
@@ -250,7 +258,8 @@ int main(int argc, char** argv) {
                   .region = region,
                   .credentials = credentials,
                   .s3_dir = s3_dir,
-                  .console_api = console || IsLoopback(host)},
+                  .console_api = console || IsLoopback(host),
+                  .console_writes = console_writes},
                  data_dir, in_memory, durability == "sync" && !in_memory,
                  partition_limits ? std::optional(limits) : std::nullopt);
   }

@@ -29,6 +29,10 @@ packages=(
 # npm, unless the machine has them from elsewhere.
 command -v node > /dev/null || packages+=(nodejs)
 command -v npm > /dev/null || packages+=(npm)
+mode="${1:-}"
+# The web console's browser test (tests/wire/js/console.test.mjs) runs in
+# Debian's Chromium: the test build only.
+[ "$mode" = --test ] && packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -44,7 +48,6 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-mode="${1:-}"
 top="$(cd "$(dirname "$0")/.." && pwd)"
 case "$mode" in
   --no-build) exit 0 ;;
@@ -55,7 +58,7 @@ case "$mode" in
                -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${@:2}") ;;
   *) dir="$top/build"; cfg=(-DCMAKE_BUILD_TYPE=Release) ;;
 esac
-if [ "$mode" = --test ] && [ ! -d "$top/tests/wire/js/node_modules" ]; then
+if [ "$mode" = --test ] && [ ! -d "$top/tests/wire/js/node_modules/playwright-core" ]; then
   # The SDK's exact versions, from the lockfile.
   (cd "$top/tests/wire/js" && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -62,7 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t q = t.find('?');
   const std::string_view path = t.substr(0, q);
   const std::string_view query = q == std::string_view::npos ? "" : t.substr(q + 1);
-  auto response = dynarock::console::HandleApi(TheDatabase(), path, query);
+  static const dynarock::console::Settings settings;
+  auto response = dynarock::console::HandleApi(TheDatabase(), settings, path, query);
   if (response.http_status != 200 && response.http_status != 400 && response.http_status != 404) {
     std::abort();
   }

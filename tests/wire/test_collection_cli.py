@@ -5,12 +5,17 @@ import json
 import os
 import signal
 import subprocess
+import urllib.error
+import urllib.request
+from urllib.parse import quote
 
 import boto3
 import pytest
 from botocore.config import Config
 
-from conftest import create_fleet_table
+from conftest import create_fleet_table, get_json
+
+SERVER = {}  # the module's server: its endpoint
 
 
 @pytest.fixture(scope="module")
@@ -20,6 +25,7 @@ def fleet_db(tmp_path_factory):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     assert "serving" in line, proc.stderr.read()
+    SERVER["endpoint"] = line.split()[4]
     c = boto3.client("dynamodb", endpoint_url=line.split()[4], region_name="us-east-1",
                      aws_access_key_id="local", aws_secret_access_key="local",
                      config=Config(retries={"max_attempts": 1}))
@@ -88,6 +94,65 @@ def test_the_largest_collections_of_the_table_and_of_each_index(fleet_db):
                         "--limit", "2"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout == GOLDEN_COLLECTIONS
+
+
+def test_the_console_api_gives_the_same_figures(fleet_db):
+    endpoint = SERVER["endpoint"]
+    status, largest = get_json(endpoint + "/console/api/largest?table=Telemetry&limit=2")
+    assert status == 200, largest
+    vehicle = lambda v: {"vehicleId": {"S": v}}
+    assert largest == {"TableName": "Telemetry", "Collections": [
+        {"Key": vehicle("VEH#V-7741"), "ItemCount": 4, "SizeBytes": 809},
+        {"Key": vehicle("VEH#V-7742"), "ItemCount": 1, "SizeBytes": 242},
+        {"IndexName": "BySpeed", "Key": vehicle("VEH#V-7741"), "ItemCount": 3, "SizeBytes": 187},
+        {"IndexName": "BySpeed", "Key": vehicle("VEH#V-7742"), "ItemCount": 1, "SizeBytes": 62},
+        {"IndexName": "ByDepot", "Key": {"depotCode": {"S": "DEP-LON-3"}}, "ItemCount": 5,
+         "SizeBytes": 402}]}
+    about = endpoint + "/console/api/collection?table=Telemetry&key="
+    assert get_json(about + quote('{"S":"VEH#V-7741"}')) == (200, {
+        "ItemCount": 4, "SizeBytes": 809, "SizeLimited": True, "SstFiles": 0, "Levels": []})
+    assert get_json(about + quote('{"S":"DEP-LON-3"}') + "&index=ByDepot") == (200, {
+        "SizeLimited": True, "SstFiles": 0, "Levels": []})
+    for query, kind, message in [
+            ("table=Telemetry", "ValidationException", "Parameters 'table' and 'key' are required"),
+            ("table=Telemetry&key=VEH", "ValidationException",
+             "Parameter 'key' must be the partition key value in DynamoDB JSON, such as "
+             '{"S":"VEH#V-7741"}: '),
+            ("table=Telemetry&key=" + quote('{"N":"1"}'), "ValidationException",
+             "The partition key vehicleId is of type S, not N"),
+            ("table=Nope&key=" + quote('{"S":"x"}'), "ResourceNotFoundException", "")]:
+        status, error = get_json(endpoint + "/console/api/collection?" + query)
+        assert status == 400 and error["__type"].endswith("#" + kind), (query, error)
+        assert error["message"].startswith(message), (query, error)
+    status, error = get_json(endpoint + "/console/api/largest?limit=3")
+    assert (status, error["message"]) == (400, "Parameter 'table' is required")
+    assert get_json(endpoint + "/console/api/config") == (200, {
+        "Region": "us-east-1", "Auth": False, "Writes": False})
+
+
+def test_the_console_pages_are_served_with_their_policy(fleet_db):
+    endpoint = SERVER["endpoint"]
+    with urllib.request.urlopen(endpoint + "/console", timeout=30) as r:  # redirected
+        assert r.url == endpoint + "/console/" and r.status == 200
+        assert r.headers["Content-Type"] == "text/html; charset=utf-8"
+        csp = r.headers["Content-Security-Policy"]
+        assert "default-src 'none'" in csp and "script-src 'self'" in csp
+        assert "frame-ancestors 'none'" in csp
+        assert r.headers["X-Content-Type-Options"] == "nosniff"
+        assert b'<script src="console.js" defer></script>' in r.read()
+    for name, kind in [("console.js", "text/javascript"), ("console.css", "text/css")]:
+        with urllib.request.urlopen(endpoint + "/console/" + name, timeout=30) as r:
+            assert r.headers["Content-Type"] == kind + "; charset=utf-8"
+            assert r.read() == open(os.path.join(CONSOLE, name), "rb").read()
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(endpoint + "/console/secrets.txt", timeout=30)
+    assert missing.value.code == 404
+    # Every other GET is still the health check.
+    with urllib.request.urlopen(endpoint + "/consoles", timeout=30) as r:
+        assert r.read().startswith(b"healthy: ")
+
+
+CONSOLE = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "console")
 
 
 def test_errors_name_the_table_key_and_what_to_do(fleet_db):

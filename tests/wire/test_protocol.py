@@ -28,7 +28,8 @@ def test_unknown_operation(endpoint):
     for op, word in [("ExecuteStatement", "PartiQL"), ("CreateBackup", "ExportTableToPointInTime"),
                      ("CreateGlobalTable", "Alternator"),
                      ("EnableKinesisStreamingDestination", "DynamoDB Streams"),
-                     ("PutResourcePolicy", "IAM")]:
+                     ("PutResourcePolicy", "IAM"),
+                     ("DescribeContributorInsights", "dynarock top")]:
         status, _, body = post(endpoint, "DynamoDB_20120810." + op, b'{"TableName": "abc"}')
         answer = json.loads(body)
         assert status == 400 and answer["__type"] == "com.amazon.coral.service#UnknownOperationException"

@@ -44,7 +44,7 @@ Result<std::map<std::string, std::string>> ReadQuery(std::string_view query,
       std::string names;
       for (auto k : known) names += std::string(names.empty() ? "" : ", ") + std::string(k);
       return Status::Validation("Unknown parameter " + Quoted(name) + ": this endpoint takes " +
-                                names);
+                                (names.empty() ? std::string("none") : names));
     }
     if (!params.emplace(name, std::move(value)).second) {
       return Status::Validation("Parameter '" + name + "' is given more than once");
@@ -68,6 +68,26 @@ Result<int64_t> IntParam(const std::map<std::string, std::string>& params, const
   return v;
 }
 
+// A table or index name parameter, checked by DynamoDB's naming rule
+// (`min` to 255 of a-z, A-Z, 0-9, '_', '-', '.') before it is looked up or
+// quoted back: a query can carry any bytes.
+Result<std::string> NameParam(const std::map<std::string, std::string>& params,
+                              const std::string& param, size_t min) {
+  const std::string& name = params.at(param);
+  const bool valid = name.size() >= min && name.size() <= 255 &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                              c == '-' || c == '.';
+                     });
+  if (!valid) {
+    return Status::Validation("Parameter '" + param + "' must be a" +
+                              (param == "table" ? " table" : "n index") + " name: " +
+                              std::to_string(min) +
+                              " to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'");
+  }
+  return name;
+}
+
 // The partition key attribute of the table, or of its index `index`.
 std::string KeyName(const TableDescription& t, const std::optional<std::string>& index) {
   if (index && t.global_secondary_indexes) {
@@ -76,6 +96,33 @@ std::string KeyName(const TableDescription& t, const std::optional<std::string>&
     }
   }
   return t.key_schema[0].attribute_name;
+}
+
+// The names of the table's indexes, LSIs first, as DescribeTable lists them.
+std::vector<std::string> IndexNames(const TableDescription& t) {
+  std::vector<std::string> names;
+  if (t.local_secondary_indexes) {
+    for (const auto& l : *t.local_secondary_indexes) names.push_back(l.index_name);
+  }
+  if (t.global_secondary_indexes) {
+    for (const auto& g : *t.global_secondary_indexes) names.push_back(g.index_name);
+  }
+  return names;
+}
+
+// A collection's members: "IndexName" (an index's collection), "Key".
+void WriteCollection(Writer& w, const std::optional<std::string>& index, const Item& key) {
+  if (index) {
+    w.Key("IndexName");
+    wire::Str(w, *index);
+  }
+  w.Key("Key");
+  const std::string json = format::ToJson(key);
+  w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+}
+
+wire::WireResponse Json(const rapidjson::StringBuffer& buf) {
+  return {200, std::string(buf.GetString(), buf.GetSize())};
 }
 
 wire::WireResponse Hottest(Database* db, std::string_view query) {
@@ -90,20 +137,9 @@ wire::WireResponse Hottest(Database* db, std::string_view query) {
   std::vector<std::string> tables;
   const bool one = params->count("table") != 0;
   if (one) {
-    // DynamoDB's table-name rule, checked before the name is looked up or
-    // quoted back (a query can carry any bytes).
-    const std::string& name = params->at("table");
-    const bool valid = name.size() >= 3 && name.size() <= 255 &&
-                       std::all_of(name.begin(), name.end(), [](char c) {
-                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                                c == '-' || c == '.';
-                       });
-    if (!valid) {
-      return wire::ErrorResponse(Status::Validation(
-          "Parameter 'table' must be a table name: 3 to 255 characters of a-z, A-Z, 0-9, '_', "
-          "'-' and '.'"));
-    }
-    tables.push_back(name);
+    auto name = NameParam(*params, "table", 3);
+    if (!name.ok()) return wire::ErrorResponse(name.status());
+    tables.push_back(*name);
   } else {
     ListTablesRequest list;
     for (;;) {
@@ -140,14 +176,8 @@ wire::WireResponse Hottest(Database* db, std::string_view query) {
     tw.StartArray();
     for (const auto& c : hottest->collections) {
       tw.StartObject();
-      if (c.index_name) {
-        tw.Key("IndexName");
-        wire::Str(tw, *c.index_name);
-      }
-      tw.Key("Key");
-      const std::string key =
-          format::ToJson(Item{{KeyName(described->table, c.index_name), c.partition_key_value}});
-      tw.RawValue(key.data(), key.size(), rapidjson::kObjectType);
+      WriteCollection(tw, c.index_name,
+                      Item{{KeyName(described->table, c.index_name), c.partition_key_value}});
       tw.Key("ReadUnits");
       tw.Double(c.read_units);
       tw.Key("WriteUnits");
@@ -167,19 +197,158 @@ wire::WireResponse Hottest(Database* db, std::string_view query) {
   w.Key("Tables");
   w.RawValue(tables_buf.GetString(), tables_buf.GetSize(), rapidjson::kArrayType);
   w.EndObject();
-  return {200, std::string(buf.GetString(), buf.GetSize())};
+  return Json(buf);
+}
+
+// GET /console/api/largest?table=T[&limit=N]
+wire::WireResponse Largest(Database* db, std::string_view query) {
+  auto params = ReadQuery(query, {"table", "limit"});
+  if (!params.ok()) return wire::ErrorResponse(params.status());
+  if (!params->count("table")) {
+    return wire::ErrorResponse(Status::Validation("Parameter 'table' is required"));
+  }
+  auto table = NameParam(*params, "table", 3);
+  if (!table.ok()) return wire::ErrorResponse(table.status());
+  auto limit = IntParam(*params, "limit", 1, 100, 10);
+  if (!limit.ok()) return wire::ErrorResponse(limit.status());
+  auto described = db->DescribeTable({.table_name = *table});
+  if (!described.ok()) return wire::ErrorResponse(described.status());
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  w.Key("TableName");
+  wire::Str(w, *table);
+  w.Key("Collections");
+  w.StartArray();
+  std::vector<std::optional<std::string>> parts = {std::nullopt};
+  for (auto& name : IndexNames(described->table)) parts.emplace_back(std::move(name));
+  for (const auto& index : parts) {
+    auto top = index ? db->LargestIndexCollections(*table, *index, static_cast<size_t>(*limit))
+                     : db->LargestCollections(*table, static_cast<size_t>(*limit));
+    if (!top.ok()) return wire::ErrorResponse(top.status());
+    for (const auto& c : *top) {
+      w.StartObject();
+      WriteCollection(w, index, c.key);
+      w.Key("ItemCount");
+      w.Int64(c.item_count);
+      w.Key("SizeBytes");
+      w.Int64(c.size_bytes);
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+  return Json(buf);
+}
+
+// GET /console/api/collection?table=T&key=<DynamoDB JSON value>[&index=I]
+wire::WireResponse Collection(Database* db, std::string_view query) {
+  auto params = ReadQuery(query, {"table", "index", "key"});
+  if (!params.ok()) return wire::ErrorResponse(params.status());
+  if (!params->count("table") || !params->count("key")) {
+    return wire::ErrorResponse(Status::Validation("Parameters 'table' and 'key' are required"));
+  }
+  DescribeCollectionRequest request;
+  auto table = NameParam(*params, "table", 3);
+  if (!table.ok()) return wire::ErrorResponse(table.status());
+  request.table_name = *table;
+  if (params->count("index")) {
+    auto index = NameParam(*params, "index", 3);
+    if (!index.ok()) return wire::ErrorResponse(index.status());
+    request.index_name = *index;
+  }
+  auto key = format::ParseAttributeValueJson(params->at("key"));
+  if (!key.ok()) {
+    return wire::ErrorResponse(Status::Validation(
+        "Parameter 'key' must be the partition key value in DynamoDB JSON, such as "
+        "{\"S\":\"VEH#V-7741\"}: " + key.status().message()));
+  }
+  request.partition_key_value = std::move(*key);
+  auto about = db->DescribeCollection(request);
+  if (!about.ok()) return wire::ErrorResponse(about.status());
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  if (about->statistics) {
+    w.Key("ItemCount");
+    w.Int64(about->statistics->item_count);
+    w.Key("SizeBytes");
+    w.Int64(about->statistics->size_bytes);
+  }
+  w.Key("SizeLimited");
+  w.Bool(about->size_limited);
+  w.Key("SstFiles");
+  w.Int(about->sst_files);
+  w.Key("Levels");
+  w.StartArray();
+  for (int level : about->levels) w.Int(level);
+  w.EndArray();
+  w.EndObject();
+  return Json(buf);
+}
+
+wire::WireResponse Config(const Settings& settings, std::string_view query) {
+  auto params = ReadQuery(query, {});
+  if (!params.ok()) return wire::ErrorResponse(params.status());
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  w.Key("Region");
+  wire::Str(w, settings.region);
+  w.Key("Auth");
+  w.Bool(settings.auth);
+  w.Key("Writes");
+  w.Bool(settings.writes);
+  w.EndObject();
+  return Json(buf);
 }
 
 }  // namespace
 
 bool IsApiPath(std::string_view path) { return path.starts_with(kApiPrefix); }
 
-wire::WireResponse HandleApi(Database* db, std::string_view path, std::string_view query) {
+wire::WireResponse HandleApi(Database* db, const Settings& settings, std::string_view path,
+                             std::string_view query) {
   const std::string_view endpoint = path.substr(kApiPrefix.size());
   if (endpoint == "hottest") return Hottest(db, query);
+  if (endpoint == "largest") return Largest(db, query);
+  if (endpoint == "collection") return Collection(db, query);
+  if (endpoint == "config") return Config(settings, query);
   return {404,
           R"({"__type":"com.amazon.coral.service#UnknownOperationException",)"
-          R"("message":"No such console endpoint: the endpoints are /console/api/hottest"})"};
+          R"("message":"No such console endpoint: the endpoints are /console/api/hottest, )"
+          R"(largest, collection and config"})"};
+}
+
+bool IsConsolePath(std::string_view path) {
+  return path == "/console" || (path.starts_with("/console/") && !IsApiPath(path));
+}
+
+wire::WireResponse HandleConsole(std::string_view path) {
+  if (path == "/console") {
+    wire::WireResponse r{301, ""};
+    r.headers.emplace_back("Location", "/console/");
+    return r;
+  }
+  std::string_view name = path.substr(std::string_view("/console/").size());
+  if (name.empty()) name = "index.html";
+  const Asset* asset = FindAsset(name);
+  if (asset == nullptr) {
+    wire::WireResponse r{404, "Not found: the console is at /console/\n"};
+    r.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+    return r;
+  }
+  wire::WireResponse r{200, std::string(asset->body)};
+  r.headers.emplace_back("Content-Type", std::string(asset->content_type));
+  // Only the console's own files run, and nothing is framed or sent elsewhere.
+  r.headers.emplace_back("Content-Security-Policy",
+                         "default-src 'none'; script-src 'self'; style-src 'self'; "
+                         "img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+                         "form-action 'none'; frame-ancestors 'none'");
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.headers.emplace_back("Referrer-Policy", "no-referrer");
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
 }
 
 }  // namespace dynarock::console

@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
@@ -183,7 +184,11 @@ Prepared Prepare(wire::WireResponse r, std::string_view media, std::string_view 
   const char* type = media == "application/x-amz-json-1.0"   ? "application/x-amz-json-1.0"
                      : media == "application/x-amz-json-1.1" ? "application/x-amz-json-1.1"
                                                              : "application/json";
-  p.headers.emplace_back("Content-Type", type);
+  // (The console's pages bring their own.)
+  if (std::none_of(p.headers.begin(), p.headers.end(),
+                   [](const auto& h) { return h.first == "Content-Type"; })) {
+    p.headers.emplace_back("Content-Type", type);
+  }
   p.body = std::move(r.body);
   if (!p.body.empty()) {
     if (Coding c = ChooseResponseCoding(accept_encoding); c != Coding::kIdentity) {
@@ -489,7 +494,12 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
     return r;
   }
   if (IsConsoleApi(req)) return ConsoleApi(req);
-  if (req.method() == http::verb::get) return wire::HealthResponse(db, options.region);
+  if (req.method() == http::verb::get) {
+    std::string_view target(req.target().data(), req.target().size());
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (options.console_api && console::IsConsolePath(path)) return console::HandleConsole(path);
+    return wire::HealthResponse(db, options.region);
+  }
   // The body as the client meant it: decoded, and bounded by the same
   // 16 MB after decoding (a small gzip body cannot inflate past it).
   std::string decoded;
@@ -530,17 +540,22 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
 wire::WireResponse Server::Impl::ConsoleApi(const http::request<http::string_body>& req) {
   if (!options.console_api) {
     return {404, JsonError("com.amazon.coral.service#UnknownOperationException",
-                           "The console API is off: dynarock serve serves it on loopback "
+                           "The console is off: dynarock serve serves it on loopback "
                            "addresses, and elsewhere with --console")};
   }
-  if (!options.credentials.empty()) {
+  std::string_view target(req.target().data(), req.target().size());
+  const size_t q = target.find('?');
+  // config tells the console whether to sign and for which region, so it
+  // is answered unsigned (it holds nothing else).
+  if (!options.credentials.empty() && target.substr(0, q) != "/console/api/config") {
     if (auto error = Authenticate(req, /*headers_only=*/false)) {
       return {400, JsonError(error->type, error->message)};
     }
   }
-  std::string_view target(req.target().data(), req.target().size());
-  const size_t q = target.find('?');
-  return console::HandleApi(db, target.substr(0, q),
+  const console::Settings settings{.region = options.region,
+                                   .auth = !options.credentials.empty(),
+                                   .writes = options.console_writes};
+  return console::HandleApi(db, settings, target.substr(0, q),
                             q == std::string_view::npos ? "" : target.substr(q + 1));
 }
 

@@ -54,11 +54,15 @@ struct ServerOptions {
   // --s3-dir: the folder whose subfolders stand for S3 buckets, for
   // ExportTableToPointInTime and ImportTable (tools/server/jobs.h).
   std::string s3_dir;
-  // Serve the read-only console API (GET /console/api/..., console_api.h:
-  // the hottest collections, for `dynarock top`). `dynarock serve` turns it
-  // on for loopback addresses, elsewhere only with --console: it shows
-  // partition key values.
+  // Serve the web console (GET /console/) and its read-only API (GET
+  // /console/api/..., console_api.h; `dynarock top` reads it too).
+  // `dynarock serve` turns it on for loopback addresses, elsewhere only
+  // with --console: it shows the data.
   bool console_api = true;
+  // The console offers put and delete of single items (with a
+  // confirmation); off, its pages only read. (The DynamoDB API itself is
+  // open to any client either way: --auth is what guards it.)
+  bool console_writes = false;
 };
 
 class Server {

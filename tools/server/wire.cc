@@ -807,7 +807,9 @@ std::optional<std::string> NotServed(std::string_view op) {
   static constexpr std::string_view kKinesis =
       "Kinesis streaming destinations are not implemented: read changes from DynamoDB Streams, "
       "served on this endpoint";
-  static constexpr std::string_view kInsights = "Contributor Insights is not implemented";
+  static constexpr std::string_view kInsights =
+      "Contributor Insights is not implemented: `dynarock top` (or GET "
+      "/console/api/hottest) shows the most accessed item collections of a table and its GSIs";
   static constexpr std::string_view kPolicies =
       "resource-based policies are not implemented: Dynarock has no IAM";
   static const std::map<std::string_view, std::string_view> reasons = {

@@ -1,0 +1,244 @@
+// The web console (`dynarock serve`, /console/) in a real browser: Debian's
+// Chromium, headless, driven by playwright-core. It loads the fleet example
+// (tools/fleet_demo, small), opens the console, goes to the V-7741
+// collection and checks what a person sees: META first, then the readings
+// by time; the item count; the newest-first toggle; item sizes equal to the
+// engine's (`dynarock collection`); the depot GSI's collection; values
+// shown as text, never markup; and, against a server with --auth, the
+// console's own SigV4 signatures.
+//
+// DYNAROCK_BIN, DYNAROCK_FLEET_DEMO: the binaries; CHROMIUM: the browser
+// (/usr/bin/chromium). DYNAROCK_CONSOLE_SCREENSHOTS=DIR saves a PNG of each
+// page there (tools/console/screenshots/ holds the committed ones).
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { chromium } from "playwright-core";
+
+const bin = process.env.DYNAROCK_BIN;
+const shots = process.env.DYNAROCK_CONSOLE_SCREENSHOTS;
+const work = mkdtempSync(join(tmpdir(), "dynarock-console-"));
+const db = join(work, "fleet-demo.db");
+let browser;
+const servers = [];
+
+async function serve(...args) {
+  const server = spawn(bin, ["serve", "--port", "0", ...args]);
+  servers.push(server);
+  const lines = createInterface({ input: server.stdout });
+  const [line] = await once(lines, "line");  // "dynarock serving DynamoDB on http://... "
+  return line.split(" ")[4];
+}
+
+async function post(endpoint, operation, request) {
+  const r = await fetch(endpoint, {
+    method: "POST", body: JSON.stringify(request),
+    headers: { "Content-Type": "application/x-amz-json-1.0",
+               "X-Amz-Target": "DynamoDB_20120810." + operation } });
+  const text = await r.text();
+  assert.equal(r.status, 200, text);
+  return JSON.parse(text);
+}
+
+// Waits until the page at `hash` has rendered (console.js marks it).
+async function ready(page, hash) {
+  await page.waitForSelector(`body[data-ready="${hash}"]`);
+}
+
+async function shot(page, name, fullPage = false) {
+  if (shots) await page.screenshot({ path: join(shots, name), fullPage });
+}
+
+before(async () => {
+  execFileSync(process.env.DYNAROCK_FLEET_DEMO, ["--db", db, "--vehicles", "20", "--readings", "40"],
+               { stdio: "ignore" });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  for (const s of servers) {
+    s.kill("SIGTERM");
+    await once(s, "exit");
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+test("the fleet example: tables, a collection in order, newest first, an index collection", async () => {
+  const endpoint = await serve("--data-dir", db);
+  // A value with markup in it: shown as text.
+  await post(endpoint, "UpdateItem", {
+    TableName: "Telemetry", Key: { vehicleId: { S: "VEH#V-7741" }, recordedAt: { S: "META" } },
+    UpdateExpression: "SET note = :n",
+    ExpressionAttributeValues: { ":n": { S: "<img src=x onerror=alert(1)><b>bold</b>" } } });
+
+  const response = await fetch(endpoint + "/console/");
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get("content-type"), /^text\/html/);
+  assert.match(response.headers.get("content-security-policy"), /script-src 'self'/);
+  assert.equal((await fetch(endpoint + "/console/nope.js")).status, 404);
+
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("dialog", (d) => { errors.push("dialog: " + d.message()); d.dismiss(); });
+
+  // The tables.
+  await page.goto(endpoint + "/console/");
+  await ready(page, "#/");
+  assert.equal(await page.locator("#keys").isVisible(), false);  // no --auth: no keys asked
+  assert.equal(await page.locator("#mode").innerText(), "us-east-1 · read-only");
+  const tableRow = await page.locator("#tables tbody tr").first().innerText();
+  assert.match(tableRow, /^Telemetry\tACTIVE\t/);
+  await shot(page, "tables.png");
+
+  // The table: largest collections, and the way into one.
+  await page.click("#tables a");
+  await ready(page, "#/t/Telemetry");
+  await page.waitForSelector(".bars");
+  await page.fill("#open-key", "VEH#V-7741");
+  await page.click("#open-button");
+  await page.waitForSelector("#items");
+  const hash = await page.evaluate(() => location.hash);
+  await ready(page, hash);
+
+  // The collection: META, then the readings in time order.
+  const keys = await page.locator("#items tr.item").evaluateAll((rows) => rows.map((r) => r.dataset.sk));
+  assert.equal(keys[0], "META");
+  const readings = keys.slice(1);
+  assert.ok(readings.length >= 30, `${readings.length} readings`);
+  assert.ok(readings.every((k) => k.startsWith("TS#")));
+  assert.deepEqual(readings, [...readings].sort());
+  // The count is the collection's (statistics) and every item is listed.
+  const count = Number((await page.locator("#count").innerText()).replace(/,/g, ""));
+  assert.equal(count, keys.length);
+  // The request shown is the Query sent.
+  const request = JSON.parse(await page.locator("#request").innerText());
+  assert.equal(request.KeyConditionExpression, "#pk = :pk");
+  assert.deepEqual(request.ExpressionAttributeValues, { ":pk": { S: "VEH#V-7741" } });
+  assert.equal(request.ScanIndexForward, true);
+  // Sizes as the engine counts them.
+  const sizes = await page.locator("#items tr.item td:nth-child(3)").allInnerTexts();
+  const cli = execFileSync(bin, ["collection", db, "Telemetry", "VEH#V-7741"], { encoding: "utf8" })
+      .split("\n").filter((l) => /^(META|TS#)/.test(l)).map((l) => l.split(/\s+/));
+  assert.deepEqual(cli.map((f) => f[0]), keys);
+  assert.deepEqual(sizes, cli.map((f) => f[1]));
+  // Markup in a value is text.
+  await page.click("#items tr.item >> nth=0");
+  await page.waitForSelector("#item-json");
+  const meta = JSON.parse(await page.locator("#item-json").innerText());
+  assert.equal(meta.note.S, "<img src=x onerror=alert(1)><b>bold</b>");
+  assert.equal(await page.locator("#items img, #items b, #detail img, #detail b").count(), 0);
+  assert.equal(await page.locator("text=Delete item").count(), 0);  // read-only by default
+  await page.click('button:has-text("Document")');
+  assert.equal(JSON.parse(await page.locator("#item-json").innerText()).recordedAt, "META");
+  await shot(page, "collection.png");
+
+  // Newest first: the newest reading on top, META last.
+  await page.click("#order-toggle");
+  await page.waitForFunction(() => location.hash.includes("order=desc"));
+  await ready(page, await page.evaluate(() => location.hash));
+  const newest = await page.locator("#items tr.item").evaluateAll((rows) => rows.map((r) => r.dataset.sk));
+  assert.deepEqual(newest, [...keys].reverse());
+  assert.equal(JSON.parse(await page.locator("#request").innerText()).ScanIndexForward, false);
+
+  // A slice of the sort key, paged: BETWEEN two readings, 5 a page.
+  await page.selectOption("#sk-op", "between");
+  await page.fill("#sk-a", readings[2]);
+  await page.fill("#sk-b", readings[13]);
+  await page.fill("#page-size", "5");
+  await page.click("#run-query");
+  await page.waitForFunction(() => location.hash.includes("op=between"));
+  await ready(page, await page.evaluate(() => location.hash));
+  const sliced = [];
+  for (;;) {
+    const shown = await page.locator("#items tr.item").evaluateAll((rows) => rows.map((r) => r.dataset.sk));
+    sliced.push(...shown);
+    if (await page.locator("#next-page").isDisabled()) break;
+    const first = shown[0];
+    await page.click("#next-page");
+    await page.waitForFunction((f) => document.querySelector("#items tr.item")?.dataset.sk !== f, first);
+  }
+  assert.deepEqual(sliced, readings.slice(2, 14).reverse());
+  await shot(page, "collection-range.png");
+
+  // An index collection: the ByDepot GSI's DEP-LON-3, readings of several vehicles by time.
+  await page.goto(endpoint + "/console/#/t/Telemetry");
+  await ready(page, "#/t/Telemetry");
+  await page.selectOption("#open-index", "ByDepot");
+  await page.fill("#open-key", "DEP-LON-3");
+  await page.click("#open-button");
+  await page.waitForSelector("#items");
+  await ready(page, await page.evaluate(() => location.hash));
+  const depot = await page.locator("#items tr.item").evaluateAll((rows) => rows.map((r) => r.dataset.sk));
+  assert.ok(depot.length > 0);
+  assert.deepEqual(depot, [...depot].sort());
+  await shot(page, "index-collection.png");
+  await page.goto(endpoint + "/console/#/t/Telemetry");
+  await ready(page, "#/t/Telemetry");
+  await page.waitForSelector(".bars .bar");
+  await shot(page, "table.png", true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("with --console-writes, an item is put and deleted after a confirmation", async () => {
+  const endpoint = await serve("--in-memory", "--console-writes");
+  await post(endpoint, "CreateTable", {
+    TableName: "Fleet", BillingMode: "PAY_PER_REQUEST",
+    KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }, { AttributeName: "sk", KeyType: "RANGE" }],
+    AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" },
+                           { AttributeName: "sk", AttributeType: "N" }] });
+  const key = { pk: { S: "VEH#V-1" }, sk: { N: "1" } };
+  await post(endpoint, "PutItem", { TableName: "Fleet", Item: { ...key, speed: { N: "30" } } });
+  const page = await browser.newPage();
+  const dialogs = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    d.accept();
+  });
+  await page.goto(endpoint + `/console/#/t/Fleet/c?pk=${encodeURIComponent('{"S":"VEH#V-1"}')}`);
+  await page.waitForSelector("#items tr.item");
+  assert.equal(await page.locator("#mode").innerText(), "us-east-1 · puts and deletes allowed");
+  await page.click("#items tr.item");
+  await page.waitForSelector("#item-editor");
+  await page.fill("#item-editor", JSON.stringify({ ...key, speed: { N: "42" } }));
+  await page.click("text=Put item");
+  await page.waitForSelector("text=Saved.");
+  let { Item } = await post(endpoint, "GetItem", { TableName: "Fleet", Key: key });
+  assert.deepEqual(Item.speed, { N: "42" });
+  await page.click("text=Delete item");
+  await page.waitForSelector("text=Deleted.");
+  ({ Item } = await post(endpoint, "GetItem", { TableName: "Fleet", Key: key }));
+  assert.equal(Item, undefined);
+  assert.deepEqual(dialogs, ["Replace this item with the edited one (PutItem)?",
+                             "Delete this item (DeleteItem)? This cannot be undone."]);
+  await page.close();
+});
+
+test("against --auth, the console signs its requests with the keys it is given", async () => {
+  const endpoint = await serve("--in-memory", "--auth", "AKIDCONSOLE:s3cret");
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(endpoint + "/console/");
+  await page.waitForSelector("#keys:not([hidden])");
+  await page.fill("#key-id", "AKIDCONSOLE");
+  await page.fill("#key-secret", "wrong");
+  await page.click("text=Use these keys");
+  await page.waitForSelector(".error:has-text('InvalidSignatureException')");
+  await page.fill("#key-secret", "s3cret");
+  await page.click("text=Use these keys");
+  await page.waitForSelector("text=No tables yet");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
