@@ -470,8 +470,12 @@ void BM_Get_SQLite(benchmark::State& state) {
   sqlite3_finalize(s);
 }
 BENCHMARK(BM_Get_Dynarock);
-BENCHMARK(BM_Get_TrafficOn);
-BENCHMARK(BM_Get_TrafficOff);
+// A fixed number of operations, so that the two processes do the same work
+// and `valgrind --tool=callgrind --toggle-collect='*GetDynarock*'` (or
+// PutDynarock) counts comparable instructions.
+const int kTrafficIterations = EnvInt("DYNAROCK_BENCH_TRAFFIC_ITERATIONS", 200000);
+BENCHMARK(BM_Get_TrafficOn)->Iterations(kTrafficIterations);
+BENCHMARK(BM_Get_TrafficOff)->Iterations(kTrafficIterations);
 BENCHMARK(BM_Get_RocksDB);
 BENCHMARK(BM_Get_RawEngineOpts);
 BENCHMARK(BM_Get_SQLite);
@@ -683,8 +687,8 @@ BENCHMARK(BM_ScanFilterWindow_Dynarock)->Unit(benchmark::kMillisecond);
 // each system (a write benchmark adds as many readings as fit in its time,
 // which differs from system to system).
 BENCHMARK(BM_Put_Dynarock);
-BENCHMARK(BM_Put_TrafficOn);
-BENCHMARK(BM_Put_TrafficOff);
+BENCHMARK(BM_Put_TrafficOn)->Iterations(kTrafficIterations);
+BENCHMARK(BM_Put_TrafficOff)->Iterations(kTrafficIterations);
 BENCHMARK(BM_Put_RocksDB);
 BENCHMARK(BM_PutReadFirst_RocksDB);
 BENCHMARK(BM_Put_RawEngineOpts);

@@ -1,5 +1,6 @@
 """Turns fleet_bench's JSON (medians of repetitions) into bench/RESULTS.md."""
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -92,7 +93,8 @@ plain, streamed = medians.get("BM_PutNoIndex_Dynarock"), medians.get("BM_PutStre
 if plain and streamed:
     print(f"\nThe cost of a stream (NEW_AND_OLD_IMAGES, no index): PutItem {us(plain):.2f} µs without, "
           f"{us(streamed):.2f} µs with; throughput with / without = {us(plain) / us(streamed):.2f}.")
-tracking = [(label, medians.get(f"BM_{op}_TrafficOn"), medians.get(f"BM_{op}_TrafficOff"))
+traffic = {name.split("/")[0]: b for name, b in medians.items() if "_Traffic" in name}
+tracking = [(label, traffic.get(f"BM_{op}_TrafficOn"), traffic.get(f"BM_{op}_TrafficOff"))
             for label, op in (("PutItem", "Put"), ("GetItem", "Get"))]
 if all(on and off for _, on, off in tracking):
     print("\nThe cost of counting each collection's capacity units (Options::track_collection_traffic, "
@@ -100,6 +102,29 @@ if all(on and off for _, on, off in tracking):
           "written in two processes alike but for the option: " + ", ".join(
               f"{label} {us(on):.2f} µs with, {us(off):.2f} µs without (throughput with / without = "
               f"{us(off) / us(on):.2f})" for label, on, off in tracking) + ".")
+callgrind = os.environ.get("CALLGRIND_DIR")
+
+
+def instructions(path):
+    """The instruction total of a callgrind output file (its `totals:` line)."""
+    try:
+        for line in open(path):
+            if line.startswith("totals:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+if callgrind:
+    counts = {(op, on): instructions(os.path.join(callgrind, f"{op}.{on}"))
+              for op in ("Put", "Get") for on in ("On", "Off")}
+    if all(counts.values()):
+        print("In instructions (callgrind, 5,000 calls on a 5,000-item fleet, counted inside the loop): " + ", ".join(
+            f"{label} {counts[(op, 'On')] / 5000:,.0f} with, {counts[(op, 'Off')] / 5000:,.0f} without "
+            f"(+{(counts[(op, 'On')] - counts[(op, 'Off')]) / 5000:,.0f}; without / with = "
+            f"{counts[(op, 'Off')] / counts[(op, 'On')]:.3f})"
+            for label, op in (("PutItem", "Put"), ("GetItem", "Get"))) + ".")
 items = medians.get("BM_QueryWindowItems_Dynarock")
 if items:
     print(f"\nThe window Query handing back decoded Items (std::map per item) instead: "

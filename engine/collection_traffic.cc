@@ -34,6 +34,13 @@ void Database::Impl::RecordCollection(const TableInfo& table, const IndexInfo* i
   traffic_.Record(NowMs(), space, collection.bytes(), read_units, write_units);
 }
 
+void Database::Impl::RecordTableCollection(const TableInfo& table,
+                                           std::string_view collection_prefix, double read_units,
+                                           double write_units) {
+  if (!TracksTraffic() || (read_units <= 0 && write_units <= 0)) return;
+  traffic_.Record(NowMs(), table.space_id, collection_prefix, read_units, write_units);
+}
+
 Status Database::Impl::Throttled(const TableInfo& table, const IndexInfo* index,
                                  bool write) const {
   const bool gsi = index != nullptr && index->global;

@@ -375,6 +375,10 @@ class Database::Impl {
   // the partition budgets).
   void RecordCollection(const TableInfo& table, const IndexInfo* index, const AttributeValue& pk,
                         double read_units, double write_units);
+  // The same for a table collection whose prefix (format::CollectionPrefix)
+  // the caller has already encoded: GetItem's key starts with it.
+  void RecordTableCollection(const TableInfo& table, std::string_view collection_prefix,
+                             double read_units, double write_units);
   bool TracksTraffic() const { return traffic_.tracking() || traffic_.limiting(); }
   // ProvisionedThroughputExceededException (provisioned table) or
   // ThrottlingException (on-demand), with its ThrottlingDetail.

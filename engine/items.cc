@@ -96,7 +96,9 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   const TableInfo& info = handle->info();
   DYNAROCK_ASSIGN_OR_RETURN(PrimaryKey key, KeyMapPrimaryKey(info, request.key));
   DYNAROCK_RETURN_IF_ERROR(AdmitCollection(info, nullptr, *key.partition, /*write=*/false));
-  DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(key.Encode(info.space_id)));
+  size_t collection_bytes = 0;
+  const format::EncodedKey item_key = key.Encode(info.space_id, &collection_bytes);
+  DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(item_key));
   GetItemResponse response;
   response.item = std::move(item);
   CapacityMeter meter(request.return_consumed_capacity);
@@ -104,7 +106,8 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   const double units =
       ReadUnits(response.item ? format::ItemSize(*response.item) : 0, request.consistent_read);
   meter.Read(info.name, nullptr, units);
-  RecordCollection(info, nullptr, *key.partition, units, 0);
+  RecordTableCollection(info, std::string_view(item_key.bytes()).substr(0, collection_bytes),
+                        units, 0);
   response.consumed_capacity = meter.For(info.name);
   if (response.item && projection) response.item = expr::Project(*response.item, *projection);
   return response;

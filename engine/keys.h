@@ -16,6 +16,16 @@ struct PrimaryKey {
   format::EncodedKey Encode(uint32_t space_id) const {
     return format::EncodeItemKey(space_id, *partition, sort);
   }
+  // The same key, built as its collection prefix (space id | hash |
+  // enc(pk), format::CollectionPrefix) followed by enc(sk); *prefix_bytes is
+  // the prefix's length, so the caller has the collection too.
+  format::EncodedKey Encode(uint32_t space_id, size_t* prefix_bytes) const {
+    format::EncodedKey key = format::CollectionPrefix(space_id, *partition);
+    *prefix_bytes = key.bytes().size();
+    // A validated key's sort value is S, N or B: PutKeyComponent cannot fail.
+    if (sort) (void)format::PutKeyComponent(key.mutable_bytes(), *sort);
+    return key;
+  }
 };
 
 // The key of an item to be written (PutItem): every key attribute present

@@ -58,11 +58,13 @@ void HeavyHitters::Add(std::string_view key, double read_units, double write_uni
     // Replace the smallest counter: the new key inherits its count as error.
     i = heap_[0];
     Counter& c = counters_[i];
-    slot_.erase(c.key);
+    // The map's node is reused for the new key: no allocation per turnover.
+    auto node = slot_.extract(c.key);
+    node.key().assign(key);
+    slot_.insert(std::move(node));
     c.key.assign(key);
     c.error = c.units;
     c.read_units = c.write_units = 0;
-    slot_.emplace(key, i);
   }
   Counter& c = counters_[i];
   c.units += units;

@@ -297,6 +297,35 @@ TEST_F(CollectionTrafficTest, HotVehicleAtTwiceItsLimitIsThrottledOthersAreNot) 
             Status::Code::kResourceNotFound);
 }
 
+TEST_F(CollectionTrafficTest, GetItemCountsOnItsOwnCollectionWhateverTheNumbersSpelling) {
+  // GetItem records the collection from the key it reads with (its
+  // prefix): 7 and 7.0 are one partition key value, so one collection.
+  CreateTableRequest r = testing::TableRequest("Numbers", "PK", ScalarAttributeType::kN, "SK",
+                                               ScalarAttributeType::kS);
+  Create(r);
+  ASSERT_TRUE(db_->PutItem({.table_name = "Numbers",
+                            .item = {{"PK", testing::N("7")}, {"SK", testing::S("a")}}})
+                  .ok());
+  for (const char* spelling : {"7", "7", "7", "7", "7.0", "70E-1"}) {
+    auto got = db_->GetItem(
+        {.table_name = "Numbers", .key = {{"PK", testing::N(spelling)}, {"SK", testing::S("a")}}});
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(got->item.has_value());
+  }
+  auto absent = db_->GetItem(
+      {.table_name = "Numbers", .key = {{"PK", testing::N("8")}, {"SK", testing::S("a")}}});
+  ASSERT_TRUE(absent.ok());
+  auto hot = db_->HottestCollections("Numbers", 5, 60'000);
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  ASSERT_EQ(hot->collections.size(), 2u);
+  EXPECT_EQ(hot->collections[0].partition_key_value, testing::N("7"));
+  EXPECT_EQ(hot->collections[0].read_units, 3.0);  // six eventual reads of half a unit
+  EXPECT_EQ(hot->collections[0].write_units, 1.0);
+  EXPECT_EQ(hot->collections[0].error_bound, 0);
+  EXPECT_EQ(hot->collections[1].partition_key_value, testing::N("8"));
+  EXPECT_EQ(hot->collections[1].read_units, 0.5);  // a missing item costs a read too
+}
+
 TEST_F(CollectionTrafficTest, BatchWritesReturnThrottledItemsAsUnprocessed) {
   // Spend V-HOT's budget (1,000 units of burst + rate).
   for (int i = 0; i < 1100; ++i) {
