@@ -1,12 +1,9 @@
 #include "tools/bulk_cli.h"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 
 #include "dynarock/db.h"

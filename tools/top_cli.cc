@@ -8,7 +8,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -156,13 +155,8 @@ int RunTop(const TopArgs& a) {
   auto endpoint = ParseEndpoint(a.endpoint);
   if (!endpoint.ok()) return Fail(endpoint.status().message());
   std::string target = fmt::format("/console/api/hottest?limit={}&window={}", a.limit, a.window);
-  if (!a.table.empty()) {
-    target += "&table=";
-    for (unsigned char c : a.table) {  // percent-encoded: the server says if the name is bad
-      target += std::isalnum(c) || c == '-' || c == '_' || c == '.' ? std::string(1, static_cast<char>(c))
-                                                                   : fmt::format("%{:02X}", c);
-    }
-  }
+  // Encoded as it is signed: the server says if the name is bad.
+  if (!a.table.empty()) target += "&table=" + server::UriEncode(a.table);
   const bool tty = ::isatty(STDOUT_FILENO) == 1;
   for (bool first = true;; first = false) {
     if (!first) {

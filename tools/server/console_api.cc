@@ -154,10 +154,8 @@ wire::WireResponse Hottest(Database* db, std::string_view query) {
   Writer w(buf);
   w.StartObject();
   int64_t window_ms = *window * 1000;
-  // The "Tables" array, written after the covered window is known.
-  rapidjson::StringBuffer tables_buf;
-  Writer tw(tables_buf);
-  tw.StartArray();
+  w.Key("Tables");
+  w.StartArray();
   for (const auto& name : tables) {
     auto described = db->DescribeTable({.table_name = name});
     auto hottest = described.ok() ? db->HottestCollections(name, static_cast<size_t>(*limit),
@@ -169,33 +167,32 @@ wire::WireResponse Hottest(Database* db, std::string_view query) {
       return wire::ErrorResponse(hottest.status());
     }
     window_ms = hottest->window_ms;
-    tw.StartObject();
-    tw.Key("TableName");
-    wire::Str(tw, name);
-    tw.Key("Collections");
-    tw.StartArray();
+    w.StartObject();
+    w.Key("TableName");
+    wire::Str(w, name);
+    w.Key("Collections");
+    w.StartArray();
     for (const auto& c : hottest->collections) {
-      tw.StartObject();
-      WriteCollection(tw, c.index_name,
+      w.StartObject();
+      WriteCollection(w, c.index_name,
                       Item{{KeyName(described->table, c.index_name), c.partition_key_value}});
-      tw.Key("ReadUnits");
-      tw.Double(c.read_units);
-      tw.Key("WriteUnits");
-      tw.Double(c.write_units);
-      tw.Key("Units");
-      tw.Double(c.units);
-      tw.Key("ErrorBound");
-      tw.Double(c.error_bound);
-      tw.EndObject();
+      w.Key("ReadUnits");
+      w.Double(c.read_units);
+      w.Key("WriteUnits");
+      w.Double(c.write_units);
+      w.Key("Units");
+      w.Double(c.units);
+      w.Key("ErrorBound");
+      w.Double(c.error_bound);
+      w.EndObject();
     }
-    tw.EndArray();
-    tw.EndObject();
+    w.EndArray();
+    w.EndObject();
   }
-  tw.EndArray();
+  w.EndArray();
+  // Known once the tables are read (HottestCollections rounds the window).
   w.Key("WindowSeconds");
   w.Double(static_cast<double>(window_ms) / 1000.0);
-  w.Key("Tables");
-  w.RawValue(tables_buf.GetString(), tables_buf.GetSize(), rapidjson::kArrayType);
   w.EndObject();
   return Json(buf);
 }

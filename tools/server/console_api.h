@@ -10,7 +10,7 @@
 //     seconds (Database::HottestCollections). limit: 1-100, default 10;
 //     window: 1-360 seconds, default 60. 200:
 //       {"WindowSeconds": 60,             the time the counts cover
-//        "Tables": [{"TableName": "Telemetry",
+//        "Tables": [{"TableName": "Telemetry",   (members in any order)
 //                    "Collections": [{"IndexName": "ByDepot",   (GSIs only)
 //                                     "Key": {"depotCode": {"S": "DEP-LON-3"}},
 //                                     "ReadUnits": 12.5, "WriteUnits": 3,

@@ -104,21 +104,6 @@ int HexDigit(char c) {
   return -1;
 }
 
-std::string UriEncode(std::string_view s) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kDigits[c >> 4];
-      out += kDigits[c & 15];
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string PercentDecode(std::string_view s) {
@@ -130,6 +115,21 @@ std::string PercentDecode(std::string_view s) {
       i += 2;
     } else {
       out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string UriEncode(std::string_view s) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kDigits[c >> 4];
+      out += kDigits[c & 15];
     }
   }
   return out;

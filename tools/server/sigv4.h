@@ -66,6 +66,9 @@ std::string CanonicalQuery(std::string_view query);
 // %XX sequences decoded (a '%' not followed by two hex digits stays as it
 // is; '+' stays '+'): how a query's names and values are read.
 std::string PercentDecode(std::string_view s);
+// RFC 3986 percent-encoding: A-Z a-z 0-9 - _ . ~ kept, every other byte
+// %XX in upper case (the canonical query's encoding; safe in any URL part).
+std::string UriEncode(std::string_view s);
 
 // Signs a request as an AWS SDK does, for Dynarock's own clients (`dynarock
 // top`): adds X-Amz-Date (from now_s) and Authorization, signing every
