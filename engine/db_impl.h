@@ -190,6 +190,9 @@ class Database::Impl {
   void StartTtlSweeper();
   // The database's clock, ms since the epoch (Options::clock_ms).
   int64_t NowMs() const;
+  // A copy of the live table's descriptor (PartiQL plans against its keys and
+  // indexes), or ResourceNotFoundException.
+  Result<TableInfo> FindTableInfo(std::string_view name);
 
   // Tables held by a multi-table operation, by name.
   using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;

@@ -31,6 +31,11 @@ Result<std::shared_ptr<TableState>> Database::Impl::FindTable(std::string_view n
   return it->second;
 }
 
+Result<TableInfo> Database::Impl::FindTableInfo(std::string_view name) {
+  DYNAROCK_ASSIGN_OR_RETURN(auto table, FindTable(name, false));
+  return table->info;
+}
+
 Result<std::unique_ptr<TableHandle>> Database::Impl::AcquireTable(std::string_view name) {
   while (true) {
     DYNAROCK_ASSIGN_OR_RETURN(auto found, FindTable(name, false));

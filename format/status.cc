@@ -36,6 +36,8 @@ std::string_view Status::ErrorName() const {
       return "ProvisionedThroughputExceededException";
     case Code::kThrottling:
       return "ThrottlingException";
+    case Code::kDuplicateItem:
+      return "DuplicateItemException";
     case Code::kInternal:
     case Code::kCorruption:
     case Code::kIOError:

@@ -26,5 +26,10 @@ Status CheckModel(const DescribeTimeToLiveRequest& r) { return CheckDescribeTime
 Status CheckModel(const TagResourceRequest& r) { return CheckTagResource(r); }
 Status CheckModel(const UntagResourceRequest& r) { return CheckUntagResource(r); }
 Status CheckModel(const ListTagsOfResourceRequest& r) { return CheckListTagsOfResource(r); }
+Status CheckModel(const ExecuteStatementRequest& r) { return CheckExecuteStatement(r); }
+Status CheckModel(const BatchExecuteStatementRequest& r) {
+  return CheckBatchExecuteStatement(r);
+}
+Status CheckModel(const ExecuteTransactionRequest& r) { return CheckExecuteTransaction(r); }
 
 }  // namespace dynarock::model

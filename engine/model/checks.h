@@ -33,6 +33,9 @@ Status CheckModel(const DescribeTimeToLiveRequest& r);
 Status CheckModel(const TagResourceRequest& r);
 Status CheckModel(const UntagResourceRequest& r);
 Status CheckModel(const ListTagsOfResourceRequest& r);
+Status CheckModel(const ExecuteStatementRequest& r);
+Status CheckModel(const BatchExecuteStatementRequest& r);
+Status CheckModel(const ExecuteTransactionRequest& r);
 
 }  // namespace dynarock::model
 

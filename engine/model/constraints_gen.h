@@ -380,6 +380,26 @@ std::string RenderImportNextToken(const V& v);
 template <typename V>
 std::string RenderListImportsInput(const V& v);
 template <typename V>
+std::string RenderPartiQLStatement(const V& v);
+template <typename V>
+std::string RenderPreparedStatementParameters(const V& v);
+template <typename V>
+std::string RenderPartiQLNextToken(const V& v);
+template <typename V>
+std::string RenderExecuteStatementInput(const V& v);
+template <typename V>
+std::string RenderBatchStatementRequest(const V& v);
+template <typename V>
+std::string RenderPartiQLBatchRequest(const V& v);
+template <typename V>
+std::string RenderBatchExecuteStatementInput(const V& v);
+template <typename V>
+std::string RenderParameterizedStatement(const V& v);
+template <typename V>
+std::string RenderParameterizedStatements(const V& v);
+template <typename V>
+std::string RenderExecuteTransactionInput(const V& v);
+template <typename V>
 void CheckReturnConsumedCapacity(const V& v, const std::string& path, Violations* out);
 template <typename V>
 void CheckTableName(const V& v, const std::string& path, Violations* out);
@@ -671,6 +691,26 @@ template <typename V>
 void CheckImportNextToken(const V& v, const std::string& path, Violations* out);
 template <typename V>
 void CheckListImportsInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckPartiQLStatement(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckPreparedStatementParameters(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckPartiQLNextToken(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckExecuteStatementInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckBatchStatementRequest(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckPartiQLBatchRequest(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckBatchExecuteStatementInput(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckParameterizedStatement(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckParameterizedStatements(const V& v, const std::string& path, Violations* out);
+template <typename V>
+void CheckExecuteTransactionInput(const V& v, const std::string& path, Violations* out);
 
 template <typename V>
 std::string RenderReturnConsumedCapacity([[maybe_unused]] const V& v) {
@@ -4043,6 +4083,216 @@ std::string RenderListImportsInput([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderPartiQLStatement([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderPreparedStatementParameters([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderAttributeValue(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
+std::string RenderPartiQLNextToken([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderExecuteStatementInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "ExecuteStatementInput(";
+  out += "statement=";
+  if constexpr (requires { v.statement; }) {
+    out += IsPresent(v.statement) ? RenderPartiQLStatement(Get(v.statement)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", parameters=";
+  if constexpr (requires { v.parameters; }) {
+    out += IsPresent(v.parameters) ? RenderPreparedStatementParameters(Get(v.parameters)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", consistentRead=";
+  if constexpr (requires { v.consistent_read; }) {
+    out += IsPresent(v.consistent_read) ? RenderConsistentRead(Get(v.consistent_read)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", nextToken=";
+  if constexpr (requires { v.next_token; }) {
+    out += IsPresent(v.next_token) ? RenderPartiQLNextToken(Get(v.next_token)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", returnConsumedCapacity=";
+  if constexpr (requires { v.return_consumed_capacity; }) {
+    out += IsPresent(v.return_consumed_capacity) ? RenderReturnConsumedCapacity(Get(v.return_consumed_capacity)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", limit=";
+  if constexpr (requires { v.limit; }) {
+    out += IsPresent(v.limit) ? RenderPositiveIntegerObject(Get(v.limit)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", returnValuesOnConditionCheckFailure=";
+  if constexpr (requires { v.return_values_on_condition_check_failure; }) {
+    out += IsPresent(v.return_values_on_condition_check_failure) ? RenderReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderBatchStatementRequest([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "BatchStatementRequest(";
+  out += "statement=";
+  if constexpr (requires { v.statement; }) {
+    out += IsPresent(v.statement) ? RenderPartiQLStatement(Get(v.statement)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", parameters=";
+  if constexpr (requires { v.parameters; }) {
+    out += IsPresent(v.parameters) ? RenderPreparedStatementParameters(Get(v.parameters)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", consistentRead=";
+  if constexpr (requires { v.consistent_read; }) {
+    out += IsPresent(v.consistent_read) ? RenderConsistentRead(Get(v.consistent_read)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", returnValuesOnConditionCheckFailure=";
+  if constexpr (requires { v.return_values_on_condition_check_failure; }) {
+    out += IsPresent(v.return_values_on_condition_check_failure) ? RenderReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderPartiQLBatchRequest([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderBatchStatementRequest(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
+std::string RenderBatchExecuteStatementInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "BatchExecuteStatementInput(";
+  out += "statements=";
+  if constexpr (requires { v.statements; }) {
+    out += IsPresent(v.statements) ? RenderPartiQLBatchRequest(Get(v.statements)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", returnConsumedCapacity=";
+  if constexpr (requires { v.return_consumed_capacity; }) {
+    out += IsPresent(v.return_consumed_capacity) ? RenderReturnConsumedCapacity(Get(v.return_consumed_capacity)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderParameterizedStatement([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "ParameterizedStatement(";
+  out += "statement=";
+  if constexpr (requires { v.statement; }) {
+    out += IsPresent(v.statement) ? RenderPartiQLStatement(Get(v.statement)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", parameters=";
+  if constexpr (requires { v.parameters; }) {
+    out += IsPresent(v.parameters) ? RenderPreparedStatementParameters(Get(v.parameters)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", returnValuesOnConditionCheckFailure=";
+  if constexpr (requires { v.return_values_on_condition_check_failure; }) {
+    out += IsPresent(v.return_values_on_condition_check_failure) ? RenderReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderParameterizedStatements([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderParameterizedStatement(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
+std::string RenderExecuteTransactionInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "ExecuteTransactionInput(";
+  out += "transactStatements=";
+  if constexpr (requires { v.transact_statements; }) {
+    out += IsPresent(v.transact_statements) ? RenderParameterizedStatements(Get(v.transact_statements)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", clientRequestToken=";
+  if constexpr (requires { v.client_request_token; }) {
+    out += IsPresent(v.client_request_token) ? RenderClientRequestToken(Get(v.client_request_token)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", returnConsumedCapacity=";
+  if constexpr (requires { v.return_consumed_capacity; }) {
+    out += IsPresent(v.return_consumed_capacity) ? RenderReturnConsumedCapacity(Get(v.return_consumed_capacity)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
 void CheckReturnConsumedCapacity(const V& v, const std::string& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"INDEXES", "TOTAL", "NONE"};
@@ -5813,6 +6063,123 @@ void CheckListImportsInput(const V& v, const std::string& path, Violations* out)
   }
 }
 
+template <typename V>
+void CheckPartiQLStatement(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 8192, path);
+}
+
+template <typename V>
+void CheckPreparedStatementParameters(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return RenderPreparedStatementParameters(v); }, v.size(), Bound::kMin, 1, path);
+  size_t i = 0;
+  for (const auto& e : v) {
+    CheckAttributeValue(e, path + "." + std::to_string(++i) + ".member", out);
+  }
+}
+
+template <typename V>
+void CheckPartiQLNextToken(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 32768, path);
+}
+
+template <typename V>
+void CheckExecuteStatementInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.statement; }) {
+    if (!IsPresent(v.statement)) out->NotNull(Join(path, "statement"));
+    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Join(path, "statement"), out);
+  }
+  if constexpr (requires { v.parameters; }) {
+    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Join(path, "parameters"), out);
+  }
+  if constexpr (requires { v.next_token; }) {
+    if (IsPresent(v.next_token)) CheckPartiQLNextToken(Get(v.next_token), Join(path, "nextToken"), out);
+  }
+  if constexpr (requires { v.return_consumed_capacity; }) {
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+  }
+  if constexpr (requires { v.limit; }) {
+    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Join(path, "limit"), out);
+  }
+  if constexpr (requires { v.return_values_on_condition_check_failure; }) {
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+  }
+}
+
+template <typename V>
+void CheckBatchStatementRequest(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.statement; }) {
+    if (!IsPresent(v.statement)) out->NotNull(Join(path, "statement"));
+    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Join(path, "statement"), out);
+  }
+  if constexpr (requires { v.parameters; }) {
+    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Join(path, "parameters"), out);
+  }
+  if constexpr (requires { v.return_values_on_condition_check_failure; }) {
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+  }
+}
+
+template <typename V>
+void CheckPartiQLBatchRequest(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return RenderPartiQLBatchRequest(v); }, v.size(), Bound::kMin, 1, path);
+  out->Length([&] { return RenderPartiQLBatchRequest(v); }, v.size(), Bound::kMax, 25, path);
+  size_t i = 0;
+  for (const auto& e : v) {
+    CheckBatchStatementRequest(e, path + "." + std::to_string(++i) + ".member", out);
+  }
+}
+
+template <typename V>
+void CheckBatchExecuteStatementInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.statements; }) {
+    if (!IsPresent(v.statements)) out->NotNull(Join(path, "statements"));
+    if (IsPresent(v.statements)) CheckPartiQLBatchRequest(Get(v.statements), Join(path, "statements"), out);
+  }
+  if constexpr (requires { v.return_consumed_capacity; }) {
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+  }
+}
+
+template <typename V>
+void CheckParameterizedStatement(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.statement; }) {
+    if (!IsPresent(v.statement)) out->NotNull(Join(path, "statement"));
+    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Join(path, "statement"), out);
+  }
+  if constexpr (requires { v.parameters; }) {
+    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Join(path, "parameters"), out);
+  }
+  if constexpr (requires { v.return_values_on_condition_check_failure; }) {
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+  }
+}
+
+template <typename V>
+void CheckParameterizedStatements(const V& v, const std::string& path, Violations* out) {
+  out->Length([&] { return RenderParameterizedStatements(v); }, v.size(), Bound::kMin, 1, path);
+  out->Length([&] { return RenderParameterizedStatements(v); }, v.size(), Bound::kMax, 100, path);
+  size_t i = 0;
+  for (const auto& e : v) {
+    CheckParameterizedStatement(e, path + "." + std::to_string(++i) + ".member", out);
+  }
+}
+
+template <typename V>
+void CheckExecuteTransactionInput(const V& v, const std::string& path, Violations* out) {
+  if constexpr (requires { v.transact_statements; }) {
+    if (!IsPresent(v.transact_statements)) out->NotNull(Join(path, "transactStatements"));
+    if (IsPresent(v.transact_statements)) CheckParameterizedStatements(Get(v.transact_statements), Join(path, "transactStatements"), out);
+  }
+  if constexpr (requires { v.client_request_token; }) {
+    if (IsPresent(v.client_request_token)) CheckClientRequestToken(Get(v.client_request_token), Join(path, "clientRequestToken"), out);
+  }
+  if constexpr (requires { v.return_consumed_capacity; }) {
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+  }
+}
+
 // BatchGetItem: phase 7 (hard checks) and phase 8 (every violation, capped).
 template <typename V>
 Status CheckBatchGetItem(const V& in) {
@@ -6059,6 +6426,30 @@ template <typename V>
 Status CheckListImports(const V& in) {
   Violations out;
   CheckListImportsInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// ExecuteStatement: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckExecuteStatement(const V& in) {
+  Violations out;
+  CheckExecuteStatementInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// BatchExecuteStatement: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckBatchExecuteStatement(const V& in) {
+  Violations out;
+  CheckBatchExecuteStatementInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// ExecuteTransaction: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckExecuteTransaction(const V& in) {
+  Violations out;
+  CheckExecuteTransactionInput(in, "", &out);
   return out.ToStatus();
 }
 

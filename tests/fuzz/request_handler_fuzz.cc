@@ -35,7 +35,9 @@ constexpr std::string_view kOperations[] = {
     // Continuous backups and the Export/Import jobs (appended: the corpus's
     // first bytes keep naming the operations above).
     "UpdateContinuousBackups", "DescribeContinuousBackups", "ExportTableToPointInTime",
-    "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports"};
+    "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports",
+    // PartiQL.
+    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"};
 constexpr size_t kFirstStreamsOperation = 22, kEndStreamsOperation = 26;
 
 constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_REQUEST",

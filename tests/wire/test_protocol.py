@@ -25,7 +25,7 @@ def test_unknown_operation(endpoint):
     assert json.loads(body) == {"__type": "com.amazon.coral.service#UnknownOperationException"}
     # A DynamoDB operation Dynarock does not serve is refused the same way,
     # with a Message that says what to use instead.
-    for op, word in [("ExecuteStatement", "PartiQL"), ("CreateBackup", "ExportTableToPointInTime"),
+    for op, word in [("CreateBackup", "ExportTableToPointInTime"),
                      ("CreateGlobalTable", "Alternator"),
                      ("EnableKinesisStreamingDestination", "DynamoDB Streams"),
                      ("PutResourcePolicy", "IAM"),

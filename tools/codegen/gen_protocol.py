@@ -45,6 +45,8 @@ OPERATIONS = [
     # Continuous backups and the Export/Import APIs (tools/server/jobs.cc).
     "UpdateContinuousBackups", "DescribeContinuousBackups", "ExportTableToPointInTime",
     "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports",
+    # PartiQL (engine/partiql/).
+    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
 ]
 
 # VALIDATION.md 4.5: the order DynamoDB visits members in, for the type pass
@@ -129,7 +131,9 @@ HARD_REQUIRED = {("BatchGetItemInput", "RequestItems"):
 # single-item writes' ReturnValuesOnConditionCheckFailure (June 2023).
 MODEL_ADDITIONS = {
     shape: {"ReturnValuesOnConditionCheckFailure": {"shape": "ReturnValuesOnConditionCheckFailure"}}
-    for shape in ("PutItemInput", "DeleteItemInput", "UpdateItemInput")
+    for shape in ("PutItemInput", "DeleteItemInput", "UpdateItemInput",
+                  # and PartiQL's statements (the same change).
+                  "ExecuteStatementInput", "BatchStatementRequest", "ParameterizedStatement")
 }
 # PointInTimeRecoverySpecification's RecoveryPeriodInDays (2025).
 MODEL_ADDITIONS["PointInTimeRecoverySpecification"] = {

@@ -489,6 +489,69 @@ void TransactGetItems(Database* db, const TransactGetItemsRequest& r, Writer& w)
   w.EndObject();
 }
 
+// ---- PartiQL ----
+
+void ExecuteStatement(Database* db, const ExecuteStatementRequest& r, Writer& w) {
+  auto out = Check(db->ExecuteStatement(r));
+  w.StartObject();
+  Key(w, "Items");
+  w.StartArray();
+  for (const auto& item : out.items) WriteItem(w, item);
+  w.EndArray();
+  if (out.next_token) {
+    Key(w, "NextToken");
+    Str(w, *out.next_token);
+  }
+  WriteConsumedOpt(w, out.consumed_capacity);
+  w.EndObject();
+}
+
+void BatchExecuteStatement(Database* db, const BatchExecuteStatementRequest& r, Writer& w) {
+  auto out = Check(db->BatchExecuteStatement(r));
+  w.StartObject();
+  Key(w, "Responses");
+  w.StartArray();
+  for (const auto& response : out.responses) {
+    w.StartObject();
+    if (response.error) {
+      Key(w, "Error");
+      w.StartObject();
+      Key(w, "Code");
+      Str(w, response.error->code);
+      Key(w, "Message");
+      Str(w, response.error->message);
+      WriteAttributesOpt(w, response.error->item, "Item");
+      w.EndObject();
+    }
+    if (response.table_name) {
+      Key(w, "TableName");
+      Str(w, *response.table_name);
+    }
+    WriteAttributesOpt(w, response.item, "Item");
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteConsumedList(w, out.consumed_capacity);
+  w.EndObject();
+}
+
+void ExecuteTransaction(Database* db, const ExecuteTransactionRequest& r, Writer& w) {
+  auto out = Check(db->ExecuteTransaction(r));
+  w.StartObject();
+  if (!out.responses.empty()) {
+    Key(w, "Responses");
+    w.StartArray();
+    for (const auto& item : out.responses) {
+      w.StartObject();
+      WriteAttributesOpt(w, item, "Item");
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  WriteConsumedList(w, out.consumed_capacity);
+  w.EndObject();
+}
+
 void UpdateTimeToLive(Database* db, const UpdateTimeToLiveRequest& r, Writer& w) {
   auto out = Check(db->UpdateTimeToLive(r));
   w.StartObject();
@@ -693,6 +756,10 @@ const std::map<std::string, Op, std::less<>>& Operations() {
       {"ImportTable", ServeJob(&jobs::JobManager::ImportTable)},
       {"DescribeImport", ServeJob(&jobs::JobManager::DescribeImport)},
       {"ListImports", ServeJob(&jobs::JobManager::ListImports)},
+      {"ExecuteStatement", Serve<protocol::ExecuteStatementInput>(ExecuteStatement)},
+      {"BatchExecuteStatement",
+       Serve<protocol::BatchExecuteStatementInput>(BatchExecuteStatement)},
+      {"ExecuteTransaction", Serve<protocol::ExecuteTransactionInput>(ExecuteTransaction)},
   };
   return ops;
 }
@@ -796,8 +863,6 @@ WireResponse BareError(std::string_view name) {
 // clients that probe for an operation see it missing, with a Message that
 // says so (a name DynamoDB does not have gets the bare error).
 std::optional<std::string> NotServed(std::string_view op) {
-  static constexpr std::string_view kPartiql =
-      "PartiQL is not implemented yet: use GetItem, Query, Scan and the write operations";
   static constexpr std::string_view kBackups =
       "on-demand backups and restores into a new table are not implemented: use "
       "ExportTableToPointInTime and ImportTable, or `dynarock dump` and `dynarock restore`";
@@ -813,9 +878,6 @@ std::optional<std::string> NotServed(std::string_view op) {
   static constexpr std::string_view kPolicies =
       "resource-based policies are not implemented: Dynarock has no IAM";
   static const std::map<std::string_view, std::string_view> reasons = {
-      {"ExecuteStatement", kPartiql},
-      {"BatchExecuteStatement", kPartiql},
-      {"ExecuteTransaction", kPartiql},
       {"CreateBackup", kBackups},
       {"DeleteBackup", kBackups},
       {"DescribeBackup", kBackups},

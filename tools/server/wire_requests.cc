@@ -730,6 +730,68 @@ Result<ListTagsOfResourceRequest> ToRequest(p::ListTagsOfResourceInput&& in) {
   return ListTagsOfResourceRequest{Take(in.resource_arn)};
 }
 
+namespace {
+
+Result<std::optional<std::vector<AttributeValue>>> Parameters(
+    std::optional<std::vector<p::AttributeValue>>& in) {
+  if (!in) return std::optional<std::vector<AttributeValue>>();
+  std::vector<AttributeValue> out;
+  out.reserve(in->size());
+  for (auto& v : *in) {
+    DYNAROCK_ASSIGN_OR_RETURN(auto value, Lenient(std::move(v)));
+    out.push_back(std::move(value));
+  }
+  return std::optional(std::move(out));
+}
+
+}  // namespace
+
+Result<ExecuteStatementRequest> ToRequest(p::ExecuteStatementInput&& in) {
+  ExecuteStatementRequest r;
+  r.statement = Take(in.statement);
+  DYNAROCK_ASSIGN_OR_RETURN(r.parameters, Parameters(in.parameters));
+  r.consistent_read = in.consistent_read.value_or(false);
+  r.next_token = std::move(in.next_token);
+  r.limit = in.limit;
+  r.return_consumed_capacity = Consumed(in.return_consumed_capacity);
+  r.return_values_on_condition_check_failure = OnFailure(in.return_values_on_condition_check_failure);
+  return r;
+}
+
+Result<BatchExecuteStatementRequest> ToRequest(p::BatchExecuteStatementInput&& in) {
+  BatchExecuteStatementRequest r;
+  if (in.statements) {
+    for (auto& s : *in.statements) {
+      BatchStatementRequest b;
+      b.statement = Take(s.statement);
+      DYNAROCK_ASSIGN_OR_RETURN(b.parameters, Parameters(s.parameters));
+      b.consistent_read = s.consistent_read.value_or(false);
+      b.return_values_on_condition_check_failure =
+          OnFailure(s.return_values_on_condition_check_failure);
+      r.statements.push_back(std::move(b));
+    }
+  }
+  r.return_consumed_capacity = Consumed(in.return_consumed_capacity);
+  return r;
+}
+
+Result<ExecuteTransactionRequest> ToRequest(p::ExecuteTransactionInput&& in) {
+  ExecuteTransactionRequest r;
+  if (in.transact_statements) {
+    for (auto& s : *in.transact_statements) {
+      ParameterizedStatement t;
+      t.statement = Take(s.statement);
+      DYNAROCK_ASSIGN_OR_RETURN(t.parameters, Parameters(s.parameters));
+      t.return_values_on_condition_check_failure =
+          OnFailure(s.return_values_on_condition_check_failure);
+      r.transact_statements.push_back(std::move(t));
+    }
+  }
+  r.client_request_token = std::move(in.client_request_token);
+  r.return_consumed_capacity = Consumed(in.return_consumed_capacity);
+  return r;
+}
+
 ValueErrors::ValueErrors() : outer_(value_errors) { value_errors = &first_; }
 ValueErrors::~ValueErrors() { value_errors = outer_; }
 

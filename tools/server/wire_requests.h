@@ -34,6 +34,9 @@ Result<DescribeTimeToLiveRequest> ToRequest(protocol::DescribeTimeToLiveInput&& 
 Result<TagResourceRequest> ToRequest(protocol::TagResourceInput&& in);
 Result<UntagResourceRequest> ToRequest(protocol::UntagResourceInput&& in);
 Result<ListTagsOfResourceRequest> ToRequest(protocol::ListTagsOfResourceInput&& in);
+Result<ExecuteStatementRequest> ToRequest(protocol::ExecuteStatementInput&& in);
+Result<BatchExecuteStatementRequest> ToRequest(protocol::BatchExecuteStatementInput&& in);
+Result<ExecuteTransactionRequest> ToRequest(protocol::ExecuteTransactionInput&& in);
 
 // Collects the first AttributeValue error of the ToRequest() calls made on
 // this thread during its lifetime; those calls then translate an invalid

@@ -264,6 +264,34 @@ class Database {
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
 
+  // ---- PartiQL: DynamoDB's SQL-compatible statements (PARTIQL.md), run as
+  // the operations above run them.
+  //
+  // SELECT runs as a Query (one per partition key value) when its WHERE pins
+  // the partition key of the table or index with = or IN, with a sort-key
+  // condition as the key range; otherwise as a Scan. The WHERE is applied to
+  // every item read (Limit and the 1 MB page count items read, as Query's),
+  // and the projection keys each path by its last segment. INSERT fails with
+  // DuplicateItemException if the key exists; UPDATE and DELETE need the full
+  // primary key by equality in their WHERE, whose other predicates are their
+  // condition (ConditionalCheckFailedException); UPDATE never creates an
+  // item. Errors: ValidationException "Statement wasn't well formed, can't be
+  // processed: ..." for a syntax error, and DynamoDB's messages for
+  // unsupported constructs, parameter counts, keys and tokens;
+  // ResourceNotFoundException for an unknown table.
+  Result<ExecuteStatementResponse> ExecuteStatement(const ExecuteStatementRequest& request);
+  // Up to 25 statements, all reads (each naming one item's full key) or all
+  // writes, each run on its own (not atomically); a statement's failure is
+  // its response's error, the others still run. ValidationException for the
+  // whole request for mixed reads and writes or two statements on one item.
+  Result<BatchExecuteStatementResponse> BatchExecuteStatement(
+      const BatchExecuteStatementRequest& request);
+  // Up to 100 statements, all reads (TransactGetItems) or all writes and
+  // EXISTS checks (TransactWriteItems), all or nothing:
+  // TransactionCanceledException with one reason per statement
+  // (DuplicateItem for an INSERT of an existing key).
+  Result<ExecuteTransactionResponse> ExecuteTransaction(const ExecuteTransactionRequest& request);
+
   // ---- Dump and restore (dynarock/bulk.h) ----
 
   // Writes table `options.table_name` as DynamoDB's full export (files and

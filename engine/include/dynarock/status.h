@@ -62,6 +62,8 @@ class [[nodiscard]] Status {
     // on a provisioned table and on an on-demand one (FACTS.md 6).
     kProvisionedThroughputExceeded,  // ProvisionedThroughputExceededException
     kThrottling,                     // ThrottlingException
+    // A PartiQL INSERT of a key that exists (DuplicateItemException).
+    kDuplicateItem,
   };
 
   Status() = default;  // OK
@@ -127,6 +129,9 @@ class [[nodiscard]] Status {
     return {Code::kProvisionedThroughputExceeded, std::move(msg)};
   }
   static Status Throttling(std::string msg) { return {Code::kThrottling, std::move(msg)}; }
+  static Status DuplicateItem(std::string msg = "Duplicate primary key exists in table") {
+    return {Code::kDuplicateItem, std::move(msg)};
+  }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

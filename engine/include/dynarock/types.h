@@ -696,6 +696,80 @@ struct TransactGetItemsResponse {
   std::vector<ConsumedCapacity> consumed_capacity{};  // one per table
 };
 
+// ---- PartiQL (engine/partiql/, shared/dynamodb/PARTIQL.md) -----------------------------
+
+// One statement with its `?` parameters, bound in order.
+struct ExecuteStatementRequest {
+  std::string statement{};                              // 1..8192 characters
+  std::optional<std::vector<AttributeValue>> parameters{};  // at least one if present
+  bool consistent_read = false;  // SELECT on a table or LSI
+  // A SELECT's page token from the previous response; it is tied to the
+  // statement and its parameters.
+  std::optional<std::string> next_token{};
+  std::optional<int32_t> limit{};  // items evaluated per page (SELECT), >= 1
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+};
+struct ExecuteStatementResponse {
+  // A SELECT's page of items (projected), an UPDATE's or DELETE's RETURNING
+  // item, or nothing.
+  std::vector<Item> items{};
+  // Absent on a SELECT's last page: only its absence means done.
+  std::optional<std::string> next_token{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
+};
+
+struct BatchStatementRequest {
+  std::string statement{};
+  std::optional<std::vector<AttributeValue>> parameters{};
+  bool consistent_read = false;
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+};
+struct BatchExecuteStatementRequest {
+  std::vector<BatchStatementRequest> statements{};  // 1..25, all reads or all writes
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+// A statement's failure in a batch. Codes: ConditionalCheckFailed,
+// DuplicateItem, ValidationError, ResourceNotFound,
+// ItemCollectionSizeLimitExceeded, ProvisionedThroughputExceeded,
+// ThrottlingError, TransactionConflict, RequestLimitExceeded,
+// InternalServerError.
+struct BatchStatementError {
+  std::string code{};
+  std::string message{};
+  std::optional<Item> item{};  // ConditionalCheckFailed with ALL_OLD
+};
+struct BatchStatementResponse {
+  std::optional<BatchStatementError> error{};
+  std::optional<std::string> table_name{};
+  std::optional<Item> item{};  // a read that found its item
+};
+struct BatchExecuteStatementResponse {
+  std::vector<BatchStatementResponse> responses{};  // in statement order
+  std::vector<ConsumedCapacity> consumed_capacity{};  // one per table
+};
+
+struct ParameterizedStatement {
+  std::string statement{};
+  std::optional<std::vector<AttributeValue>> parameters{};
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+};
+struct ExecuteTransactionRequest {
+  std::vector<ParameterizedStatement> transact_statements{};  // 1..100
+  std::optional<std::string> client_request_token{};  // as TransactWriteItems'
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+struct ExecuteTransactionResponse {
+  // A read transaction's items in statement order: nullopt for a missing
+  // item, an empty item when the projection matched nothing. Empty for a
+  // write transaction.
+  std::vector<std::optional<Item>> responses{};
+  std::vector<ConsumedCapacity> consumed_capacity{};  // one per table
+};
+
 // ---- Collections ------------------------------------------------------------------------
 
 // One item collection's statistics: its partition key, item count and size

@@ -87,6 +87,11 @@ Status ReadTableCreationParameters(Element json, Position pos, TableCreationPara
 Status ReadImportTableInput(Element json, Position pos, ImportTableInput* out);
 Status ReadDescribeImportInput(Element json, Position pos, DescribeImportInput* out);
 Status ReadListImportsInput(Element json, Position pos, ListImportsInput* out);
+Status ReadExecuteStatementInput(Element json, Position pos, ExecuteStatementInput* out);
+Status ReadBatchStatementRequest(Element json, Position pos, BatchStatementRequest* out);
+Status ReadBatchExecuteStatementInput(Element json, Position pos, BatchExecuteStatementInput* out);
+Status ReadParameterizedStatement(Element json, Position pos, ParameterizedStatement* out);
+Status ReadExecuteTransactionInput(Element json, Position pos, ExecuteTransactionInput* out);
 Status ReadStringSetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
 Status ReadNumberSetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
 Status ReadBinarySetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
@@ -119,6 +124,9 @@ Status ReadGlobalSecondaryIndexUpdateList(Element json, Position pos, std::vecto
 Status ReadReplicaGlobalSecondaryIndexList(Element json, Position pos, std::vector<ReplicaGlobalSecondaryIndex>* out);
 Status ReadReplicationGroupUpdateList(Element json, Position pos, std::vector<ReplicationGroupUpdate>* out);
 Status ReadCsvHeaderList(Element json, Position pos, std::vector<std::string>* out);
+Status ReadPreparedStatementParameters(Element json, Position pos, std::vector<AttributeValue>* out);
+Status ReadPartiQLBatchRequest(Element json, Position pos, std::vector<BatchStatementRequest>* out);
+Status ReadParameterizedStatements(Element json, Position pos, std::vector<ParameterizedStatement>* out);
 
 Status ReadAttributeValue(Element json, Position pos, AttributeValue* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.AttributeValue"));
@@ -2194,6 +2202,147 @@ Status ReadListImportsInput(Element json, Position pos, ListImportsInput* out) {
   return Status::OK();
 }
 
+Status ReadExecuteStatementInput(Element json, Position pos, ExecuteStatementInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.ExecuteStatementInput"));
+  Element slot[7];
+  bool present[7] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "Statement") i = 0;
+    else if (key == "Parameters") i = 1;
+    else if (key == "ConsistentRead") i = 2;
+    else if (key == "NextToken") i = 3;
+    else if (key == "ReturnConsumedCapacity") i = 4;
+    else if (key == "Limit") i = 5;
+    else if (key == "ReturnValuesOnConditionCheckFailure") i = 6;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->statement.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadPreparedStatementParameters(slot[1], Position::kMember, &out->parameters.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadBoolean(slot[2], Position::kMember, &out->consistent_read.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[3], Position::kMember, &out->next_token.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[4], Position::kMember, &out->return_consumed_capacity.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadInteger(slot[5], Position::kMember, &out->limit.emplace()));
+  }
+  if (present[6]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[6], Position::kMember, &out->return_values_on_condition_check_failure.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadBatchStatementRequest(Element json, Position pos, BatchStatementRequest* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.BatchStatementRequest"));
+  Element slot[4];
+  bool present[4] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "Statement") i = 0;
+    else if (key == "Parameters") i = 1;
+    else if (key == "ConsistentRead") i = 2;
+    else if (key == "ReturnValuesOnConditionCheckFailure") i = 3;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->statement.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadPreparedStatementParameters(slot[1], Position::kMember, &out->parameters.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadBoolean(slot[2], Position::kMember, &out->consistent_read.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[3], Position::kMember, &out->return_values_on_condition_check_failure.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadBatchExecuteStatementInput(Element json, Position pos, BatchExecuteStatementInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.BatchExecuteStatementInput"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "Statements") i = 0;
+    else if (key == "ReturnConsumedCapacity") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadPartiQLBatchRequest(slot[0], Position::kMember, &out->statements.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[1], Position::kMember, &out->return_consumed_capacity.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadParameterizedStatement(Element json, Position pos, ParameterizedStatement* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.ParameterizedStatement"));
+  Element slot[3];
+  bool present[3] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "Statement") i = 0;
+    else if (key == "Parameters") i = 1;
+    else if (key == "ReturnValuesOnConditionCheckFailure") i = 2;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->statement.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadPreparedStatementParameters(slot[1], Position::kMember, &out->parameters.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->return_values_on_condition_check_failure.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadExecuteTransactionInput(Element json, Position pos, ExecuteTransactionInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.ExecuteTransactionInput"));
+  Element slot[3];
+  bool present[3] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "TransactStatements") i = 0;
+    else if (key == "ClientRequestToken") i = 1;
+    else if (key == "ReturnConsumedCapacity") i = 2;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadParameterizedStatements(slot[0], Position::kMember, &out->transact_statements.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[1], Position::kMember, &out->client_request_token.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->return_consumed_capacity.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadStringSetAttributeValue(Element json, Position pos, std::vector<std::string>* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
   for (Element e : Array(json)) {
@@ -2514,6 +2663,36 @@ Status ReadCsvHeaderList(Element json, Position pos, std::vector<std::string>* o
   return Status::OK();
 }
 
+Status ReadPreparedStatementParameters(Element json, Position pos, std::vector<AttributeValue>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadAttributeValue(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
+Status ReadPartiQLBatchRequest(Element json, Position pos, std::vector<BatchStatementRequest>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadBatchStatementRequest(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
+Status ReadParameterizedStatements(Element json, Position pos, std::vector<ParameterizedStatement>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadParameterizedStatement(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Read(Element json, BatchGetItemInput* out) {
@@ -2695,5 +2874,23 @@ Status Read(Element json, ListImportsInput* out) {
 }
 
 Status Check(const ListImportsInput& in) { return model::CheckListImports(in); }
+
+Status Read(Element json, ExecuteStatementInput* out) {
+  return ReadExecuteStatementInput(json, Position::kMember, out);
+}
+
+Status Check(const ExecuteStatementInput& in) { return model::CheckExecuteStatement(in); }
+
+Status Read(Element json, BatchExecuteStatementInput* out) {
+  return ReadBatchExecuteStatementInput(json, Position::kMember, out);
+}
+
+Status Check(const BatchExecuteStatementInput& in) { return model::CheckBatchExecuteStatement(in); }
+
+Status Read(Element json, ExecuteTransactionInput* out) {
+  return ReadExecuteTransactionInput(json, Position::kMember, out);
+}
+
+Status Check(const ExecuteTransactionInput& in) { return model::CheckExecuteTransaction(in); }
 
 }  // namespace dynarock::protocol

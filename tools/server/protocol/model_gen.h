@@ -89,6 +89,11 @@ struct TableCreationParameters;
 struct ImportTableInput;
 struct DescribeImportInput;
 struct ListImportsInput;
+struct ExecuteStatementInput;
+struct BatchStatementRequest;
+struct BatchExecuteStatementInput;
+struct ParameterizedStatement;
+struct ExecuteTransactionInput;
 
 struct AttributeValue {
   AttributeValue();
@@ -600,6 +605,40 @@ struct ListImportsInput {
   std::optional<std::string> next_token;  // NextToken
 };
 
+struct ExecuteStatementInput {
+  std::optional<std::string> statement;  // Statement
+  std::optional<std::vector<AttributeValue>> parameters;  // Parameters
+  std::optional<bool> consistent_read;  // ConsistentRead
+  std::optional<std::string> next_token;  // NextToken
+  std::optional<std::string> return_consumed_capacity;  // ReturnConsumedCapacity
+  std::optional<int32_t> limit;  // Limit
+  std::optional<std::string> return_values_on_condition_check_failure;  // ReturnValuesOnConditionCheckFailure
+};
+
+struct BatchStatementRequest {
+  std::optional<std::string> statement;  // Statement
+  std::optional<std::vector<AttributeValue>> parameters;  // Parameters
+  std::optional<bool> consistent_read;  // ConsistentRead
+  std::optional<std::string> return_values_on_condition_check_failure;  // ReturnValuesOnConditionCheckFailure
+};
+
+struct BatchExecuteStatementInput {
+  std::optional<std::vector<BatchStatementRequest>> statements;  // Statements
+  std::optional<std::string> return_consumed_capacity;  // ReturnConsumedCapacity
+};
+
+struct ParameterizedStatement {
+  std::optional<std::string> statement;  // Statement
+  std::optional<std::vector<AttributeValue>> parameters;  // Parameters
+  std::optional<std::string> return_values_on_condition_check_failure;  // ReturnValuesOnConditionCheckFailure
+};
+
+struct ExecuteTransactionInput {
+  std::optional<std::vector<ParameterizedStatement>> transact_statements;  // TransactStatements
+  std::optional<std::string> client_request_token;  // ClientRequestToken
+  std::optional<std::string> return_consumed_capacity;  // ReturnConsumedCapacity
+};
+
 // BatchGetItem: phase 6 (types), 7 (hard checks) and 8 (constraints).
 Status Read(Element json, BatchGetItemInput* out);
 Status Check(const BatchGetItemInput& in);
@@ -690,6 +729,15 @@ Status Check(const DescribeImportInput& in);
 // ListImports: phase 6 (types), 7 (hard checks) and 8 (constraints).
 Status Read(Element json, ListImportsInput* out);
 Status Check(const ListImportsInput& in);
+// ExecuteStatement: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, ExecuteStatementInput* out);
+Status Check(const ExecuteStatementInput& in);
+// BatchExecuteStatement: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, BatchExecuteStatementInput* out);
+Status Check(const BatchExecuteStatementInput& in);
+// ExecuteTransaction: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, ExecuteTransactionInput* out);
+Status Check(const ExecuteTransactionInput& in);
 
 }  // namespace dynarock::protocol
 

@@ -1,0 +1,888 @@
+// ExecuteStatement, BatchExecuteStatement and ExecuteTransaction: each parsed
+// statement is planned against its table's keys and run as the operation
+// DynamoDB runs it as (PARTIQL.md 4-7), through the same code paths as
+// those operations (validation, capacity, streams, statistics, limits).
+//
+//   SELECT  -> Query per pinned partition key value, else Scan; the WHERE
+//              is evaluated on every item read, so Limit and the 1 MB page
+//              count what was read, as DynamoDB's PartiQL does.
+//   INSERT  -> PutItem if attribute_not_exists(pk)  (DuplicateItemException)
+//   UPDATE  -> UpdateItem if attribute_exists(pk) AND <rest of WHERE>
+//   DELETE  -> DeleteItem if attribute_not_exists(pk) OR <rest of WHERE>
+//   EXISTS  -> a transaction's ConditionCheck
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "engine/db_impl.h"
+#include "engine/model/checks.h"
+#include "engine/partiql/partiql.h"
+#include "engine/tokens.h"
+#include "format/json.h"
+
+namespace dynarock {
+namespace {
+
+using partiql::Kind;
+using partiql::Placeholders;
+using partiql::Statement;
+using CondKind = expr::Condition::Kind;
+using OperandKind = expr::Operand::Kind;
+
+const std::vector<AttributeValue>& ParametersOf(
+    const std::optional<std::vector<AttributeValue>>& p) {
+  static const std::vector<AttributeValue> kNone;
+  return p ? *p : kNone;
+}
+
+bool IsAttribute(const expr::Operand& o, std::string_view name) {
+  return o.kind == OperandKind::kPath && o.path.elements.size() == 1 && o.path.root() == name;
+}
+
+// The value `c` pins top-level attribute `name` to, if it is `name = value`.
+const AttributeValue* EqualityOn(const expr::Condition& c, std::string_view name) {
+  if (c.kind != CondKind::kCompare || c.op != expr::Comparator::kEq) return nullptr;
+  for (int i : {0, 1}) {
+    if (IsAttribute(c.operands[i], name) && c.operands[1 - i].kind == OperandKind::kValue) {
+      return &c.operands[1 - i].value;
+    }
+  }
+  return nullptr;
+}
+
+// The partition key values a WHERE term pins: `pk = v`, `pk IN [...]`, or
+// an OR of such terms.
+std::optional<std::vector<AttributeValue>> PartitionValues(const expr::Condition& c,
+                                                            std::string_view pk) {
+  if (const auto* v = EqualityOn(c, pk)) return std::vector<AttributeValue>{*v};
+  if (c.kind == CondKind::kIn && IsAttribute(c.operands[0], pk)) {
+    std::vector<AttributeValue> out;
+    for (size_t i = 1; i < c.operands.size(); ++i) {
+      if (c.operands[i].kind != OperandKind::kValue) return std::nullopt;
+      out.push_back(c.operands[i].value);
+    }
+    return out;
+  }
+  if (c.kind == CondKind::kOr) {
+    auto left = PartitionValues(c.children[0], pk);
+    auto right = PartitionValues(c.children[1], pk);
+    if (!left || !right) return std::nullopt;
+    left->insert(left->end(), right->begin(), right->end());
+    return left;
+  }
+  return std::nullopt;
+}
+
+// A WHERE term usable as a sort key condition (= < <= > >= BETWEEN
+// begins_with, against values), rendered for a KeyConditionExpression.
+std::optional<std::string> SortKeyTerm(const expr::Condition& c, std::string_view sk,
+                                            Placeholders* p) {
+  if (c.kind == CondKind::kCompare && c.op != expr::Comparator::kNe) {
+    for (int i : {0, 1}) {
+      if (!IsAttribute(c.operands[i], sk) || c.operands[1 - i].kind != OperandKind::kValue) {
+        continue;
+      }
+      expr::Comparator op = c.op;
+      if (i == 1) {  // value op sk: flip it
+        switch (op) {
+          case expr::Comparator::kLt: op = expr::Comparator::kGt; break;
+          case expr::Comparator::kLe: op = expr::Comparator::kGe; break;
+          case expr::Comparator::kGt: op = expr::Comparator::kLt; break;
+          case expr::Comparator::kGe: op = expr::Comparator::kLe; break;
+          default: break;
+        }
+      }
+      expr::Condition flipped;
+      flipped.kind = CondKind::kCompare;
+      flipped.op = op;
+      flipped.operands = {c.operands[i], c.operands[1 - i]};
+      return partiql::RenderCondition(flipped, p);
+    }
+    return std::nullopt;
+  }
+  if (c.kind == CondKind::kBetween && IsAttribute(c.operands[0], sk) &&
+      c.operands[1].kind == OperandKind::kValue && c.operands[2].kind == OperandKind::kValue) {
+    return partiql::RenderCondition(c, p);
+  }
+  if (c.kind == CondKind::kBeginsWith && IsAttribute(c.operands[0], sk) &&
+      c.operands[1].kind == OperandKind::kValue) {
+    return partiql::RenderCondition(c, p);
+  }
+  return std::nullopt;
+}
+
+// The top-level attribute names an operand or condition reads.
+void RootsOf(const expr::Operand& o, std::set<std::string>* out) {
+  if (o.kind == OperandKind::kPath && !o.path.elements.empty()) out->insert(o.path.root());
+  for (const auto& a : o.args) RootsOf(a, out);
+}
+void RootsOf(const expr::Condition& c, std::set<std::string>* out) {
+  for (const auto& o : c.operands) RootsOf(o, out);
+  for (const auto& child : c.children) RootsOf(child, out);
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The attributes an index holds: its keys, the table's keys, and what it
+// projects (nullopt: everything).
+std::optional<std::set<std::string>> ProjectedAttributes(const TableInfo& t, const IndexInfo& i) {
+  if (i.projection == ProjectionType::kAll) return std::nullopt;
+  std::set<std::string> out{t.partition_key.name, i.partition_key.name};
+  if (t.sort_key) out.insert(t.sort_key->name);
+  if (i.sort_key) out.insert(i.sort_key->name);
+  for (const auto& a : i.non_key_attributes) out.insert(a);
+  return out;
+}
+
+// The full primary key a WHERE pins by equality, and the terms left over.
+struct KeyedWhere {
+  Item key;
+  std::vector<const expr::Condition*> rest;
+};
+std::optional<KeyedWhere> KeyFromWhere(const expr::Condition& where, const TableInfo& t) {
+  KeyedWhere out;
+  std::vector<std::string> names{t.partition_key.name};
+  if (t.sort_key) names.push_back(t.sort_key->name);
+  std::vector<bool> used;
+  auto terms = partiql::Conjuncts(where);
+  used.assign(terms.size(), false);
+  for (const auto& name : names) {
+    bool found = false;
+    for (size_t i = 0; i < terms.size() && !found; ++i) {
+      if (used[i]) continue;
+      if (const auto* v = EqualityOn(*terms[i], name)) {
+        out.key.emplace(name, *v);
+        used[i] = found = true;
+      }
+    }
+    if (!found) return std::nullopt;
+  }
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (!used[i]) out.rest.push_back(terms[i]);
+  }
+  return out;
+}
+
+Status MandatoryKey() {
+  return Status::Validation("Where clause does not contain a mandatory equality on all key attributes");
+}
+
+// The terms left after the key, as one condition's text ("" for none).
+std::string RenderRest(const std::vector<const expr::Condition*>& rest, Placeholders* p) {
+  std::string out;
+  for (const auto* c : rest) {
+    std::string text = partiql::RenderCondition(*c, p);
+    if (c->kind == CondKind::kOr) text = "(" + text + ")";
+    out += (out.empty() ? "" : " AND ") + text;
+  }
+  return out;
+}
+
+void SetPlaceholders(Placeholders&& p, std::optional<ExpressionAttributeNames>* names,
+                     std::optional<ExpressionAttributeValues>* values) {
+  if (!p.names.empty()) *names = std::move(p.names);
+  if (!p.values.empty()) *values = std::move(p.values);
+}
+
+// A SELECT's item as the statement returns it: the projection keyed by
+// each path's last segment (missing attributes omitted).
+Item ProjectItem(const Statement& st, Item item) {
+  if (st.projection.empty()) return item;
+  Item out;
+  expr::ItemDocument doc(&item);
+  for (size_t i = 0; i < st.projection.size(); ++i) {
+    if (auto v = doc.Get(st.projection[i])) out.emplace(st.labels[i], std::move(*v));
+  }
+  return out;
+}
+
+bool Matches(const std::optional<expr::Condition>& where, const Item& item) {
+  return !where || expr::Evaluate(*where, expr::ItemDocument(&item));
+}
+
+void AddCapacity(Capacity* into, const Capacity& c) {
+  into->read_capacity_units += c.read_capacity_units;
+  into->write_capacity_units += c.write_capacity_units;
+  into->capacity_units += c.capacity_units;
+}
+
+void AddCapacity(std::optional<ConsumedCapacity>* into, const std::optional<ConsumedCapacity>& c) {
+  if (!c) return;
+  if (!*into) {
+    *into = c;
+    return;
+  }
+  ConsumedCapacity& t = **into;
+  t.capacity_units += c->capacity_units;
+  t.read_capacity_units += c->read_capacity_units;
+  t.write_capacity_units += c->write_capacity_units;
+  if (c->table) {
+    if (!t.table) t.table = Capacity{};
+    AddCapacity(&*t.table, *c->table);
+  }
+  for (auto [mine, theirs] : {std::pair{&t.local_secondary_indexes, &c->local_secondary_indexes},
+                              std::pair{&t.global_secondary_indexes, &c->global_secondary_indexes}}) {
+    if (!*theirs) continue;
+    if (!*mine) *mine = std::map<std::string, Capacity>{};
+    for (const auto& [name, cap] : **theirs) AddCapacity(&(**mine)[name], cap);
+  }
+}
+
+// One capacity entry per table, in first-seen order.
+void AddTableCapacity(std::vector<ConsumedCapacity>* list, const std::optional<ConsumedCapacity>& c) {
+  if (!c) return;
+  for (auto& existing : *list) {
+    if (existing.table_name == c->table_name) {
+      std::optional<ConsumedCapacity> merged = existing;
+      AddCapacity(&merged, c);
+      existing = *merged;
+      return;
+    }
+  }
+  list->push_back(*c);
+}
+
+// ---- NextToken ------------------------------------------------------------------------------
+
+// A SELECT's position: which of its queries (0 for a scan), and the last key
+// read there, tied to the request by a digest of the statement and its
+// parameters.
+struct Position {
+  size_t query = 0;
+  std::optional<Item> last_key;
+};
+
+std::string RequestDigest(const ExecuteStatementRequest& r) {
+  std::string canonical = r.statement;
+  canonical.push_back('\0');
+  for (const auto& p : ParametersOf(r.parameters)) {
+    canonical += format::ToJson(p);
+    canonical.push_back('\0');
+  }
+  const tokens::Digest d = tokens::DigestOf(canonical);
+  return std::to_string(d.low) + "." + std::to_string(d.high);
+}
+
+std::string EncodeToken(const ExecuteStatementRequest& r, const Position& p) {
+  std::string json = "{\"d\":\"" + RequestDigest(r) + "\",\"q\":" + std::to_string(p.query);
+  if (p.last_key) json += ",\"k\":" + format::ToJson(*p.last_key);
+  json += "}";
+  return format::Base64Encode(json);
+}
+
+Result<Position> DecodeToken(const ExecuteStatementRequest& r, const std::string& token) {
+  const Status invalid = Status::Validation("Invalid NextToken");
+  auto json = format::Base64Decode(token);
+  if (!json.ok()) return invalid;
+  rapidjson::Document doc;
+  if (!format::ParseJson(*json, &doc).ok() || !doc.IsObject()) return invalid;
+  if (!doc.HasMember("d") || !doc["d"].IsString() || !doc.HasMember("q") ||
+      !doc["q"].IsUint64()) {
+    return invalid;
+  }
+  const rapidjson::Value& d = doc["d"];
+  if (std::string_view(d.GetString(), d.GetStringLength()) != RequestDigest(r)) {
+    return Status::Validation("NextToken does not match request");
+  }
+  Position p;
+  p.query = doc["q"].GetUint64();
+  if (doc.HasMember("k")) {
+    auto key = format::ItemFromJson(doc["k"]);
+    if (!key.ok()) return invalid;
+    p.last_key = std::move(*key);
+  }
+  return p;
+}
+
+// ---- Errors in batches ----------------------------------------------------------------------
+
+std::string BatchErrorCode(const Status& s) {
+  switch (s.code()) {
+    case Status::Code::kConditionalCheckFailed: return "ConditionalCheckFailed";
+    case Status::Code::kDuplicateItem: return "DuplicateItem";
+    case Status::Code::kValidation:
+    case Status::Code::kSerialization: return "ValidationError";
+    case Status::Code::kResourceNotFound: return "ResourceNotFound";
+    case Status::Code::kItemCollectionSizeLimitExceeded: return "ItemCollectionSizeLimitExceeded";
+    case Status::Code::kProvisionedThroughputExceeded: return "ProvisionedThroughputExceeded";
+    case Status::Code::kThrottling: return "ThrottlingError";
+    case Status::Code::kTransactionConflict: return "TransactionConflict";
+    case Status::Code::kAccessDenied: return "AccessDenied";
+    default: return "InternalServerError";
+  }
+}
+
+BatchStatementError BatchError(const Status& s) {
+  BatchStatementError e{BatchErrorCode(s), s.message(), std::nullopt};
+  if (const auto* detail = s.payload<ConditionalCheckFailedDetail>()) e.item = detail->item;
+  return e;
+}
+
+}  // namespace
+
+// ---- The executor -----------------------------------------------------------------------------
+
+// A write statement as the operation's parts: the key, the UpdateExpression
+// (UPDATE), the ConditionExpression, and their placeholders.
+struct WritePlan {
+  Item key;
+  std::optional<std::string> update;
+  std::optional<std::string> condition;
+  Placeholders placeholders;
+};
+
+// Runs parsed statements on a database through its public operations; the
+// catalog is read for keys and indexes only.
+class StatementRunner {
+ public:
+  StatementRunner(Database* db, Database::Impl* impl) : db_(db), impl_(impl) {}
+
+  Result<ExecuteStatementResponse> Select(const Statement& st, const ExecuteStatementRequest& r);
+  // INSERT, UPDATE or DELETE on its own.
+  Result<ExecuteStatementResponse> Write(const Statement& st, ReturnValuesOnConditionCheckFailure
+                                             on_failure, ReturnConsumedCapacity capacity);
+  // The statement as one action of TransactWriteItems.
+  Result<TransactWriteItem> TransactAction(const Statement& st,
+                                           ReturnValuesOnConditionCheckFailure on_failure);
+  // The key a statement names (its item's key for an INSERT), and the WHERE
+  // terms beyond it; Validation when it names none.
+  Result<KeyedWhere> KeyOf(const Statement& st, const TableInfo& t);
+  // INSERT, UPDATE, DELETE or EXISTS as the write operation's parts.
+  Result<WritePlan> PlanWrite(const Statement& st, const TableInfo& t);
+
+  Result<TableInfo> Table(const std::string& name) { return impl_->FindTableInfo(name); }
+
+ private:
+  Database* db_;
+  Database::Impl* impl_;
+};
+
+Result<KeyedWhere> StatementRunner::KeyOf(const Statement& st, const TableInfo& t) {
+  if (st.kind == Kind::kInsert) {
+    KeyedWhere out;
+    for (const auto* k : {&t.partition_key, t.sort_key ? &*t.sort_key : nullptr}) {
+      if (k == nullptr) continue;
+      auto it = st.item.find(k->name);
+      if (it == st.item.end()) {
+        return Status::Validation(
+            "One or more parameter values were invalid: Missing the key " + k->name +
+            " in the item");
+      }
+      out.key.emplace(k->name, it->second);
+    }
+    return out;
+  }
+  if (!st.where) return MandatoryKey();
+  auto keyed = KeyFromWhere(*st.where, t);
+  if (!keyed) return MandatoryKey();
+  return std::move(*keyed);
+}
+
+Result<ExecuteStatementResponse> StatementRunner::Select(const Statement& st,
+                                                         const ExecuteStatementRequest& r) {
+  DYNAROCK_ASSIGN_OR_RETURN(auto table, Table(st.table));
+  const IndexInfo* index = nullptr;
+  if (st.index) {
+    index = table.FindIndex(*st.index);
+    if (index == nullptr) return Status::Validation("The table does not have the specified index");
+    if (index->global && r.consistent_read) {
+      return Status::Validation(
+          "Strongly consistent read is not supported on Global Secondary Indexes");
+    }
+  }
+  const KeyAttribute& pk = index ? index->partition_key : table.partition_key;
+  const KeyAttribute* sk = index ? (index->sort_key ? &*index->sort_key : nullptr)
+                                 : (table.sort_key ? &*table.sort_key : nullptr);
+
+  // Which attributes the statement reads, against what an index holds.
+  bool fetch_all = false;
+  if (index) {
+    if (auto held = ProjectedAttributes(table, *index)) {
+      std::vector<std::string> missing;
+      for (const auto& p : st.projection) {
+        if (!held->contains(p.root())) missing.push_back(p.root());
+      }
+      std::set<std::string> filter;
+      if (st.where) RootsOf(*st.where, &filter);
+      std::vector<std::string> missing_filter;
+      for (const auto& a : filter) {
+        if (!held->contains(a)) missing_filter.push_back(a);
+      }
+      if (index->global && !missing.empty()) {
+        return Status::Validation(
+            "One or more parameter values were invalid: Global secondary index " + index->name +
+            " does not project [" + JoinNames(missing) + "]");
+      }
+      if (index->global && !missing_filter.empty()) {
+        return Status::Validation(
+            "One or more parameter values were invalid: Secondary index " + index->name +
+            " does not project one or more filter attributes: [" + JoinNames(missing_filter) +
+            "]");
+      }
+      fetch_all = !missing.empty() || !missing_filter.empty();
+    }
+  }
+
+  // The plan: the partition key values pinned, and a sort key range.
+  std::vector<AttributeValue> partitions;
+  const expr::Condition* sort_term = nullptr;
+  if (st.where) {
+    auto terms = partiql::Conjuncts(*st.where);
+    for (const auto* t : terms) {
+      if (auto values = PartitionValues(*t, pk.name)) {
+        partitions = std::move(*values);
+        break;
+      }
+    }
+    if (!partitions.empty() && sk != nullptr) {
+      for (const auto* t : terms) {
+        Placeholders probe;
+        if (SortKeyTerm(*t, sk->name, &probe)) {
+          sort_term = t;
+          break;
+        }
+      }
+    }
+  }
+  if (partitions.size() > partiql::kMaxKeyInValues) {
+    return Status::Validation("The IN operator accepts at most " +
+                              std::to_string(partiql::kMaxKeyInValues) +
+                              " values for a partition key");
+  }
+  bool forward = true;
+  if (!st.order_by.empty()) {
+    if (partitions.empty()) {
+      return Status::Validation(
+          "Must have WHERE clause in the statement when using ORDER BY clause.");
+    }
+    bool partition_descending = false;
+    for (const auto& o : st.order_by) {
+      if (o.attribute == pk.name) {
+        partition_descending = o.descending;
+      } else if (sk != nullptr && o.attribute == sk->name) {
+        forward = !o.descending;
+      } else {
+        return Status::Validation("Order by is only supported on key attributes: " + o.attribute);
+      }
+    }
+    // Several collections come in key order.
+    auto less = [](const AttributeValue& a, const AttributeValue& b) {
+      if (a.type() != b.type()) return a.type() < b.type();
+      if (a.is(AttrType::kN)) return a.n() < b.n();
+      if (a.is(AttrType::kS)) return a.s() < b.s();
+      if (a.is(AttrType::kB)) return a.b() < b.b();
+      return false;
+    };
+    std::stable_sort(partitions.begin(), partitions.end(), less);
+    if (partition_descending) std::reverse(partitions.begin(), partitions.end());
+  }
+  // One query per distinct value.
+  {
+    std::vector<AttributeValue> distinct;
+    for (auto& v : partitions) {
+      if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
+    }
+    partitions = std::move(distinct);
+  }
+
+  Position from;
+  if (r.next_token) {
+    DYNAROCK_ASSIGN_OR_RETURN(from, DecodeToken(r, *r.next_token));
+    if (from.query >= std::max<size_t>(partitions.size(), 1)) {
+      return Status::Validation("NextToken does not match request");
+    }
+  }
+
+  ExecuteStatementResponse out;
+  auto take = [&](std::vector<Item>& items) {
+    for (auto& item : items) {
+      if (Matches(st.where, item)) out.items.push_back(ProjectItem(st, std::move(item)));
+    }
+  };
+  const std::optional<dynarock::Select> select =
+      fetch_all ? std::optional(dynarock::Select::kAllAttributes) : std::nullopt;
+
+  if (partitions.empty()) {
+    ScanRequest scan;
+    scan.table_name = st.table;
+    scan.index_name = st.index;
+    scan.limit = r.limit;
+    scan.exclusive_start_key = std::move(from.last_key);
+    scan.consistent_read = r.consistent_read;
+    scan.return_consumed_capacity = r.return_consumed_capacity;
+    scan.select = select;
+    DYNAROCK_ASSIGN_OR_RETURN(auto page, db_->Scan(scan));
+    take(page.items);
+    out.consumed_capacity = std::move(page.consumed_capacity);
+    if (page.last_evaluated_key) out.next_token = EncodeToken(r, {0, page.last_evaluated_key});
+    return out;
+  }
+
+  std::optional<int64_t> remaining;
+  if (r.limit) remaining = *r.limit;
+  for (size_t q = from.query; q < partitions.size(); ++q) {
+    QueryRequest query;
+    query.table_name = st.table;
+    query.index_name = st.index;
+    Placeholders p;
+    std::string key = p.Name(pk.name) + " = " + p.Value(partitions[q]);
+    if (sort_term != nullptr) key += " AND " + *SortKeyTerm(*sort_term, sk->name, &p);
+    query.key_condition_expression = std::move(key);
+    SetPlaceholders(std::move(p), &query.expression_attribute_names,
+                    &query.expression_attribute_values);
+    query.scan_index_forward = forward;
+    if (remaining) query.limit = static_cast<int32_t>(*remaining);
+    if (q == from.query) query.exclusive_start_key = std::move(from.last_key);
+    query.consistent_read = r.consistent_read;
+    query.return_consumed_capacity = r.return_consumed_capacity;
+    query.select = select;
+    DYNAROCK_ASSIGN_OR_RETURN(auto page, db_->Query(query));
+    take(page.items);
+    AddCapacity(&out.consumed_capacity, page.consumed_capacity);
+    if (page.last_evaluated_key) {
+      out.next_token = EncodeToken(r, {q, page.last_evaluated_key});
+      break;
+    }
+    if (remaining) {
+      *remaining -= page.scanned_count;
+      if (*remaining <= 0) {
+        if (q + 1 < partitions.size()) out.next_token = EncodeToken(r, {q + 1, std::nullopt});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Result<WritePlan> StatementRunner::PlanWrite(const Statement& st, const TableInfo& table) {
+  DYNAROCK_ASSIGN_OR_RETURN(auto keyed, KeyOf(st, table));
+  WritePlan plan;
+  plan.key = std::move(keyed.key);
+  Placeholders& p = plan.placeholders;
+  if (st.kind == Kind::kUpdate) plan.update = partiql::RenderUpdate(st.update, &p);
+  auto pk = [&] { return p.Name(table.partition_key.name); };
+  auto rest = [&] { return RenderRest(keyed.rest, &p); };
+  switch (st.kind) {
+    case Kind::kInsert:  // never overwrites
+      plan.condition = "attribute_not_exists(" + pk() + ")";
+      break;
+    case Kind::kUpdate:  // never creates
+    case Kind::kExists:
+      plan.condition = "attribute_exists(" + pk() + ")";
+      if (!keyed.rest.empty()) *plan.condition += " AND " + rest();
+      break;
+    case Kind::kDelete:  // a missing item is deleted successfully; an existing one must match
+      if (!keyed.rest.empty()) plan.condition = "attribute_not_exists(" + pk() + ") OR (" + rest() + ")";
+      break;
+    case Kind::kSelect:
+      return Status::Internal("a SELECT is not a write");
+  }
+  return plan;
+}
+
+template <typename Request>
+void SetExpressions(WritePlan&& plan, Request* r) {
+  r->condition_expression = std::move(plan.condition);
+  if (!plan.placeholders.names.empty()) {
+    r->expression_attribute_names = std::move(plan.placeholders.names);
+  }
+  if (!plan.placeholders.values.empty()) {
+    r->expression_attribute_values = std::move(plan.placeholders.values);
+  }
+}
+
+Result<ExecuteStatementResponse> StatementRunner::Write(
+    const Statement& st, ReturnValuesOnConditionCheckFailure on_failure,
+    ReturnConsumedCapacity capacity) {
+  if (st.kind == Kind::kExists) {
+    return Status::Validation("EXISTS is only supported within ExecuteTransaction");
+  }
+  DYNAROCK_ASSIGN_OR_RETURN(auto table, Table(st.table));
+  DYNAROCK_ASSIGN_OR_RETURN(auto plan, PlanWrite(st, table));
+  ExecuteStatementResponse out;
+  auto returned = [&](std::optional<Item>& attributes) {
+    if (attributes && !attributes->empty()) out.items.push_back(std::move(*attributes));
+  };
+  if (st.kind == Kind::kInsert) {
+    PutItemRequest put{.table_name = st.table, .item = st.item};
+    SetExpressions(std::move(plan), &put);
+    put.return_consumed_capacity = capacity;
+    auto done = db_->PutItem(put);
+    if (!done.ok()) {
+      if (done.status().code() == Status::Code::kConditionalCheckFailed) {
+        return Status::DuplicateItem();
+      }
+      return done.status();
+    }
+    out.consumed_capacity = std::move(done->consumed_capacity);
+  } else if (st.kind == Kind::kUpdate) {
+    UpdateItemRequest update{.table_name = st.table, .key = std::move(plan.key),
+                             .update_expression = std::move(plan.update)};
+    SetExpressions(std::move(plan), &update);
+    update.return_values = st.returning.value_or(ReturnValue::kNone);
+    update.return_values_on_condition_check_failure = on_failure;
+    update.return_consumed_capacity = capacity;
+    DYNAROCK_ASSIGN_OR_RETURN(auto done, db_->UpdateItem(update));
+    returned(done.attributes);
+    out.consumed_capacity = std::move(done.consumed_capacity);
+  } else {
+    DeleteItemRequest del{.table_name = st.table, .key = std::move(plan.key)};
+    SetExpressions(std::move(plan), &del);
+    del.return_values = st.returning ? ReturnValue::kAllOld : ReturnValue::kNone;
+    del.return_values_on_condition_check_failure = on_failure;
+    del.return_consumed_capacity = capacity;
+    DYNAROCK_ASSIGN_OR_RETURN(auto done, db_->DeleteItem(del));
+    returned(done.attributes);
+    out.consumed_capacity = std::move(done.consumed_capacity);
+  }
+  return out;
+}
+
+Result<TransactWriteItem> StatementRunner::TransactAction(
+    const Statement& st, ReturnValuesOnConditionCheckFailure on_failure) {
+  DYNAROCK_ASSIGN_OR_RETURN(auto table, Table(st.table));
+  DYNAROCK_ASSIGN_OR_RETURN(auto plan, PlanWrite(st, table));
+  TransactWriteItem item;
+  switch (st.kind) {
+    case Kind::kInsert:
+      item.put = TransactPut{.table_name = st.table, .item = st.item};
+      SetExpressions(std::move(plan), &*item.put);
+      item.put->return_values_on_condition_check_failure = on_failure;
+      break;
+    case Kind::kUpdate:
+      item.update = TransactUpdate{.table_name = st.table, .key = std::move(plan.key),
+                                   .update_expression = std::move(*plan.update)};
+      SetExpressions(std::move(plan), &*item.update);
+      item.update->return_values_on_condition_check_failure = on_failure;
+      break;
+    case Kind::kDelete:
+      item.delete_item = TransactDelete{.table_name = st.table, .key = std::move(plan.key)};
+      SetExpressions(std::move(plan), &*item.delete_item);
+      item.delete_item->return_values_on_condition_check_failure = on_failure;
+      break;
+    case Kind::kExists:
+      item.condition_check = TransactConditionCheck{.table_name = st.table, .key = std::move(plan.key)};
+      item.condition_check->condition_expression = std::move(*plan.condition);
+      item.condition_check->expression_attribute_names = std::move(plan.placeholders.names);
+      if (!plan.placeholders.values.empty()) {
+        item.condition_check->expression_attribute_values = std::move(plan.placeholders.values);
+      }
+      item.condition_check->return_values_on_condition_check_failure = on_failure;
+      break;
+    case Kind::kSelect:
+      return Status::Internal("a SELECT is not a write action");
+  }
+  return item;
+}
+
+// ---- Database's three operations -------------------------------------------------------------
+
+Result<ExecuteStatementResponse> Database::ExecuteStatement(const ExecuteStatementRequest& r) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
+  DYNAROCK_ASSIGN_OR_RETURN(auto st, partiql::Parse(r.statement, ParametersOf(r.parameters)));
+  StatementRunner runner(this, impl_.get());
+  if (st.kind == Kind::kSelect) return runner.Select(st, r);
+  if (r.next_token) return Status::Validation("NextToken is only valid on a SELECT statement");
+  if (st.kind == Kind::kExists) {
+    return Status::Validation("EXISTS is only supported within ExecuteTransaction");
+  }
+  return runner.Write(st, r.return_values_on_condition_check_failure, r.return_consumed_capacity);
+}
+
+Result<BatchExecuteStatementResponse> Database::BatchExecuteStatement(
+    const BatchExecuteStatementRequest& r) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
+  StatementRunner runner(this, impl_.get());
+  const size_t n = r.statements.size();
+  std::vector<Result<Statement>> parsed;
+  parsed.reserve(n);
+  bool reads = false, writes = false;
+  for (const auto& s : r.statements) {
+    parsed.push_back(partiql::Parse(s.statement, ParametersOf(s.parameters)));
+    if (!parsed.back().ok()) continue;
+    (parsed.back()->is_read() ? reads : writes) = true;
+  }
+  if (reads && writes) {
+    return Status::Validation("Read and write requests together in the same batch is not supported.");
+  }
+
+  BatchExecuteStatementResponse out;
+  out.responses.resize(n);
+  // Plan every statement (its table and key) before running any, so that
+  // two statements on one item reject the whole batch.
+  std::vector<std::optional<KeyedWhere>> keys(n);
+  std::vector<std::pair<std::string, Item>> seen;
+  for (size_t i = 0; i < n; ++i) {
+    auto& response = out.responses[i];
+    if (!parsed[i].ok()) {
+      response.error = BatchError(parsed[i].status());
+      continue;
+    }
+    const Statement& st = *parsed[i];
+    if (st.kind == Kind::kExists) {
+      response.error = BatchError(
+          Status::Validation("EXISTS is only supported within ExecuteTransaction"));
+      continue;
+    }
+    auto table = runner.Table(st.table);
+    if (!table.ok()) {
+      response.error = BatchError(table.status());
+      continue;
+    }
+    auto keyed = st.index ? Result<KeyedWhere>(MandatoryKey()) : runner.KeyOf(st, *table);
+    if (!keyed.ok()) {
+      response.error = BatchError(
+          st.is_read() ? Status::Validation("Select statements within BatchExecuteStatement must "
+                                            "specify the primary key in the where clause.")
+                       : keyed.status());
+      continue;
+    }
+    for (const auto& [table_name, key] : seen) {
+      if (table_name == st.table && key == keyed->key) {
+        return Status::Validation("Provided list of item keys contains duplicates");
+      }
+    }
+    seen.emplace_back(st.table, keyed->key);
+    keys[i] = std::move(*keyed);
+  }
+
+  for (size_t i = 0; i < n; ++i) {
+    auto& response = out.responses[i];
+    if (!keys[i]) continue;
+    const Statement& st = *parsed[i];
+    const auto& member = r.statements[i];
+    if (st.is_read()) {
+      GetItemRequest get;
+      get.table_name = st.table;
+      get.key = keys[i]->key;
+      get.consistent_read = member.consistent_read;
+      get.return_consumed_capacity = r.return_consumed_capacity;
+      auto done = GetItem(get);
+      if (!done.ok()) {
+        response.error = BatchError(done.status());
+        continue;
+      }
+      AddTableCapacity(&out.consumed_capacity, done->consumed_capacity);
+      response.table_name = st.table;
+      if (done->item && Matches(st.where, *done->item)) {
+        response.item = ProjectItem(st, std::move(*done->item));
+      }
+      continue;
+    }
+    auto done = runner.Write(st, member.return_values_on_condition_check_failure,
+                             r.return_consumed_capacity);
+    if (!done.ok()) {
+      response.error = BatchError(done.status());
+      const auto code = done.status().code();
+      if (code == Status::Code::kConditionalCheckFailed ||
+          code == Status::Code::kDuplicateItem) {
+        response.table_name = st.table;
+      }
+      continue;
+    }
+    AddTableCapacity(&out.consumed_capacity, done->consumed_capacity);
+    response.table_name = st.table;
+  }
+  return out;
+}
+
+Result<ExecuteTransactionResponse> Database::ExecuteTransaction(
+    const ExecuteTransactionRequest& r) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
+  StatementRunner runner(this, impl_.get());
+  std::vector<Statement> statements;
+  bool reads = false, writes = false;
+  for (const auto& s : r.transact_statements) {
+    DYNAROCK_ASSIGN_OR_RETURN(auto st, partiql::Parse(s.statement, ParametersOf(s.parameters)));
+    (st.is_read() ? reads : writes) = true;
+    statements.push_back(std::move(st));
+  }
+  if (reads && writes) {
+    return Status::Validation(
+        "ExecuteTransaction API does not support both read and write operations in the same "
+        "request.");
+  }
+  auto member = [](size_t i, std::string_view what) {
+    return Status::Validation("Validation failed in TransactStatements[" + std::to_string(i) +
+                              "]: " + std::string(what));
+  };
+  for (size_t i = 0; i < statements.size(); ++i) {
+    if (statements[i].returning) {
+      return member(i, "RETURNING clause is not supported in ExecuteTransaction.");
+    }
+    if (statements[i].is_read() && statements[i].index) {
+      return member(i, "Reads on indices are not supported within transactions.");
+    }
+  }
+
+  ExecuteTransactionResponse out;
+  if (reads) {
+    TransactGetItemsRequest get;
+    get.return_consumed_capacity = r.return_consumed_capacity;
+    for (size_t i = 0; i < statements.size(); ++i) {
+      DYNAROCK_ASSIGN_OR_RETURN(auto table, runner.Table(statements[i].table));
+      auto keyed = runner.KeyOf(statements[i], table);
+      if (!keyed.ok()) {
+        return member(i, "Select statements within ExecuteTransaction must specify the primary "
+                         "key in the where clause.");
+      }
+      get.transact_items.push_back({statements[i].table, std::move(keyed->key), {}, {}});
+    }
+    DYNAROCK_ASSIGN_OR_RETURN(auto done, TransactGetItems(get));
+    for (size_t i = 0; i < statements.size(); ++i) {
+      auto& item = done.responses[i];
+      if (item && Matches(statements[i].where, *item)) {
+        out.responses.push_back(ProjectItem(statements[i], std::move(*item)));
+      } else {
+        out.responses.push_back(std::nullopt);
+      }
+    }
+    out.consumed_capacity = std::move(done.consumed_capacity);
+    return out;
+  }
+
+  TransactWriteItemsRequest write;
+  write.client_request_token = r.client_request_token;
+  write.return_consumed_capacity = r.return_consumed_capacity;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    auto action = runner.TransactAction(
+        statements[i], r.transact_statements[i].return_values_on_condition_check_failure);
+    if (!action.ok()) {
+      if (action.status().code() == Status::Code::kValidation) {
+        return member(i, action.status().message());
+      }
+      return action.status();
+    }
+    write.transact_items.push_back(std::move(*action));
+  }
+  auto done = TransactWriteItems(write);
+  if (!done.ok()) {
+    const auto* detail = done.status().payload<TransactionCanceledDetail>();
+    if (detail == nullptr) return done.status();
+    // An INSERT's failed condition is its key existing: DuplicateItem.
+    auto reasons = std::make_shared<TransactionCanceledDetail>(*detail);
+    std::string list;
+    for (size_t i = 0; i < reasons->reasons.size(); ++i) {
+      auto& reason = reasons->reasons[i];
+      if (i < statements.size() && statements[i].kind == Kind::kInsert &&
+          reason.code == "ConditionalCheckFailed") {
+        reason.code = "DuplicateItem";
+        reason.message = "Duplicate primary key exists in table";
+        reason.item.reset();
+      }
+      list += (i ? ", " : "") + reason.code;
+    }
+    return Status::TransactionCanceled(
+               "Transaction cancelled, please refer cancellation reasons for specific reasons [" +
+               list + "]")
+        .WithPayload(std::move(reasons));
+  }
+  out.consumed_capacity = std::move(done->consumed_capacity);
+  return out;
+}
+
+}  // namespace dynarock

@@ -1,0 +1,1056 @@
+// Lexer and recursive-descent parser for DynamoDB's PartiQL subset.
+//
+// Grammar (keywords and function names case-insensitive, identifiers
+// case-sensitive; PARTIQL.md 3):
+//   statement := (select | insert | update | delete | EXISTS '(' select ')') [';']
+//   select    := SELECT ('*' | path (',' path)*) FROM target [WHERE cond]
+//                [ORDER BY name [ASC|DESC] (',' ...)*]
+//   insert    := INSERT INTO name VALUE value
+//   update    := UPDATE name (SET set (',' set)* | REMOVE path (',' path)*)+
+//                WHERE cond [returning]
+//   delete    := DELETE FROM name WHERE cond [returning]
+//   returning := RETURNING (ALL | MODIFIED) (OLD | NEW) '*'
+//   target    := name ['.' name]
+//   cond      := and (OR and)* ; and := not (AND not)* ; not := NOT not | primary
+//   primary   := '(' cond ')' | function '(' args ')'
+//              | operand (cmp operand | [NOT] BETWEEN operand AND operand
+//                         | [NOT] IN ('[' | '(') value, ... (']' | ')')
+//                         | IS [NOT] (MISSING | NULL))
+//   operand   := path | value | SIZE '(' path ')'
+//   set       := path '=' (operand [('+' | '-') operand]
+//                          | LIST_APPEND '(' operand ',' operand ')'
+//                          | SET_ADD '(' path ',' value ')' | SET_DELETE '(' path ',' value ')')
+//   value     := 'string' | number | TRUE | FALSE | NULL | '?' | '[' value, ... ']'
+//              | '{' 'string' ':' value, ... '}' | '<<' value, ... '>>'
+//   path      := name ('.' name | '[' digits ']')* ; name := identifier | "quoted"
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "engine/partiql/partiql.h"
+
+namespace dynarock::partiql {
+namespace {
+
+enum class Tok {
+  kEnd, kIdent, kQuoted, kString, kNumber,
+  kLParen, kRParen, kLBracket, kRBracket, kLBrace, kRBrace, kLBag, kRBag,
+  kComma, kDot, kColon, kSemicolon, kStar, kQuestion,
+  kEq, kNe, kLt, kLe, kGt, kGe, kPlus, kMinus, kInvalid,
+};
+
+struct Token {
+  Tok type = Tok::kEnd;
+  std::string text;  // identifiers, numbers; strings and quoted names unescaped
+  size_t pos = 0;    // byte offset
+  size_t len = 0;    // source characters, quotes included
+};
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// PartiQL's reserved words (DynamoDB's PartiQL reference): used bare as a
+// name they are a syntax error; quoted they are names.
+bool IsReserved(std::string_view word) {
+  static const std::set<std::string, std::less<>> words = {
+      "ABSOLUTE", "ACTION", "ADD", "ALL", "ALLOCATE", "ALTER", "AND", "ANY", "ARE", "AS", "ASC",
+      "ASSERTION", "AT", "AUTHORIZATION", "AVG", "BAG", "BEGIN", "BETWEEN", "BIT",
+      "BIT_LENGTH", "BLOB", "BOOL", "BOOLEAN", "BOTH", "BY", "CASCADE", "CASCADED", "CASE",
+      "CAST", "CATALOG", "CHAR", "CHARACTER", "CHARACTER_LENGTH", "CHAR_LENGTH", "CHECK",
+      "CLOB", "CLOSE", "COALESCE", "COLLATE", "COLLATION", "COLUMN", "COMMIT", "CONNECT",
+      "CONNECTION", "CONSTRAINT", "CONSTRAINTS", "CONTINUE", "CONVERT", "CORRESPONDING",
+      "COUNT", "CREATE", "CROSS", "CURRENT", "CURRENT_DATE", "CURRENT_TIME",
+      "CURRENT_TIMESTAMP", "CURRENT_USER", "CURSOR", "DATE", "DATE_ADD", "DATE_DIFF", "DAY",
+      "DEALLOCATE", "DEC", "DECIMAL", "DECLARE", "DEFAULT", "DEFERRABLE", "DEFERRED",
+      "DELETE", "DESC", "DESCRIBE", "DESCRIPTOR", "DIAGNOSTICS", "DISCONNECT", "DISTINCT",
+      "DOMAIN", "DOUBLE", "DROP", "ELSE", "END", "END-EXEC", "ESCAPE", "EXCEPT", "EXCEPTION",
+      "EXEC", "EXECUTE", "EXISTS", "EXTERNAL", "EXTRACT", "FALSE", "FETCH", "FIRST", "FLOAT",
+      "FOR", "FOREIGN", "FOUND", "FROM", "FULL", "GET", "GLOBAL", "GO", "GOTO", "GRANT",
+      "GROUP", "HAVING", "HOUR", "IDENTITY", "IMMEDIATE", "IN", "INDEX", "INDICATOR",
+      "INITIALLY", "INNER", "INPUT", "INSENSITIVE", "INSERT", "INT", "INTEGER", "INTEGER4",
+      "INTEGER8", "INTERSECT", "INTERVAL", "INTO", "IS", "ISOLATION", "JOIN", "KEY",
+      "LANGUAGE", "LAST", "LEADING", "LEFT", "LEVEL", "LIKE", "LIMIT", "LIST", "LOCAL",
+      "LOWER", "MATCH", "MAX", "MIN", "MINUTE", "MISSING", "MODULE", "MONTH", "NAMES",
+      "NATIONAL", "NATURAL", "NCHAR", "NEXT", "NO", "NOT", "NULL", "NULLIF", "NUMERIC",
+      "OCTET_LENGTH", "OF", "ON", "ONLY", "OPEN", "OPTION", "OR", "ORDER", "OUTER", "OUTPUT",
+      "OVERLAPS", "PAD", "PARTIAL", "PIVOT", "POSITION", "PRECISION", "PREPARE", "PRESERVE",
+      "PRIMARY", "PRIOR", "PRIVILEGES", "PROCEDURE", "PUBLIC", "READ", "REAL", "REFERENCES",
+      "RELATIVE", "REMOVE", "RESTRICT", "REVOKE", "RIGHT", "ROLLBACK", "ROWS", "SCHEMA",
+      "SCROLL", "SECOND", "SECTION", "SELECT", "SESSION", "SESSION_USER", "SET", "SEXP",
+      "SIZE", "SMALLINT", "SOME", "SPACE", "SQL", "SQLCODE", "SQLERROR", "SQLSTATE",
+      "STRING", "STRUCT", "SUBSTRING", "SUM", "SYMBOL", "SYSTEM_USER", "TABLE", "TEMPORARY",
+      "THEN", "TIME", "TIMESTAMP", "TIMEZONE_HOUR", "TIMEZONE_MINUTE", "TO", "TO_STRING",
+      "TO_TIMESTAMP", "TRAILING", "TRANSACTION", "TRANSLATE", "TRIM", "TRUE", "TUPLE", "TXID",
+      "UNDROP", "UNION", "UNIQUE", "UNKNOWN", "UNPIVOT", "UPDATE", "UPPER", "USAGE", "USER",
+      "USING", "UTCNOW", "VALUE", "VALUES", "VARCHAR", "VARYING", "VIEW", "WHEN", "WHENEVER",
+      "WHERE", "WITH", "WORK", "WRITE", "YEAR", "ZONE"};
+  return words.contains(Upper(word));
+}
+
+// Splits the text into tokens; a character no token starts with (a
+// backtick, say) is kInvalid, which the parser reports.
+std::vector<Token> Lex(std::string_view s) {
+  std::vector<Token> out;
+  size_t i = 0;
+  auto emit = [&](Tok t, size_t start, size_t len, std::string text = {}) {
+    out.push_back({t, std::move(text), start, len});
+    i = start + len;
+  };
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      ++i;
+      continue;
+    }
+    if (c == '-' && i + 1 < s.size() && s[i + 1] == '-') {  // -- comment
+      while (i < s.size() && s[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {  // /* comment */
+      const size_t end = s.find("*/", i + 2);
+      if (end == std::string_view::npos) {
+        emit(Tok::kInvalid, i, s.size() - i);
+        break;
+      }
+      i = end + 2;
+      continue;
+    }
+    const size_t start = i;
+    if (IsIdentStart(c)) {
+      size_t j = i + 1;
+      while (j < s.size() && IsIdentChar(s[j])) ++j;
+      emit(Tok::kIdent, start, j - i, std::string(s.substr(i, j - i)));
+    } else if (c == '"' || c == '\'') {
+      // Quoted name or string; the quote doubled stands for itself.
+      std::string text;
+      size_t j = i + 1;
+      bool closed = false;
+      while (j < s.size()) {
+        if (s[j] == c) {
+          if (j + 1 < s.size() && s[j + 1] == c) {
+            text.push_back(c);
+            j += 2;
+            continue;
+          }
+          closed = true;
+          ++j;
+          break;
+        }
+        text.push_back(s[j++]);
+      }
+      if (!closed) {
+        emit(Tok::kInvalid, start, s.size() - start);
+        break;
+      }
+      emit(c == '"' ? Tok::kQuoted : Tok::kString, start, j - start, std::move(text));
+    } else if (IsDigit(c) || (c == '.' && i + 1 < s.size() && IsDigit(s[i + 1]))) {
+      size_t j = i;
+      while (j < s.size() && IsDigit(s[j])) ++j;
+      if (j < s.size() && s[j] == '.') {
+        ++j;
+        while (j < s.size() && IsDigit(s[j])) ++j;
+      }
+      if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
+        size_t k = j + 1;
+        if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
+        if (k < s.size() && IsDigit(s[k])) {
+          while (k < s.size() && IsDigit(s[k])) ++k;
+          j = k;
+        }
+      }
+      emit(Tok::kNumber, start, j - i, std::string(s.substr(i, j - i)));
+    } else {
+      auto two = [&](char next) { return i + 1 < s.size() && s[i + 1] == next; };
+      switch (c) {
+        case '(': emit(Tok::kLParen, start, 1); break;
+        case ')': emit(Tok::kRParen, start, 1); break;
+        case '[': emit(Tok::kLBracket, start, 1); break;
+        case ']': emit(Tok::kRBracket, start, 1); break;
+        case '{': emit(Tok::kLBrace, start, 1); break;
+        case '}': emit(Tok::kRBrace, start, 1); break;
+        case ',': emit(Tok::kComma, start, 1); break;
+        case '.': emit(Tok::kDot, start, 1); break;
+        case ':': emit(Tok::kColon, start, 1); break;
+        case ';': emit(Tok::kSemicolon, start, 1); break;
+        case '*': emit(Tok::kStar, start, 1); break;
+        case '?': emit(Tok::kQuestion, start, 1); break;
+        case '+': emit(Tok::kPlus, start, 1); break;
+        case '-': emit(Tok::kMinus, start, 1); break;
+        case '=': emit(Tok::kEq, start, two('=') ? 2 : 1); break;
+        case '!':
+          if (two('=')) {
+            emit(Tok::kNe, start, 2);
+          } else {
+            emit(Tok::kInvalid, start, 1);
+          }
+          break;
+        case '<':
+          if (two('=')) {
+            emit(Tok::kLe, start, 2);
+          } else if (two('>')) {
+            emit(Tok::kNe, start, 2);
+          } else if (two('<')) {
+            emit(Tok::kLBag, start, 2);
+          } else {
+            emit(Tok::kLt, start, 1);
+          }
+          break;
+        case '>':
+          if (two('=')) {
+            emit(Tok::kGe, start, 2);
+          } else if (two('>')) {
+            emit(Tok::kRBag, start, 2);
+          } else {
+            emit(Tok::kGt, start, 1);
+          }
+          break;
+        default: emit(Tok::kInvalid, start, 1); break;
+      }
+    }
+  }
+  out.push_back({Tok::kEnd, {}, s.size(), 0});
+  return out;
+}
+
+Status Malformed(std::string_view detail) {
+  return Status::Validation("Statement wasn't well formed, can't be processed: " +
+                            std::string(detail));
+}
+
+const char* ComparatorText(expr::Comparator op) {
+  switch (op) {
+    case expr::Comparator::kEq: return "=";
+    case expr::Comparator::kNe: return "<>";
+    case expr::Comparator::kLt: return "<";
+    case expr::Comparator::kLe: return "<=";
+    case expr::Comparator::kGt: return ">";
+    case expr::Comparator::kGe: return ">=";
+  }
+  return "=";
+}
+
+expr::Operand ValueOperand(AttributeValue v) {
+  expr::Operand o;
+  o.kind = expr::Operand::Kind::kValue;
+  o.value = std::move(v);
+  return o;
+}
+
+expr::Operand PathOperand(expr::Path p) {
+  expr::Operand o;
+  o.kind = expr::Operand::Kind::kPath;
+  o.path = std::move(p);
+  return o;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, const std::vector<AttributeValue>& parameters)
+      : text_(text), tokens_(Lex(text)), parameters_(parameters) {}
+
+  Result<Statement> Run() {
+    Statement st;
+    DYNAROCK_RETURN_IF_ERROR(ParseStatement(&st));
+    if (Peek().type == Tok::kSemicolon) Next();
+    if (Peek().type != Tok::kEnd) {
+      if (IsKeyword(Peek(), "LIMIT")) return Status::Validation("Unsupported clause: LIMIT");
+      return Unexpected(Peek());
+    }
+    if (parameters_used_ > parameters_.size()) {
+      return Status::Validation("Number of parameters in request and statement don't match.");
+    }
+    return st;
+  }
+
+ private:
+  // ---- Tokens -------------------------------------------------------------------------------
+
+  const Token& Peek(size_t ahead = 0) const {
+    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+  }
+  const Token& Next() {
+    const Token& t = Peek();
+    if (pos_ < tokens_.size() - 1) ++pos_;
+    return t;
+  }
+  static bool IsKeyword(const Token& t, std::string_view word) {
+    return t.type == Tok::kIdent && Upper(t.text) == word;
+  }
+  bool Accept(std::string_view keyword) {
+    if (!IsKeyword(Peek(), keyword)) return false;
+    Next();
+    return true;
+  }
+  bool Accept(Tok type) {
+    if (Peek().type != type) return false;
+    Next();
+    return true;
+  }
+
+  // "line:column:length", 1-based, of a token.
+  std::string Position(const Token& t) const {
+    return LineColumn(t) + ":" + std::to_string(std::max<size_t>(t.len, 1));
+  }
+  std::string LineColumn(const Token& t) const {
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i < t.pos && i < text_.size(); ++i) {
+      if (text_[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    return std::to_string(line) + ":" + std::to_string(column);
+  }
+  Status Unexpected(const Token& t) const {
+    if (t.type == Tok::kEnd) return Malformed("unexpected end of statement");
+    if (t.type == Tok::kInvalid) {
+      return Malformed("invalid character at " + Position(t));
+    }
+    std::string shown(text_.substr(t.pos, std::min<size_t>(t.len, 64)));
+    return Malformed("unexpected '" + shown + "' at " + Position(t));
+  }
+  Status Expect(Tok type) {
+    if (Peek().type != type) return Unexpected(Peek());
+    Next();
+    return Status::OK();
+  }
+  Status Expect(std::string_view keyword) {
+    if (!IsKeyword(Peek(), keyword)) return Unexpected(Peek());
+    Next();
+    return Status::OK();
+  }
+
+  // Depth of nested conditions and literals.
+  class Nest {
+   public:
+    explicit Nest(int* depth) : depth_(depth) { ++*depth_; }
+    ~Nest() { --*depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    int* depth_;
+  };
+  Status CheckDepth() const {
+    if (depth_ > kMaxDepth) return Malformed("the statement nests too deeply");
+    return Status::OK();
+  }
+  // Counts one operator or function of a condition (as DynamoDB's
+  // expressions, at most expr::kMaxOperators).
+  Status CountOperator() {
+    if (++operators_ > expr::kMaxOperators) {
+      return Malformed("the statement has more than " + std::to_string(expr::kMaxOperators) +
+                       " operators");
+    }
+    return Status::OK();
+  }
+
+  // ---- Statements -----------------------------------------------------------------------------
+
+  Status ParseStatement(Statement* st) {
+    const Token& first = Peek();
+    if (IsKeyword(first, "SELECT")) return ParseSelect(st);
+    if (IsKeyword(first, "INSERT")) return ParseInsert(st);
+    if (IsKeyword(first, "UPDATE")) return ParseUpdate(st);
+    if (IsKeyword(first, "DELETE")) return ParseDelete(st);
+    if (IsKeyword(first, "EXISTS")) {
+      Next();
+      DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kLParen));
+      if (!IsKeyword(Peek(), "SELECT")) return Unexpected(Peek());
+      DYNAROCK_RETURN_IF_ERROR(ParseSelect(st));
+      DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRParen));
+      st->kind = Kind::kExists;
+      return Status::OK();
+    }
+    return Malformed("Expected data manipulation");
+  }
+
+  Status ParseSelect(Statement* st) {
+    Next();  // SELECT
+    st->kind = Kind::kSelect;
+    if (!Accept(Tok::kStar)) {
+      std::set<std::string> labels;
+      do {
+        const Token& t = Peek();
+        if (t.type == Tok::kIdent && Peek(1).type == Tok::kLParen) {
+          // Aggregates and functions: DynamoDB's bare parser message.
+          if (IsKeyword(t, "COUNT")) {
+            return Status::Validation("Unexpected path component at " + LineColumn(t) + ":5");
+          }
+          return Unexpected(t);
+        }
+        DYNAROCK_ASSIGN_OR_RETURN(auto path, ParsePath());
+        std::string label = Label(path);
+        if (!labels.insert(label).second) {
+          return Status::Validation("Duplicate identifiers in select clause: " + label);
+        }
+        st->labels.push_back(std::move(label));
+        st->projection.push_back(std::move(path));
+      } while (Accept(Tok::kComma));
+    }
+    DYNAROCK_RETURN_IF_ERROR(Expect("FROM"));
+    DYNAROCK_RETURN_IF_ERROR(ParseTarget(st, /*dml=*/false));
+    if (Accept("WHERE")) {
+      DYNAROCK_ASSIGN_OR_RETURN(auto where, ParseCondition());
+      st->where = std::move(where);
+    }
+    if (Accept("ORDER")) {
+      DYNAROCK_RETURN_IF_ERROR(Expect("BY"));
+      do {
+        DYNAROCK_ASSIGN_OR_RETURN(auto name, ParseName());
+        OrderBy o{std::move(name), false};
+        if (Accept("DESC")) {
+          o.descending = true;
+        } else {
+          Accept("ASC");
+        }
+        st->order_by.push_back(std::move(o));
+      } while (Accept(Tok::kComma));
+    }
+    return Status::OK();
+  }
+
+  Status ParseInsert(Statement* st) {
+    Next();  // INSERT
+    st->kind = Kind::kInsert;
+    DYNAROCK_RETURN_IF_ERROR(Expect("INTO"));
+    DYNAROCK_RETURN_IF_ERROR(ParseTarget(st, /*dml=*/true));
+    if (IsKeyword(Peek(), "VALUES")) return Malformed("use VALUE with a single tuple");
+    DYNAROCK_RETURN_IF_ERROR(Expect("VALUE"));
+    const Token& at = Peek();
+    DYNAROCK_ASSIGN_OR_RETURN(auto value, ParseValue());
+    if (!value.is(AttrType::kM)) {
+      return Malformed("the value of an INSERT must be a tuple {'name': value, ...} at " +
+                       Position(at));
+    }
+    for (const auto& [name, v] : value.m()) st->item.emplace(name, v);
+    return Status::OK();
+  }
+
+  Status ParseUpdate(Statement* st) {
+    Next();  // UPDATE
+    st->kind = Kind::kUpdate;
+    DYNAROCK_RETURN_IF_ERROR(ParseTarget(st, /*dml=*/true));
+    bool any = false;
+    while (true) {
+      if (Accept("SET")) {
+        do {
+          DYNAROCK_RETURN_IF_ERROR(ParseSetAction(&st->update));
+        } while (Accept(Tok::kComma));
+      } else if (Accept("REMOVE")) {
+        do {
+          expr::UpdateAction a;
+          a.kind = expr::UpdateAction::Kind::kRemove;
+          DYNAROCK_ASSIGN_OR_RETURN(a.path, ParsePath());
+          st->update.actions.push_back(std::move(a));
+        } while (Accept(Tok::kComma));
+      } else {
+        break;
+      }
+      any = true;
+    }
+    if (!any) return Unexpected(Peek());
+    DYNAROCK_RETURN_IF_ERROR(Expect("WHERE"));
+    DYNAROCK_ASSIGN_OR_RETURN(auto where, ParseCondition());
+    st->where = std::move(where);
+    return ParseReturning(st);
+  }
+
+  Status ParseDelete(Statement* st) {
+    Next();  // DELETE
+    st->kind = Kind::kDelete;
+    DYNAROCK_RETURN_IF_ERROR(Expect("FROM"));
+    DYNAROCK_RETURN_IF_ERROR(ParseTarget(st, /*dml=*/true));
+    DYNAROCK_RETURN_IF_ERROR(Expect("WHERE"));
+    DYNAROCK_ASSIGN_OR_RETURN(auto where, ParseCondition());
+    st->where = std::move(where);
+    return ParseReturning(st);
+  }
+
+  Status ParseReturning(Statement* st) {
+    if (!Accept("RETURNING")) return Status::OK();
+    bool all;
+    if (Accept("ALL")) {
+      all = true;
+    } else if (Accept("MODIFIED")) {
+      all = false;
+    } else {
+      return Unexpected(Peek());
+    }
+    bool old;
+    if (Accept("OLD")) {
+      old = true;
+    } else if (Accept("NEW")) {
+      old = false;
+    } else {
+      return Unexpected(Peek());
+    }
+    DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kStar));
+    if (st->kind == Kind::kDelete && !(all && old)) {
+      return Status::Validation(std::string("Invalid returning clause: RETURNING ") +
+                                (all ? "ALL" : "MODIFIED") + " " + (old ? "OLD" : "NEW") +
+                                " *. Only RETURNING ALL OLD * is allowed in DELETE statements.");
+    }
+    st->returning = all ? (old ? ReturnValue::kAllOld : ReturnValue::kAllNew)
+                        : (old ? ReturnValue::kUpdatedOld : ReturnValue::kUpdatedNew);
+    return Status::OK();
+  }
+
+  // FROM/INTO/UPDATE's target: a table, or for SELECT "table"."index".
+  Status ParseTarget(Statement* st, bool dml) {
+    const Token& first = Peek();
+    DYNAROCK_ASSIGN_OR_RETURN(st->table, ParseTargetComponent());
+    if (Peek().type != Tok::kDot) return Status::OK();
+    Next();
+    DYNAROCK_ASSIGN_OR_RETURN(auto index, ParseTargetComponent());
+    if (Peek().type == Tok::kDot) {
+      return Status::Validation("A path may contain at most 2 components in the FROM clause");
+    }
+    if (dml) {
+      if (st->kind == Kind::kInsert) {
+        Token whole = first;
+        whole.len = Peek().pos - first.pos;
+        while (whole.len > 0 && std::isspace(static_cast<unsigned char>(
+                                    text_[whole.pos + whole.len - 1]))) {
+          --whole.len;
+        }
+        return Status::Validation(
+            "FROM clause may only contain a single table name in data manipulation "
+            "statements at " +
+            Position(whole));
+      }
+      return Status::Validation("This operation is not supported on an index");
+    }
+    st->index = std::move(index);
+    return Status::OK();
+  }
+
+  Result<std::string> ParseTargetComponent() {
+    const Token& t = Peek();
+    if (t.type == Tok::kQuoted) {
+      if (t.text.empty()) return Status::Validation("Path component cannot be an empty string");
+      Next();
+      return t.text;
+    }
+    if (t.type == Tok::kIdent && !IsReserved(t.text)) {
+      Next();
+      return t.text;
+    }
+    if (t.type == Tok::kQuestion) {
+      return Malformed("a parameter cannot stand for a table name at " + Position(t));
+    }
+    return Unexpected(t);
+  }
+
+  // ---- Paths ----------------------------------------------------------------------------------
+
+  Result<std::string> ParseName() {
+    const Token& t = Peek();
+    if (t.type == Tok::kQuoted || (t.type == Tok::kIdent && !IsReserved(t.text))) {
+      Next();
+      return t.text;
+    }
+    return Unexpected(t);
+  }
+
+  Result<expr::Path> ParsePath() {
+    expr::Path p;
+    DYNAROCK_ASSIGN_OR_RETURN(auto root, ParseName());
+    p.elements.emplace_back(std::move(root));
+    while (true) {
+      if (Peek().type == Tok::kDot) {
+        Next();
+        DYNAROCK_ASSIGN_OR_RETURN(auto name, ParseName());
+        p.elements.emplace_back(std::move(name));
+      } else if (Peek().type == Tok::kLBracket) {
+        Next();
+        const Token& t = Peek();
+        if (t.type != Tok::kNumber || t.text.find_first_not_of("0123456789") != std::string::npos ||
+            t.text.size() > 9) {
+          return Unexpected(t);
+        }
+        Next();
+        p.elements.emplace_back(static_cast<size_t>(std::stoul(t.text)));
+        DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRBracket));
+      } else {
+        break;
+      }
+      if (p.elements.size() > static_cast<size_t>(expr::kMaxPathDepth)) {
+        return Malformed("a document path nests too deeply");
+      }
+    }
+    return p;
+  }
+
+  // The key a projected path comes back under: its last name and the
+  // indexes after it.
+  static std::string Label(const expr::Path& p) {
+    size_t last = 0;
+    for (size_t i = 0; i < p.elements.size(); ++i) {
+      if (std::holds_alternative<std::string>(p.elements[i])) last = i;
+    }
+    std::string out = std::get<std::string>(p.elements[last]);
+    for (size_t i = last + 1; i < p.elements.size(); ++i) {
+      out += "[" + std::to_string(std::get<size_t>(p.elements[i])) + "]";
+    }
+    return out;
+  }
+
+  // ---- Values ---------------------------------------------------------------------------------
+
+  bool StartsValue(const Token& t) const {
+    switch (t.type) {
+      case Tok::kString:
+      case Tok::kNumber:
+      case Tok::kMinus:
+      case Tok::kPlus:
+      case Tok::kQuestion:
+      case Tok::kLBracket:
+      case Tok::kLBrace:
+      case Tok::kLBag:
+        return true;
+      case Tok::kIdent:
+        return IsKeyword(t, "TRUE") || IsKeyword(t, "FALSE") || IsKeyword(t, "NULL") ||
+               IsKeyword(t, "MISSING") ||
+               ((IsKeyword(t, "DATE") || IsKeyword(t, "TIME") || IsKeyword(t, "TIMESTAMP")) &&
+                Peek(1).type == Tok::kString);
+      default:
+        return false;
+    }
+  }
+
+  Result<AttributeValue> ParseNumber(bool negative) {
+    const Token& t = Peek();
+    if (t.type != Tok::kNumber) return Unexpected(t);
+    Next();
+    auto n = Number::Parse((negative ? "-" : "") + t.text);
+    if (!n.ok()) return Status::Validation(n.status().message());
+    return AttributeValue::N(*n);
+  }
+
+  Result<AttributeValue> ParseValue(bool in_bag = false) {
+    Nest nest(&depth_);
+    DYNAROCK_RETURN_IF_ERROR(CheckDepth());
+    const Token& t = Peek();
+    switch (t.type) {
+      case Tok::kString:
+        Next();
+        return AttributeValue::S(t.text);
+      case Tok::kNumber:
+        return ParseNumber(false);
+      case Tok::kMinus:
+        Next();
+        return ParseNumber(true);
+      case Tok::kPlus:
+        Next();
+        return ParseNumber(false);
+      case Tok::kQuestion: {
+        if (in_bag) return Status::Validation("Unsupported data type in Bag");
+        Next();
+        const size_t i = parameters_used_++;
+        if (i < parameters_.size()) return parameters_[i];
+        return AttributeValue::Null();  // counted; reported after parsing
+      }
+      case Tok::kLBracket: {
+        Next();
+        AttributeValue::List list;
+        if (!Accept(Tok::kRBracket)) {
+          do {
+            DYNAROCK_ASSIGN_OR_RETURN(auto v, ParseValue());
+            list.push_back(std::move(v));
+          } while (Accept(Tok::kComma));
+          DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRBracket));
+        }
+        return AttributeValue::L(std::move(list));
+      }
+      case Tok::kLBrace: {
+        Next();
+        AttributeValue::Map map;
+        if (!Accept(Tok::kRBrace)) {
+          do {
+            const Token& key = Peek();
+            if (key.type != Tok::kString) return Unexpected(key);
+            Next();
+            DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kColon));
+            DYNAROCK_ASSIGN_OR_RETURN(auto v, ParseValue());
+            for (const auto& [name, unused] : map) {
+              if (name == key.text) {
+                return Malformed("duplicate tuple attribute '" + key.text + "' at " +
+                                 Position(key));
+              }
+            }
+            map.emplace_back(key.text, std::move(v));
+          } while (Accept(Tok::kComma));
+          DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRBrace));
+        }
+        return AttributeValue::M(std::move(map));
+      }
+      case Tok::kLBag:
+        return ParseBag();
+      case Tok::kIdent:
+        if (IsKeyword(t, "TRUE") || IsKeyword(t, "FALSE")) {
+          Next();
+          return AttributeValue::Bool(IsKeyword(t, "TRUE"));
+        }
+        if (IsKeyword(t, "NULL")) {
+          Next();
+          return AttributeValue::Null();
+        }
+        if ((IsKeyword(t, "DATE") || IsKeyword(t, "TIME") || IsKeyword(t, "TIMESTAMP")) &&
+            Peek(1).type == Tok::kString) {
+          return Status::Validation("Unsupported data type: UNKNOWN");
+        }
+        if (IsKeyword(t, "MISSING")) return Malformed("MISSING is not a value at " + Position(t));
+        return Unexpected(t);
+      default:
+        return Unexpected(t);
+    }
+  }
+
+  Result<AttributeValue> ParseBag() {
+    Next();  // <<
+    std::vector<AttributeValue> members;
+    if (Peek().type != Tok::kRBag) {
+      do {
+        DYNAROCK_ASSIGN_OR_RETURN(auto v, ParseValue(/*in_bag=*/true));
+        members.push_back(std::move(v));
+      } while (Accept(Tok::kComma));
+    }
+    DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRBag));
+    if (members.empty()) return Status::Validation("Empty bags are not supported");
+    const AttrType type = members[0].type();
+    for (const auto& m : members) {
+      if (m.type() != type || (type != AttrType::kS && type != AttrType::kN)) {
+        return Status::Validation("DynamoDB only supports either numbers or strings in bags");
+      }
+    }
+    AttributeValue set;
+    if (type == AttrType::kS) {
+      std::vector<std::string> ss;
+      for (auto& m : members) ss.push_back(m.s());
+      set = AttributeValue::SS(std::move(ss));
+    } else {
+      std::vector<Number> ns;
+      for (auto& m : members) ns.push_back(m.n());
+      set = AttributeValue::NS(std::move(ns));
+    }
+    if (!set.Validate().ok()) return Status::Validation("Input collection contains duplicates");
+    return set;
+  }
+
+  // ---- Conditions -----------------------------------------------------------------------------
+
+  Result<expr::Condition> ParseCondition() {
+    Nest nest(&depth_);
+    DYNAROCK_RETURN_IF_ERROR(CheckDepth());
+    DYNAROCK_ASSIGN_OR_RETURN(auto left, ParseAnd());
+    while (Accept("OR")) {
+      DYNAROCK_RETURN_IF_ERROR(CountOperator());
+      DYNAROCK_ASSIGN_OR_RETURN(auto right, ParseAnd());
+      left = Binary(expr::Condition::Kind::kOr, std::move(left), std::move(right));
+    }
+    return left;
+  }
+
+  Result<expr::Condition> ParseAnd() {
+    DYNAROCK_ASSIGN_OR_RETURN(auto left, ParseNot());
+    while (Accept("AND")) {
+      DYNAROCK_RETURN_IF_ERROR(CountOperator());
+      DYNAROCK_ASSIGN_OR_RETURN(auto right, ParseNot());
+      left = Binary(expr::Condition::Kind::kAnd, std::move(left), std::move(right));
+    }
+    return left;
+  }
+
+  Result<expr::Condition> ParseNot() {
+    Nest nest(&depth_);
+    DYNAROCK_RETURN_IF_ERROR(CheckDepth());
+    if (Accept("NOT")) {
+      DYNAROCK_RETURN_IF_ERROR(CountOperator());
+      DYNAROCK_ASSIGN_OR_RETURN(auto inner, ParseNot());
+      return Negate(std::move(inner));
+    }
+    return ParsePrimary();
+  }
+
+  static expr::Condition Binary(expr::Condition::Kind kind, expr::Condition a,
+                                expr::Condition b) {
+    expr::Condition c;
+    c.kind = kind;
+    c.children.push_back(std::move(a));
+    c.children.push_back(std::move(b));
+    return c;
+  }
+  static expr::Condition Negate(expr::Condition inner) {
+    expr::Condition c;
+    c.kind = expr::Condition::Kind::kNot;
+    c.children.push_back(std::move(inner));
+    return c;
+  }
+
+  Result<expr::Condition> ParsePrimary() {
+    DYNAROCK_RETURN_IF_ERROR(CountOperator());
+    const Token& t = Peek();
+    if (t.type == Tok::kLParen) {
+      Next();
+      DYNAROCK_ASSIGN_OR_RETURN(auto inner, ParseCondition());
+      DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRParen));
+      return inner;
+    }
+    if (t.type == Tok::kIdent && Peek(1).type == Tok::kLParen && !IsKeyword(t, "SIZE")) {
+      return ParseFunction();
+    }
+    DYNAROCK_ASSIGN_OR_RETURN(auto left, ParseOperand());
+    const Token& op = Peek();
+    std::optional<expr::Comparator> cmp;
+    switch (op.type) {
+      case Tok::kEq: cmp = expr::Comparator::kEq; break;
+      case Tok::kNe: cmp = expr::Comparator::kNe; break;
+      case Tok::kLt: cmp = expr::Comparator::kLt; break;
+      case Tok::kLe: cmp = expr::Comparator::kLe; break;
+      case Tok::kGt: cmp = expr::Comparator::kGt; break;
+      case Tok::kGe: cmp = expr::Comparator::kGe; break;
+      default: break;
+    }
+    if (cmp) {
+      Next();
+      DYNAROCK_ASSIGN_OR_RETURN(auto right, ParseOperand());
+      if (*cmp != expr::Comparator::kEq && *cmp != expr::Comparator::kNe) {
+        DYNAROCK_RETURN_IF_ERROR(CheckOrdered(ComparatorText(*cmp), left));
+        DYNAROCK_RETURN_IF_ERROR(CheckOrdered(ComparatorText(*cmp), right));
+      }
+      expr::Condition c;
+      c.kind = expr::Condition::Kind::kCompare;
+      c.op = *cmp;
+      c.operands.push_back(std::move(left));
+      c.operands.push_back(std::move(right));
+      return c;
+    }
+    const bool negated = Accept("NOT");
+    if (Accept("BETWEEN")) {
+      DYNAROCK_ASSIGN_OR_RETURN(auto low, ParseOperand());
+      DYNAROCK_RETURN_IF_ERROR(Expect("AND"));
+      DYNAROCK_ASSIGN_OR_RETURN(auto high, ParseOperand());
+      for (const auto* o : {&left, &low, &high}) {
+        DYNAROCK_RETURN_IF_ERROR(CheckOrdered("BETWEEN", *o));
+      }
+      expr::Condition c;
+      c.kind = expr::Condition::Kind::kBetween;
+      c.operands = {std::move(left), std::move(low), std::move(high)};
+      return negated ? Negate(std::move(c)) : c;
+    }
+    if (Accept("IN")) {
+      Tok close;
+      if (Accept(Tok::kLBracket)) {
+        close = Tok::kRBracket;
+      } else if (Accept(Tok::kLParen)) {
+        close = Tok::kRParen;
+      } else {
+        return Unexpected(Peek());
+      }
+      expr::Condition c;
+      c.kind = expr::Condition::Kind::kIn;
+      c.operands.push_back(std::move(left));
+      do {
+        DYNAROCK_ASSIGN_OR_RETURN(auto v, ParseValue());
+        c.operands.push_back(ValueOperand(std::move(v)));
+        if (c.operands.size() - 1 > kMaxInValues) {
+          return Status::Validation("The IN operator accepts at most " +
+                                    std::to_string(kMaxInValues) + " values");
+        }
+      } while (Accept(Tok::kComma));
+      DYNAROCK_RETURN_IF_ERROR(Expect(close));
+      return negated ? Negate(std::move(c)) : c;
+    }
+    if (negated) return Unexpected(Peek());
+    if (Accept("IS")) {
+      const bool is_not = Accept("NOT");
+      if (left.kind != expr::Operand::Kind::kPath) return Unexpected(t);
+      expr::Condition c;
+      if (Accept("MISSING")) {
+        c.kind = is_not ? expr::Condition::Kind::kAttributeExists
+                        : expr::Condition::Kind::kAttributeNotExists;
+        c.operands.push_back(std::move(left));
+        return c;
+      }
+      if (Accept("NULL")) {
+        c.kind = expr::Condition::Kind::kAttributeType;
+        c.operands.push_back(std::move(left));
+        c.operands.push_back(ValueOperand(AttributeValue::S("NULL")));
+        return is_not ? Negate(std::move(c)) : c;
+      }
+      return Unexpected(Peek());
+    }
+    return Unexpected(Peek());
+  }
+
+  // DynamoDB rejects an ordering comparison of a literal that is not S, N or B.
+  Status CheckOrdered(std::string_view op, const expr::Operand& o) const {
+    if (o.kind != expr::Operand::Kind::kValue) return Status::OK();
+    const AttrType type = o.value.type();
+    if (type == AttrType::kS || type == AttrType::kN || type == AttrType::kB) return Status::OK();
+    return Status::Validation(
+        "Incorrect operand type for operator or function; operator or function: " +
+        std::string(op) + ", operand type: " + std::string(AttrTypeName(type)));
+  }
+
+  Result<expr::Condition> ParseFunction() {
+    const Token& name = Next();
+    const std::string fn = Upper(name.text);
+    Next();  // (
+    expr::Condition c;
+    size_t arity;
+    if (fn == "BEGINS_WITH") {
+      c.kind = expr::Condition::Kind::kBeginsWith;
+      arity = 2;
+    } else if (fn == "CONTAINS") {
+      c.kind = expr::Condition::Kind::kContains;
+      arity = 2;
+    } else if (fn == "ATTRIBUTE_TYPE") {
+      c.kind = expr::Condition::Kind::kAttributeType;
+      arity = 2;
+    } else if (fn == "ATTRIBUTE_EXISTS") {
+      c.kind = expr::Condition::Kind::kAttributeExists;
+      arity = 1;
+    } else if (fn == "ATTRIBUTE_NOT_EXISTS") {
+      c.kind = expr::Condition::Kind::kAttributeNotExists;
+      arity = 1;
+    } else if (fn == "EXISTS") {
+      return Malformed("EXISTS is only supported as a statement of ExecuteTransaction at " +
+                       Position(name));
+    } else {
+      return Malformed("unknown function " + name.text + " at " + Position(name));
+    }
+    DYNAROCK_ASSIGN_OR_RETURN(auto path, ParsePath());
+    c.operands.push_back(PathOperand(std::move(path)));
+    for (size_t i = 1; i < arity; ++i) {
+      DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kComma));
+      DYNAROCK_ASSIGN_OR_RETURN(auto o, ParseOperand());
+      c.operands.push_back(std::move(o));
+    }
+    DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRParen));
+    return c;
+  }
+
+  Result<expr::Operand> ParseOperand() {
+    const Token& t = Peek();
+    if (IsKeyword(t, "SIZE") && Peek(1).type == Tok::kLParen) {
+      Next();
+      Next();
+      DYNAROCK_ASSIGN_OR_RETURN(auto path, ParsePath());
+      DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRParen));
+      expr::Operand o;
+      o.kind = expr::Operand::Kind::kSize;
+      o.args.push_back(PathOperand(std::move(path)));
+      return o;
+    }
+    if (StartsValue(t)) {
+      DYNAROCK_ASSIGN_OR_RETURN(auto v, ParseValue());
+      return ValueOperand(std::move(v));
+    }
+    DYNAROCK_ASSIGN_OR_RETURN(auto path, ParsePath());
+    return PathOperand(std::move(path));
+  }
+
+  // ---- UPDATE's SET ---------------------------------------------------------------------------
+
+  Status ParseSetAction(expr::UpdateExpression* u) {
+    expr::UpdateAction a;
+    DYNAROCK_ASSIGN_OR_RETURN(a.path, ParsePath());
+    DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kEq));
+    const Token& t = Peek();
+    if (t.type == Tok::kIdent && Peek(1).type == Tok::kLParen) {
+      const std::string fn = Upper(t.text);
+      if (fn == "SET_ADD" || fn == "SET_DELETE") {
+        Next();
+        Next();
+        DYNAROCK_ASSIGN_OR_RETURN(auto path, ParsePath());
+        if (!(path == a.path)) {
+          return Malformed(fn + " must name the attribute it sets at " + Position(t));
+        }
+        DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kComma));
+        DYNAROCK_ASSIGN_OR_RETURN(auto v, ParseValue());
+        DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRParen));
+        a.kind = fn == "SET_ADD" ? expr::UpdateAction::Kind::kAdd
+                                 : expr::UpdateAction::Kind::kDelete;
+        a.value = ValueOperand(std::move(v));
+        u->actions.push_back(std::move(a));
+        return Status::OK();
+      }
+      if (fn == "LIST_APPEND") {
+        Next();
+        Next();
+        expr::Operand o;
+        o.kind = expr::Operand::Kind::kListAppend;
+        DYNAROCK_ASSIGN_OR_RETURN(auto first, ParseOperand());
+        DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kComma));
+        DYNAROCK_ASSIGN_OR_RETURN(auto second, ParseOperand());
+        DYNAROCK_RETURN_IF_ERROR(Expect(Tok::kRParen));
+        o.args = {std::move(first), std::move(second)};
+        a.kind = expr::UpdateAction::Kind::kSet;
+        a.value = std::move(o);
+        u->actions.push_back(std::move(a));
+        return Status::OK();
+      }
+      if (fn != "SIZE") return Malformed("unknown function " + t.text + " at " + Position(t));
+    }
+    DYNAROCK_ASSIGN_OR_RETURN(auto value, ParseOperand());
+    if (Peek().type == Tok::kPlus || Peek().type == Tok::kMinus) {
+      const bool plus = Next().type == Tok::kPlus;
+      DYNAROCK_ASSIGN_OR_RETURN(auto right, ParseOperand());
+      expr::Operand o;
+      o.kind = plus ? expr::Operand::Kind::kPlus : expr::Operand::Kind::kMinus;
+      o.args = {std::move(value), std::move(right)};
+      value = std::move(o);
+    }
+    a.kind = expr::UpdateAction::Kind::kSet;
+    a.value = std::move(value);
+    u->actions.push_back(std::move(a));
+    return Status::OK();
+  }
+
+  std::string_view text_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  const std::vector<AttributeValue>& parameters_;
+  size_t parameters_used_ = 0;
+  int depth_ = 0;
+  int operators_ = 0;
+};
+
+}  // namespace
+
+Result<Statement> Parse(std::string_view text, const std::vector<AttributeValue>& parameters) {
+  if (text.size() > kMaxStatementBytes) {
+    return Status::Validation(
+        "1 validation error detected: Value at 'statement' failed to satisfy constraint: Member "
+        "must have length less than or equal to 8192");
+  }
+  bool blank = true;
+  for (char c : text) blank = blank && std::isspace(static_cast<unsigned char>(c));
+  if (blank) return Malformed("");
+  return Parser(text, parameters).Run();
+}
+
+std::vector<const expr::Condition*> Conjuncts(const expr::Condition& c) {
+  if (c.kind != expr::Condition::Kind::kAnd) return {&c};
+  std::vector<const expr::Condition*> out;
+  for (const auto& child : c.children) {
+    auto sub = Conjuncts(child);
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
+}  // namespace dynarock::partiql
