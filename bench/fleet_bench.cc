@@ -22,6 +22,7 @@
 #include <rocksdb/table.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -30,6 +31,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "bench/fleet_items.h"
 #include "dynarock/db.h"
@@ -451,6 +453,74 @@ void GetDynarock(benchmark::State& state, DynarockSystem& d) {
 void BM_Get_Dynarock(benchmark::State& s) { GetDynarock(s, Dyn()); }
 void BM_Get_TrafficOn(benchmark::State& s) { GetDynarock(s, DynTrafficOn()); }
 void BM_Get_TrafficOff(benchmark::State& s) { GetDynarock(s, DynTrafficOff()); }
+
+// The cost of collection traffic tracking measured A/B on one database in
+// one process: the database is reopened with tracking on and off in
+// alternating rounds, in pairs whose order alternates (on-off, off-on, ...),
+// each round a warm-up and then kAbOps timed operations. Separate processes
+// on separate copies differ by more than the option costs (their LSM shapes
+// and page-cache placement differ); here only the option does, and the
+// median of the pairs' ratios resists this machine's drifts and bursts.
+// Counters: the median round time per operation with and without, and
+// throughput with / without (the median pair ratio).
+// DYNAROCK_BENCH_AB_SAME=1 runs both sides without tracking: what the
+// harness itself shows (an A/A test).
+const int kAbPairs = EnvInt("DYNAROCK_BENCH_AB_PAIRS", 20);
+const int kAbOps = EnvInt("DYNAROCK_BENCH_AB_OPS", 5000);
+const bool kAbSame = EnvInt("DYNAROCK_BENCH_AB_SAME", 0) != 0;
+void TrafficAB(benchmark::State& state, bool put) {
+  DynarockSystem& d = DynTrafficOff();
+  std::mt19937 rng(3);
+  int next_reading = kReadings + 1000000;
+  auto op = [&] {
+    const int v = static_cast<int>(rng() % kVehicles);
+    if (put) {
+      (void)d.db->PutItem({.table_name = "Telemetry", .item = Reading(v, next_reading++)}).value();
+    } else {
+      auto r = d.db->GetItem({.table_name = "Telemetry",
+                              .key = {{"vehicleId", AttributeValue::S(VehicleId(v))},
+                                      {"recordedAt", AttributeValue::S(Ts(7))}}});
+      benchmark::DoNotOptimize(r);
+    }
+  };
+  auto round = [&](bool on) {
+    d.db.reset();
+    d.db = std::move(Database::Open(d.dir.str(), Tracking(on && !kAbSame)).value());
+    for (int i = 0; i < kAbOps / 2; ++i) op();  // warm the block cache
+    // Start from a settled tree: a reopen's flush or compaction would
+    // otherwise fall on whichever round it happens to meet.
+    if (!d.db->WaitForCompactions().ok()) std::abort();
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kAbOps; ++i) op();
+    return SecondsSince(start) * 1e9 / kAbOps;
+  };
+  std::vector<double> on_ns, off_ns, ratios;
+  for (auto _ : state) {
+    for (int pair = 0; pair < kAbPairs; ++pair) {
+      double on, off;
+      if (pair % 2 == 0) {
+        on = round(true);
+        off = round(false);
+      } else {
+        off = round(false);
+        on = round(true);
+      }
+      on_ns.push_back(on);
+      off_ns.push_back(off);
+      ratios.push_back(off / on);
+    }
+    state.SetIterationTime(1);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
+  state.counters["on_ns"] = median(on_ns);
+  state.counters["off_ns"] = median(off_ns);
+  state.counters["ratio"] = median(ratios);
+}
+void BM_Get_TrafficAB(benchmark::State& s) { TrafficAB(s, false); }
+void BM_Put_TrafficAB(benchmark::State& s) { TrafficAB(s, true); }
 void GetRaw(benchmark::State& state, RocksSystem& r) {
   std::mt19937 rng(2);
   for (auto _ : state) {
@@ -485,6 +555,7 @@ BENCHMARK(BM_Get_Dynarock);
 const int kTrafficIterations = EnvInt("DYNAROCK_BENCH_TRAFFIC_ITERATIONS", 200000);
 BENCHMARK(BM_Get_TrafficOn)->Iterations(kTrafficIterations);
 BENCHMARK(BM_Get_TrafficOff)->Iterations(kTrafficIterations);
+BENCHMARK(BM_Get_TrafficAB)->Iterations(1)->UseManualTime();
 BENCHMARK(BM_Get_RocksDB);
 BENCHMARK(BM_Get_RawEngineOpts);
 BENCHMARK(BM_Get_SQLite);
@@ -698,6 +769,7 @@ BENCHMARK(BM_ScanFilterWindow_Dynarock)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Put_Dynarock);
 BENCHMARK(BM_Put_TrafficOn)->Iterations(kTrafficIterations);
 BENCHMARK(BM_Put_TrafficOff)->Iterations(kTrafficIterations);
+BENCHMARK(BM_Put_TrafficAB)->Iterations(1)->UseManualTime();
 BENCHMARK(BM_Put_RocksDB);
 BENCHMARK(BM_PutReadFirst_RocksDB);
 BENCHMARK(BM_Put_RawEngineOpts);

@@ -93,15 +93,23 @@ plain, streamed = medians.get("BM_PutNoIndex_Dynarock"), medians.get("BM_PutStre
 if plain and streamed:
     print(f"\nThe cost of a stream (NEW_AND_OLD_IMAGES, no index): PutItem {us(plain):.2f} µs without, "
           f"{us(streamed):.2f} µs with; throughput with / without = {us(plain) / us(streamed):.2f}.")
-traffic = {name.split("/")[0]: b for name, b in medians.items() if "_Traffic" in name}
-tracking = [(label, traffic.get(f"BM_{op}_TrafficOn"), traffic.get(f"BM_{op}_TrafficOff"))
-            for label, op in (("PutItem", "Put"), ("GetItem", "Get"))]
-if all(on and off for _, on, off in tracking):
+ab = [(label, next((b for name, b in medians.items() if name.split("/")[0] == f"BM_{op}_TrafficAB"), None))
+      for label, op in (("PutItem", "Put"), ("GetItem", "Get"))]
+if all(b and "ratio" in b for _, b in ab):
     print("\nThe cost of counting each collection's capacity units (Options::track_collection_traffic, "
-          "on by default; HottestCollections and `dynarock top`), the fleet table loaded, read and "
-          "written in two processes alike but for the option: " + ", ".join(
-              f"{label} {us(on):.2f} µs with, {us(off):.2f} µs without (throughput with / without = "
-              f"{us(off) / us(on):.2f})" for label, on, off in tracking) + ".")
+          "on by default; HottestCollections and `dynarock top`), measured A/B: one database, reopened "
+          "with tracking on and off in alternating rounds (ABBA) within one process, the median round "
+          "of each side: " + ", ".join(
+              f"{label} {b['on_ns'] / 1000:.2f} µs with, {b['off_ns'] / 1000:.2f} µs without "
+              f"(throughput with / without = **{b['ratio']:.3f}**)" for label, b in ab) + ".")
+    aa_path = os.environ.get("AA_JSON")
+    if aa_path and os.path.getsize(aa_path) > 0:
+        aa = load_medians(json.load(open(aa_path)))
+        same = [(label, next((b for name, b in aa.items() if name.split("/")[0] == f"BM_{op}_TrafficAB"), None))
+                for label, op in (("PutItem", "Put"), ("GetItem", "Get"))]
+        if all(b and "ratio" in b for _, b in same):
+            print("The same harness with tracking off on both sides (A/A), what this machine's noise alone "
+                  "shows: " + ", ".join(f"{label} {b['ratio']:.3f}" for label, b in same) + ".")
 callgrind = os.environ.get("CALLGRIND_DIR")
 
 
@@ -116,15 +124,38 @@ def instructions(path):
     return None
 
 
+def inclusive(path, function):
+    """The instructions counted inside `function` (callgrind_annotate --inclusive)."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", path], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if function in line:
+            return int(line.split()[0].replace(",", ""))
+    return None
+
+
 if callgrind:
     counts = {(op, on): instructions(os.path.join(callgrind, f"{op}.{on}"))
               for op in ("Put", "Get") for on in ("On", "Off")}
     if all(counts.values()):
-        print("In instructions (callgrind, 5,000 calls on a 5,000-item fleet, counted inside the loop): " + ", ".join(
-            f"{label} {counts[(op, 'On')] / 5000:,.0f} with, {counts[(op, 'Off')] / 5000:,.0f} without "
-            f"(+{(counts[(op, 'On')] - counts[(op, 'Off')]) / 5000:,.0f}; without / with = "
-            f"{counts[(op, 'Off')] / counts[(op, 'On')]:.3f})"
-            for label, op in (("PutItem", "Put"), ("GetItem", "Get"))) + ".")
+        # The summaries are updated on the drainer thread (Traffic::DrainLocked,
+        # also counted): its instructions per record, over every record it
+        # drained (the load's 5,000 puts x 2 collections, then the 5,000
+        # calls x 2 for PutItem, x 1 for GetItem), are added to each call's.
+        records = {"Put": 2, "Get": 1}
+        parts = []
+        for label, op in (("PutItem", "Put"), ("GetItem", "Get")):
+            path = os.path.join(callgrind, f"{op}.On")
+            drain = inclusive(path, "Traffic::DrainLocked") or 0
+            drained = 5000 * 2 + 5000 * records[op]
+            per_record = drain / drained
+            call_on = (counts[(op, "On")] - drain) / 5000
+            call_off = counts[(op, "Off")] / 5000
+            total_on = call_on + per_record * records[op]
+            parts.append(f"{label} {call_on:,.0f} on the calling thread with, {call_off:,.0f} without, plus "
+                         f"{per_record:,.0f} per record on the drainer ({records[op]} per call): without / with = "
+                         f"**{call_off / total_on:.3f}**")
+        print("In instructions (callgrind, 5,000 calls on a 5,000-item fleet, counted inside the loop and in the "
+              "drainer): " + "; ".join(parts) + ".")
 items = medians.get("BM_QueryWindowItems_Dynarock")
 if items:
     print(f"\nThe window Query handing back decoded Items (std::map per item) instead: "

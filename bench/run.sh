@@ -12,9 +12,9 @@ readings="${2:-500}"
 # One process per system, one after the other: a system's background work
 # (RocksDB compactions after a bulk load) cannot then slow another's reads.
 outs=()
-# TrafficOn/TrafficOff: the engine's GetItem and PutItem with collection
-# traffic tracking on and off (its cost), each in its own process.
-for system in Dynarock RocksDB RawEngineOpts SQLite TrafficOn TrafficOff; do
+# TrafficAB: the engine's GetItem and PutItem with collection traffic
+# tracking on and off (its cost), interleaved on one database.
+for system in Dynarock RocksDB RawEngineOpts SQLite TrafficAB; do
   out="$(mktemp)"
   outs+=("$out")
   DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" \
@@ -22,6 +22,13 @@ for system in Dynarock RocksDB RawEngineOpts SQLite TrafficOn TrafficOff; do
     --benchmark_report_aggregates_only=true --benchmark_min_time=0.5 --benchmark_format=json \
     --benchmark_out="$out" --benchmark_out_format=json > /dev/null
 done
+# The same A/B harness with tracking off on both sides (an A/A run): how far
+# apart two identical sides come out on this machine.
+aa="$(mktemp)"
+DYNAROCK_BENCH_AB_SAME=1 DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" \
+  "$top/build/bench/fleet_bench" --benchmark_filter='_TrafficAB(/.*)?$' --benchmark_repetitions=3 \
+  --benchmark_report_aggregates_only=true --benchmark_format=json \
+  --benchmark_out="$aa" --benchmark_out_format=json > /dev/null
 # Query latency growth: the same queries on a table a tenth of the size.
 small="$(mktemp)"
 DYNAROCK_BENCH_VEHICLES="$(( vehicles / 10 > 0 ? vehicles / 10 : 1 ))" DYNAROCK_BENCH_READINGS="$readings" \
@@ -34,14 +41,16 @@ peak_kb="$(DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$reading
 # The cost of collection traffic tracking in instructions too (callgrind
 # counts them repeatably, where this machine's wall-clock time varies by
 # more than the cost): 5,000 GetItem and PutItem calls of a small fleet,
-# tracking on and off, counted inside the benchmark loop only.
+# tracking on and off, counted inside the benchmark loop and in the thread
+# that applies the counts (Traffic::DrainLocked).
 command -v valgrind > /dev/null || apt-get install -y -qq valgrind > /dev/null
 callgrind="$(mktemp -d)"
 for system in On Off; do
   for op in Put Get; do
     DYNAROCK_BENCH_VEHICLES=100 DYNAROCK_BENCH_READINGS=50 DYNAROCK_BENCH_TRAFFIC_ITERATIONS=5000 \
       valgrind --tool=callgrind --callgrind-out-file="$callgrind/$op.$system" \
-      --toggle-collect="*${op}Dynarock*" "$top/build/bench/fleet_bench" \
+      --toggle-collect="*${op}Dynarock*" --toggle-collect='*Traffic::DrainLocked*' \
+      "$top/build/bench/fleet_bench" \
       --benchmark_filter="${op}_Traffic${system}" > /dev/null 2>&1
   done
 done
@@ -54,12 +63,12 @@ fi
 # run does not measure it.
 bulk="$(mktemp)"
 sed -n '/^## Dump and restore/,$p' "$top/bench/RESULTS.md" > "$bulk" 2>/dev/null || true
-CALLGRIND_DIR="$callgrind" python3 "$top/bench/results.py" "$(IFS=,; echo "${outs[*]}")" "$vehicles" "$readings" "$small" "$peak_kb" \
+AA_JSON="$aa" CALLGRIND_DIR="$callgrind" python3 "$top/bench/results.py" "$(IFS=,; echo "${outs[*]}")" "$vehicles" "$readings" "$small" "$peak_kb" \
   $([ -s "$wire" ] && echo "$wire") > "$top/bench/RESULTS.md"
 if [ -s "$bulk" ]; then
   printf '\n' >> "$top/bench/RESULTS.md"
   cat "$bulk" >> "$top/bench/RESULTS.md"
 fi
 rm -rf "$bulk" "$callgrind"
-rm -f "${outs[@]}" "$small" "$wire"
+rm -f "${outs[@]}" "$small" "$wire" "$aa"
 cat "$top/bench/RESULTS.md"

@@ -288,10 +288,13 @@ class Database::Impl {
   };
   // Adds the write of `after` (or the deletion of the item when null) to
   // `pending`: the item, its index entries and statistics; enforces the
-  // collection size limit. REQUIRES: WriteLock held, `before` read under it.
+  // collection size limit. Sets `*item_bytes` to the larger of the two
+  // items' sizes (what the write's capacity units are counted on).
+  // REQUIRES: WriteLock held, `before` read under it.
   Result<std::optional<ItemCollectionMetrics>> PrepareItemWrite(
       PendingWrite* pending, const TableInfo& table, const format::EncodedKey& key,
-      const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics);
+      const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics,
+      int64_t* item_bytes);
   Status Write(rocksdb::WriteBatch* batch);
   Status FromRocks(const rocksdb::Status& s);
 

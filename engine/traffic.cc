@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <chrono>
 #include <map>
+
+#include <xxhash.h>
 
 #include "dynarock/db.h"
 
@@ -214,6 +217,17 @@ Traffic::Traffic(bool track, std::optional<Limits> limits) : track_(track) {
     reads_ = std::make_unique<TokenBuckets>(limits->read_units_per_second, limits->burst_seconds);
     writes_ = std::make_unique<TokenBuckets>(limits->write_units_per_second, limits->burst_seconds);
   }
+  if (track_ && !limiting()) drainer_ = std::thread([this] { DrainLoop(); });
+}
+
+Traffic::~Traffic() {
+  if (!drainer_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  drainer_.join();
 }
 
 bool Traffic::Admits(int64_t now_ms, std::string_view collection, bool write) {
@@ -222,10 +236,8 @@ bool Traffic::Admits(int64_t now_ms, std::string_view collection, bool write) {
   return (write ? writes_ : reads_)->Admits(now_ms, collection);
 }
 
-void Traffic::Record(int64_t now_ms, uint32_t space_id, std::string_view collection,
-                     double read_units, double write_units) {
-  if (!track_ && !limiting()) return;
-  std::lock_guard<std::mutex> lock(mu_);
+void Traffic::Apply(int64_t now_ms, uint32_t space_id, std::string_view collection,
+                    double read_units, double write_units) {
   if (track_) {
     auto& space = spaces_[space_id];
     if (!space) {
@@ -240,9 +252,94 @@ void Traffic::Record(int64_t now_ms, uint32_t space_id, std::string_view collect
   }
 }
 
+void Traffic::Record(int64_t now_ms, uint32_t space_id, std::string_view collection,
+                     double read_units, double write_units) {
+  if (!track_ && !limiting()) return;
+  if (!drainer_.joinable()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Apply(now_ms, space_id, collection, read_units, write_units);
+    return;
+  }
+  size_t pending;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    pending_.records.push_back(
+        {now_ms, space_id, static_cast<uint32_t>(collection.size()), read_units, write_units});
+    pending_.keys.append(collection);
+    pending = pending_.records.size();
+  }
+  if (pending == kBatchRecords) wake_.notify_one();
+  if (pending >= kMaxPendingRecords) {  // the drainer fell behind: help it
+    std::lock_guard<std::mutex> lock(mu_);
+    DrainLocked();
+  }
+}
+
+void Traffic::DrainLocked() {
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    std::swap(draining_, pending_);
+  }
+  if (draining_.records.empty()) return;
+  // Add up each collection's records per slice, in an open-addressing
+  // table over sums_, then apply each sum once, in first-seen order.
+  const std::string_view keys(draining_.keys);
+  size_t slots = 16;
+  while (slots < 2 * draining_.records.size()) slots *= 2;
+  sum_index_.assign(slots, UINT32_MAX);
+  sums_.clear();
+  size_t offset = 0;
+  for (const Pending& p : draining_.records) {
+    const std::string_view key = keys.substr(offset, p.key_size);
+    const int64_t slice = p.now_ms / kTrafficSliceMs;
+    const uint64_t hash =
+        XXH3_64bits_withSeed(key.data(), key.size(), static_cast<uint64_t>(slice) * 31 + p.space_id);
+    for (size_t i = hash & (slots - 1);; i = (i + 1) & (slots - 1)) {
+      uint32_t& slot = sum_index_[i];
+      if (slot == UINT32_MAX) {
+        slot = static_cast<uint32_t>(sums_.size());
+        sums_.push_back({hash, p.now_ms, p.space_id, p.key_size, offset, p.read_units,
+                         p.write_units});
+        break;
+      }
+      Sum& s = sums_[slot];
+      if (s.hash == hash && s.space_id == p.space_id && s.now_ms / kTrafficSliceMs == slice &&
+          keys.substr(s.key_offset, s.key_size) == key) {
+        s.read_units += p.read_units;
+        s.write_units += p.write_units;
+        break;
+      }
+    }
+    offset += p.key_size;
+  }
+  for (const Sum& s : sums_) {
+    Apply(s.now_ms, s.space_id, keys.substr(s.key_offset, s.key_size), s.read_units,
+          s.write_units);
+  }
+  draining_.records.clear();
+  draining_.keys.clear();
+}
+
+void Traffic::DrainLoop() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(pending_mu_);
+      // Woken for a full batch; otherwise every 100 ms, so that memory and
+      // the summaries' lag stay small under light traffic too.
+      wake_.wait_for(lock, std::chrono::milliseconds(100),
+                     [this] { return stop_ || pending_.records.size() >= kBatchRecords; });
+      if (stop_) return;
+      if (pending_.records.empty()) continue;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    DrainLocked();
+  }
+}
+
 std::vector<HotCollection> Traffic::Top(uint32_t space_id, int64_t now_ms, int64_t window_ms,
-                                        size_t n, int64_t* covered_ms) const {
+                                        size_t n, int64_t* covered_ms) {
   std::lock_guard<std::mutex> lock(mu_);
+  DrainLocked();
   auto it = spaces_.find(space_id);
   if (it == spaces_.end()) {  // nothing counted yet
     if (covered_ms) {
@@ -256,6 +353,7 @@ std::vector<HotCollection> Traffic::Top(uint32_t space_id, int64_t now_ms, int64
 
 void Traffic::Forget(uint32_t space_id) {
   std::lock_guard<std::mutex> lock(mu_);
+  DrainLocked();
   spaces_.erase(space_id);
 }
 

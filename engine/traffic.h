@@ -4,12 +4,14 @@
 #ifndef DYNAROCK_ENGINE_TRAFFIC_H_
 #define DYNAROCK_ENGINE_TRAFFIC_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -147,12 +149,24 @@ class TokenBuckets {
 // and, with limits, read and write TokenBuckets per collection. Collections
 // are named by their key prefix (format::CollectionPrefix: space id, hash,
 // partition key), so one set of buckets serves every space. Thread-safe.
+//
+// Without limits, counting is taken off the request path: Record appends
+// the record to a pending batch (a short lock and a copy of the key) and a
+// drainer thread applies batches to the summaries, each collection's
+// records of a time slice added up first (one summary update per
+// collection and slice: Space-Saving's bounds hold for any order and
+// grouping of a slice's updates). Top and Forget apply whatever is pending
+// first, so they see every Record that returned before them. With limits,
+// Record applies and charges at once (Admits must see every earlier charge).
 class Traffic {
  public:
   struct Limits {
     double read_units_per_second, write_units_per_second, burst_seconds;
   };
   Traffic(bool track, std::optional<Limits> limits);
+  ~Traffic();
+  Traffic(const Traffic&) = delete;
+  Traffic& operator=(const Traffic&) = delete;
 
   bool tracking() const { return track_; }
   bool limiting() const { return reads_ != nullptr; }
@@ -165,15 +179,57 @@ class Traffic {
   void Record(int64_t now_ms, uint32_t space_id, std::string_view collection, double read_units,
               double write_units);
   std::vector<HotCollection> Top(uint32_t space_id, int64_t now_ms, int64_t window_ms, size_t n,
-                                 int64_t* covered_ms) const;
+                                 int64_t* covered_ms);
   // A deleted table's or index's counts.
   void Forget(uint32_t space_id);
 
+  // Records a pending batch holds before the drainer is woken for it, and
+  // before Record applies it itself (the drainer fell behind).
+  static constexpr size_t kBatchRecords = 16384;
+  static constexpr size_t kMaxPendingRecords = 4 * kBatchRecords;
+
  private:
+  struct Pending {
+    int64_t now_ms;
+    uint32_t space_id;
+    uint32_t key_size;
+    double read_units, write_units;
+  };
+  struct Batch {
+    std::vector<Pending> records;
+    std::string keys;  // the records' keys, back to back
+  };
+  // One collection's records of a batch within one time slice, added up.
+  struct Sum {
+    uint64_t hash;
+    int64_t now_ms;  // the first record's (its slice is everyone's)
+    uint32_t space_id;
+    uint32_t key_size;
+    size_t key_offset;  // into draining_.keys
+    double read_units, write_units;
+  };
+  // REQUIRES: mu_ held.
+  void Apply(int64_t now_ms, uint32_t space_id, std::string_view collection, double read_units,
+             double write_units);
+  // Applies every pending record. REQUIRES: mu_ held.
+  void DrainLocked();
+  void DrainLoop();
+
   const bool track_;
-  mutable std::mutex mu_;
+  // Guards the summaries and the buckets; taken before pending_mu_.
+  std::mutex mu_;
   std::unordered_map<uint32_t, std::unique_ptr<SlidingHeavyHitters>> spaces_;
   std::unique_ptr<TokenBuckets> reads_, writes_;
+  // Guarded by mu_: the batch being applied and its sums (buffers reused).
+  Batch draining_;
+  std::vector<Sum> sums_;
+  std::vector<uint32_t> sum_index_;  // open addressing over sums_; UINT32_MAX: free
+
+  std::mutex pending_mu_;
+  std::condition_variable wake_;
+  Batch pending_;      // guarded by pending_mu_
+  bool stop_ = false;  // guarded by pending_mu_
+  std::thread drainer_;
 };
 
 }  // namespace dynarock

@@ -255,14 +255,18 @@ uint64_t PartitionHash(std::string_view encoded_partition_key) {
 namespace {
 
 // space_id | hash | enc(pk)
+// enc(pk) is written in place and hashed there (no copy of it): this runs
+// for every key the engine builds.
 void PutCollectionPrefix(std::string* dst, uint32_t space_id, const AttributeValue& pk) {
-  std::string enc;
-  Status st = PutKeyComponent(&enc, pk);
+  PutFixed32BE(dst, space_id);
+  const size_t hash_at = dst->size();
+  dst->append(8, '\0');
+  const size_t enc_at = dst->size();
+  Status st = PutKeyComponent(dst, pk);
   assert(st.ok() && "partition key must be S, N or B");
   (void)st;  // Callers validate key types; the assert documents the contract.
-  PutFixed32BE(dst, space_id);
-  PutFixed64BE(dst, PartitionHash(enc));
-  dst->append(enc);
+  const uint64_t hash = PartitionHash(std::string_view(*dst).substr(enc_at));
+  for (int i = 0; i < 8; ++i) (*dst)[hash_at + i] = static_cast<char>(hash >> (56 - 8 * i));
 }
 
 void PutOptionalComponent(std::string* dst, const AttributeValue* v) {

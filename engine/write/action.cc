@@ -36,7 +36,7 @@ Result<Action> PlanPut(const TableInfo& table, const Item& item) {
   Action action;
   action.kind = Kind::kPut;
   action.table = &table;
-  action.key = key.Encode(table.space_id);
+  action.key = key.Encode(table.space_id, &action.collection_bytes);
   action.partition = key.partition;
   action.item = &item;
   return action;
@@ -47,7 +47,7 @@ Result<Action> PlanKeyed(Kind kind, const TableInfo& table, const Item& key_map)
   Action action;
   action.kind = kind;
   action.table = &table;
-  action.key = key.Encode(table.space_id);
+  action.key = key.Encode(table.space_id, &action.collection_bytes);
   action.partition = key.partition;
   action.key_map = &key_map;
   return action;

@@ -41,6 +41,7 @@ struct Action {
   // operation holds a TableHandle): planning copies nothing from the request.
   const TableInfo* table = nullptr;
   format::EncodedKey key;                     // the item's key in the items column family
+  size_t collection_bytes = 0;                // its collection prefix: key.bytes()[0, this)
   const AttributeValue* partition = nullptr;  // its partition key value (the lock)
   const Item* key_map = nullptr;              // Delete/Update/Check: the request's key
   const Item* item = nullptr;                 // Put: the new item
@@ -79,6 +80,8 @@ struct Outcome {
   // or ItemCollectionSizeLimitExceeded.
   Status failure;
   std::optional<ItemCollectionMetrics> item_collection_metrics;
+  // A write's larger item size (before or after), once prepared; -1 before.
+  int64_t item_bytes = -1;
   // A TTL deletion that found its item no longer expired (or gone): it
   // wrote nothing, and is not a failure.
   bool skipped = false;

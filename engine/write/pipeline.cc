@@ -154,7 +154,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     if (Writes(a, o)) {
       auto metrics = PrepareItemWrite(&pending, *a.table, a.key, o.before,
                                       o.after ? &*o.after : nullptr,
-                                      options.return_item_collection_metrics);
+                                      options.return_item_collection_metrics, &o.item_bytes);
       if (!metrics.ok()) {
         if (metrics.status().code() != Status::Code::kItemCollectionSizeLimitExceeded) {
           return metrics.status();
@@ -220,8 +220,11 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
       if (o.throttled) continue;  // DynamoDB charges nothing for a throttled request
       // Nor does TTL's deletions count on their collections.
       const bool counted = !a.ttl_expired_at_s;
-      const int64_t size = std::max<int64_t>(o.before ? format::ItemSize(*o.before) : 0,
-                                             o.after ? format::ItemSize(*o.after) : 0);
+      // A write's sizes were counted for the statistics already.
+      const int64_t size =
+          o.item_bytes >= 0 ? o.item_bytes
+                            : std::max<int64_t>(o.before ? format::ItemSize(*o.before) : 0,
+                                                o.after ? format::ItemSize(*o.after) : 0);
       double read = 0, write = 0;
       if (a.kind == write::Kind::kConditionCheck) {
         read = ReadUnits(size, true, true);
@@ -242,7 +245,13 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
             RecordCollection(*a.table, w.index, *w.new_partition, 0, factor * w.new_units);
         }
       }
-      if (counted) RecordCollection(*a.table, nullptr, *a.partition, read, write);
+      if (counted && a.collection_bytes > 0) {  // the prefix of the key already built
+        RecordTableCollection(*a.table,
+                              std::string_view(a.key.bytes()).substr(0, a.collection_bytes), read,
+                              write);
+      } else if (counted) {
+        RecordCollection(*a.table, nullptr, *a.partition, read, write);
+      }
     }
   }
   return outcomes;
@@ -263,16 +272,22 @@ Result<write::Outcome> Database::Impl::RunWrite(write::Action action,
 
 Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     PendingWrite* pending, const TableInfo& table, const format::EncodedKey& key,
-    const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics) {
+    const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics,
+    int64_t* item_bytes) {
   rocksdb::WriteBatch& batch = pending->batch;
   Counter delta;
+  *item_bytes = 0;
   if (before) {
     --delta.items;
-    delta.bytes -= static_cast<int64_t>(format::ItemSize(*before));
+    const auto size = static_cast<int64_t>(format::ItemSize(*before));
+    delta.bytes -= size;
+    *item_bytes = size;
   }
   if (after) {
     ++delta.items;
-    delta.bytes += static_cast<int64_t>(format::ItemSize(*after));
+    const auto size = static_cast<int64_t>(format::ItemSize(*after));
+    delta.bytes += size;
+    *item_bytes = std::max(*item_bytes, size);
     batch.Put(items_cf_, key.bytes(), format::EncodeItem(*after));
   } else {
     batch.Delete(items_cf_, key.bytes());

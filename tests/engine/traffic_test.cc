@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "dynarock/db.h"
 #include "tests/util/db_fixture.h"
@@ -170,6 +171,64 @@ TEST(SlidingHeavyHittersTest, OldSlicesAreForgotten) {
   EXPECT_EQ(top[0].key, "b");
   EXPECT_EQ(top[0].read_units, 1);
   EXPECT_TRUE(window.Top(20000, 5000, 10, nullptr).empty());
+}
+
+// Traffic counts off the request path, in batches added up per collection
+// and slice: Top must see every record made before it (from any thread),
+// exactly while the keys fit the counters, and within the stated bounds
+// once they do not.
+TEST(TrafficTest, BatchedCountingSeesEveryRecordMadeBeforeTop) {
+  Traffic traffic(/*track=*/true, std::nullopt);
+  constexpr int kThreads = 4, kRecords = 30000;
+  constexpr int64_t kStart = 1'000'000;  // three 5-second slices
+  std::vector<std::map<std::string, double>> exact(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Skewed keys(40, 1.1, 100 + t);  // 40 keys: they fit the 64 counters
+      for (int i = 0; i < kRecords; ++i) {
+        const std::string key = keys.Next();
+        const double units = keys.Units();
+        traffic.Record(kStart + i / 2, /*space_id=*/7, key, units, 0);
+        exact[t][key] += units;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::map<std::string, double> total;
+  for (const auto& e : exact) {
+    for (const auto& [k, v] : e) total[k] += v;
+  }
+  int64_t covered = 0;
+  const auto top = traffic.Top(7, kStart + kRecords, 60'000, 100, &covered);
+  ASSERT_EQ(top.size(), total.size());
+  for (const auto& hot : top) {
+    EXPECT_NEAR(hot.units, total[hot.key], 1e-6 * total[hot.key]) << hot.key;
+    EXPECT_NEAR(hot.read_units, total[hot.key], 1e-6 * total[hot.key]) << hot.key;
+    EXPECT_EQ(hot.error_bound, 0) << hot.key;
+  }
+  EXPECT_EQ(top[0].key, "VEH#V-0");
+
+  // Many more keys than counters: the bounds, and the heaviest key first.
+  Traffic busy(true, std::nullopt);
+  Skewed keys(5000, 1.1, 7);
+  std::map<std::string, double> counts;
+  for (int i = 0; i < 100000; ++i) {
+    const std::string key = keys.Next();
+    const double units = keys.Units();
+    busy.Record(kStart + i / 10, 1, key, 0, units);
+    counts[key] += units;
+  }
+  const auto hottest = busy.Top(1, kStart + 10000, 60'000, 10, nullptr);
+  ASSERT_EQ(hottest.size(), 10u);
+  EXPECT_EQ(hottest[0].key, "VEH#V-0");
+  for (const auto& hot : hottest) {
+    EXPECT_LE(std::abs(hot.units - counts[hot.key]), hot.error_bound + 1e-6) << hot.key;
+  }
+  // A forgotten space has nothing, pending records included.
+  busy.Record(kStart + 10001, 1, "VEH#V-0", 1, 0);
+  busy.Forget(1);
+  EXPECT_TRUE(busy.Top(1, kStart + 10001, 60'000, 10, nullptr).empty());
 }
 
 TEST(TokenBucketsTest, RefillBurstAndDebt) {
