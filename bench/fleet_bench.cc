@@ -465,7 +465,7 @@ void BM_Get_TrafficOff(benchmark::State& s) { GetDynarock(s, DynTrafficOff()); }
 // throughput with / without (the median pair ratio).
 // DYNAROCK_BENCH_AB_SAME=1 runs both sides without tracking: what the
 // harness itself shows (an A/A test).
-const int kAbPairs = EnvInt("DYNAROCK_BENCH_AB_PAIRS", 20);
+const int kAbPairs = EnvInt("DYNAROCK_BENCH_AB_PAIRS", 40);
 const int kAbOps = EnvInt("DYNAROCK_BENCH_AB_OPS", 5000);
 const bool kAbSame = EnvInt("DYNAROCK_BENCH_AB_SAME", 0) != 0;
 void TrafficAB(benchmark::State& state, bool put) {

@@ -12,7 +12,12 @@ wire_path = sys.argv[6] if len(sys.argv) > 6 else None  # bench/wire/run.sh's ta
 
 
 def load_medians(data):
-    return {b["run_name"]: b for b in data["benchmarks"] if b.get("aggregate_name") == "median"}
+    """The median of each benchmark's repetitions (the run itself if it ran once)."""
+    out = {b["run_name"]: b for b in data["benchmarks"] if b.get("aggregate_name") == "median"}
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "iteration":
+            out.setdefault(b["run_name"], b)
+    return out
 
 
 def us(b):
@@ -98,8 +103,8 @@ ab = [(label, next((b for name, b in medians.items() if name.split("/")[0] == f"
 if all(b and "ratio" in b for _, b in ab):
     print("\nThe cost of counting each collection's capacity units (Options::track_collection_traffic, "
           "on by default; HottestCollections and `dynarock top`), measured A/B: one database, reopened "
-          "with tracking on and off in alternating rounds (ABBA) within one process, the median round "
-          "of each side: " + ", ".join(
+          "with tracking on and off in pairs of rounds whose order alternates, within one process; the "
+          "median round of each side, and the median of the pairs' ratios: " + ", ".join(
               f"{label} {b['on_ns'] / 1000:.2f} µs with, {b['off_ns'] / 1000:.2f} µs without "
               f"(throughput with / without = **{b['ratio']:.3f}**)" for label, b in ab) + ".")
     aa_path = os.environ.get("AA_JSON")
@@ -126,7 +131,8 @@ def instructions(path):
 
 def inclusive(path, function):
     """The instructions counted inside `function` (callgrind_annotate --inclusive)."""
-    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", path], capture_output=True, text=True).stdout
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                         capture_output=True, text=True).stdout
     for line in out.splitlines():
         if function in line:
             return int(line.split()[0].replace(",", ""))

@@ -91,8 +91,11 @@ struct Options {
   size_t backfill_batch_items = 1000;
 
   // Count the capacity units each item collection consumes, for
-  // HottestCollections (a few hundred nanoseconds per request; memory:
-  // kTrafficSlices * kTrafficCounters counters per table and GSI in use).
+  // HottestCollections. A request only appends its units to a pending batch;
+  // a background thread of this Database applies batches to the summaries
+  // (memory: kTrafficSlices * kTrafficCounters counters per table and GSI in
+  // use, and at most a few MB of pending records). bench/RESULTS.md gives
+  // its cost.
   bool track_collection_traffic = true;
   // Enforce DynamoDB's per-partition ceilings on each collection (table
   // collections, and GSI collections): a request to a collection whose
