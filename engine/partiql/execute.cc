@@ -16,15 +16,17 @@
 
 #include "engine/db_impl.h"
 #include "engine/model/checks.h"
+#include "engine/partiql/next_token.h"
 #include "engine/partiql/partiql.h"
-#include "engine/tokens.h"
-#include "format/json.h"
 
 namespace dynarock {
 namespace {
 
+using partiql::DecodeNextToken;
+using partiql::EncodeNextToken;
 using partiql::Kind;
 using partiql::Placeholders;
+using partiql::Position;
 using partiql::Statement;
 using CondKind = expr::Condition::Kind;
 using OperandKind = expr::Operand::Kind;
@@ -182,10 +184,13 @@ std::string RenderRest(const std::vector<const expr::Condition*>& rest, Placehol
   return out;
 }
 
-void SetPlaceholders(Placeholders&& p, std::optional<ExpressionAttributeNames>* names,
-                     std::optional<ExpressionAttributeValues>* values) {
-  if (!p.names.empty()) *names = std::move(p.names);
-  if (!p.values.empty()) *values = std::move(p.values);
+// The placeholders a request's expressions use, as its
+// ExpressionAttributeNames/Values (left absent when empty, as DynamoDB
+// requires).
+template <typename Request>
+void MovePlaceholders(Placeholders&& p, Request* r) {
+  if (!p.names.empty()) r->expression_attribute_names = std::move(p.names);
+  if (!p.values.empty()) r->expression_attribute_values = std::move(p.values);
 }
 
 // A SELECT's item as the statement returns it: the projection keyed by
@@ -244,58 +249,6 @@ void AddTableCapacity(std::vector<ConsumedCapacity>* list, const std::optional<C
     }
   }
   list->push_back(*c);
-}
-
-// ---- NextToken ------------------------------------------------------------------------------
-
-// A SELECT's position: which of its queries (0 for a scan), and the last key
-// read there, tied to the request by a digest of the statement and its
-// parameters.
-struct Position {
-  size_t query = 0;
-  std::optional<Item> last_key;
-};
-
-std::string RequestDigest(const ExecuteStatementRequest& r) {
-  std::string canonical = r.statement;
-  canonical.push_back('\0');
-  for (const auto& p : ParametersOf(r.parameters)) {
-    canonical += format::ToJson(p);
-    canonical.push_back('\0');
-  }
-  const tokens::Digest d = tokens::DigestOf(canonical);
-  return std::to_string(d.low) + "." + std::to_string(d.high);
-}
-
-std::string EncodeToken(const ExecuteStatementRequest& r, const Position& p) {
-  std::string json = "{\"d\":\"" + RequestDigest(r) + "\",\"q\":" + std::to_string(p.query);
-  if (p.last_key) json += ",\"k\":" + format::ToJson(*p.last_key);
-  json += "}";
-  return format::Base64Encode(json);
-}
-
-Result<Position> DecodeToken(const ExecuteStatementRequest& r, const std::string& token) {
-  const Status invalid = Status::Validation("Invalid NextToken");
-  auto json = format::Base64Decode(token);
-  if (!json.ok()) return invalid;
-  rapidjson::Document doc;
-  if (!format::ParseJson(*json, &doc).ok() || !doc.IsObject()) return invalid;
-  if (!doc.HasMember("d") || !doc["d"].IsString() || !doc.HasMember("q") ||
-      !doc["q"].IsUint64()) {
-    return invalid;
-  }
-  const rapidjson::Value& d = doc["d"];
-  if (std::string_view(d.GetString(), d.GetStringLength()) != RequestDigest(r)) {
-    return Status::Validation("NextToken does not match request");
-  }
-  Position p;
-  p.query = doc["q"].GetUint64();
-  if (doc.HasMember("k")) {
-    auto key = format::ItemFromJson(doc["k"]);
-    if (!key.ok()) return invalid;
-    p.last_key = std::move(*key);
-  }
-  return p;
 }
 
 // ---- Errors in batches ----------------------------------------------------------------------
@@ -491,7 +444,7 @@ Result<ExecuteStatementResponse> StatementRunner::Select(const Statement& st,
 
   Position from;
   if (r.next_token) {
-    DYNAROCK_ASSIGN_OR_RETURN(from, DecodeToken(r, *r.next_token));
+    DYNAROCK_ASSIGN_OR_RETURN(from, DecodeNextToken(r, *r.next_token));
     if (from.query >= std::max<size_t>(partitions.size(), 1)) {
       return Status::Validation("NextToken does not match request");
     }
@@ -518,7 +471,7 @@ Result<ExecuteStatementResponse> StatementRunner::Select(const Statement& st,
     DYNAROCK_ASSIGN_OR_RETURN(auto page, db_->Scan(scan));
     take(page.items);
     out.consumed_capacity = std::move(page.consumed_capacity);
-    if (page.last_evaluated_key) out.next_token = EncodeToken(r, {0, page.last_evaluated_key});
+    if (page.last_evaluated_key) out.next_token = EncodeNextToken(r, {0, page.last_evaluated_key});
     return out;
   }
 
@@ -532,8 +485,7 @@ Result<ExecuteStatementResponse> StatementRunner::Select(const Statement& st,
     std::string key = p.Name(pk.name) + " = " + p.Value(partitions[q]);
     if (sort_term != nullptr) key += " AND " + *SortKeyTerm(*sort_term, sk->name, &p);
     query.key_condition_expression = std::move(key);
-    SetPlaceholders(std::move(p), &query.expression_attribute_names,
-                    &query.expression_attribute_values);
+    MovePlaceholders(std::move(p), &query);
     query.scan_index_forward = forward;
     if (remaining) query.limit = static_cast<int32_t>(*remaining);
     if (q == from.query) query.exclusive_start_key = std::move(from.last_key);
@@ -544,13 +496,13 @@ Result<ExecuteStatementResponse> StatementRunner::Select(const Statement& st,
     take(page.items);
     AddCapacity(&out.consumed_capacity, page.consumed_capacity);
     if (page.last_evaluated_key) {
-      out.next_token = EncodeToken(r, {q, page.last_evaluated_key});
+      out.next_token = EncodeNextToken(r, {q, page.last_evaluated_key});
       break;
     }
     if (remaining) {
       *remaining -= page.scanned_count;
       if (*remaining <= 0) {
-        if (q + 1 < partitions.size()) out.next_token = EncodeToken(r, {q + 1, std::nullopt});
+        if (q + 1 < partitions.size()) out.next_token = EncodeNextToken(r, {q + 1, std::nullopt});
         break;
       }
     }
@@ -587,12 +539,7 @@ Result<WritePlan> StatementRunner::PlanWrite(const Statement& st, const TableInf
 template <typename Request>
 void SetExpressions(WritePlan&& plan, Request* r) {
   r->condition_expression = std::move(plan.condition);
-  if (!plan.placeholders.names.empty()) {
-    r->expression_attribute_names = std::move(plan.placeholders.names);
-  }
-  if (!plan.placeholders.values.empty()) {
-    r->expression_attribute_values = std::move(plan.placeholders.values);
-  }
+  MovePlaceholders(std::move(plan.placeholders), r);
 }
 
 Result<ExecuteStatementResponse> StatementRunner::Write(
@@ -667,10 +614,7 @@ Result<TransactWriteItem> StatementRunner::TransactAction(
     case Kind::kExists:
       item.condition_check = TransactConditionCheck{.table_name = st.table, .key = std::move(plan.key)};
       item.condition_check->condition_expression = std::move(*plan.condition);
-      item.condition_check->expression_attribute_names = std::move(plan.placeholders.names);
-      if (!plan.placeholders.values.empty()) {
-        item.condition_check->expression_attribute_values = std::move(plan.placeholders.values);
-      }
+      MovePlaceholders(std::move(plan.placeholders), &*item.condition_check);
       item.condition_check->return_values_on_condition_check_failure = on_failure;
       break;
     case Kind::kSelect:

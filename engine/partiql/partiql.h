@@ -97,6 +97,9 @@ std::string RenderOperand(const expr::Operand& o, Placeholders* p);
 // `u` as an UpdateExpression (SET, REMOVE, ADD, DELETE clauses).
 std::string RenderUpdate(const expr::UpdateExpression& u, Placeholders* p);
 
+// "=", "<>", "<", "<=", ">" or ">=".
+const char* ComparatorText(expr::Comparator op);
+
 // The top-level AND terms of a condition (the condition itself if it is not
 // an AND).
 std::vector<const expr::Condition*> Conjuncts(const expr::Condition& c);

@@ -19,6 +19,18 @@ std::string Placeholders::Value(const AttributeValue& value) {
   return placeholder;
 }
 
+const char* ComparatorText(expr::Comparator op) {
+  switch (op) {
+    case expr::Comparator::kEq: return "=";
+    case expr::Comparator::kNe: return "<>";
+    case expr::Comparator::kLt: return "<";
+    case expr::Comparator::kLe: return "<=";
+    case expr::Comparator::kGt: return ">";
+    case expr::Comparator::kGe: return ">=";
+  }
+  return "=";
+}
+
 std::string RenderPath(const expr::Path& path, Placeholders* p) {
   std::string out;
   for (const auto& e : path.elements) {
@@ -49,18 +61,6 @@ std::string RenderOperand(const expr::Operand& o, Placeholders* p) {
 
 namespace {
 
-const char* Comparator(expr::Comparator op) {
-  switch (op) {
-    case expr::Comparator::kEq: return " = ";
-    case expr::Comparator::kNe: return " <> ";
-    case expr::Comparator::kLt: return " < ";
-    case expr::Comparator::kLe: return " <= ";
-    case expr::Comparator::kGt: return " > ";
-    case expr::Comparator::kGe: return " >= ";
-  }
-  return " = ";
-}
-
 // Precedence, loosest first: OR, AND, NOT, everything else. A child is
 // parenthesized only when it binds looser than its parent, so a long AND
 // chain renders without nesting (the expression parser bounds nesting).
@@ -85,7 +85,7 @@ std::string RenderCondition(const expr::Condition& c, Placeholders* p) {
   using K = expr::Condition::Kind;
   auto operand = [&](size_t i) { return RenderOperand(c.operands[i], p); };
   switch (c.kind) {
-    case K::kCompare: return operand(0) + Comparator(c.op) + operand(1);
+    case K::kCompare: return operand(0) + " " + ComparatorText(c.op) + " " + operand(1);
     case K::kBetween: return operand(0) + " BETWEEN " + operand(1) + " AND " + operand(2);
     case K::kIn: {
       std::string out = operand(0) + " IN (";
