@@ -102,9 +102,10 @@ ab = [(label, next((b for name, b in medians.items() if name.split("/")[0] == f"
       for label, op in (("PutItem", "Put"), ("GetItem", "Get"))]
 if all(b and "ratio" in b for _, b in ab):
     print("\nThe cost of counting each collection's capacity units (Options::track_collection_traffic, "
-          "on by default; HottestCollections and `dynarock top`), measured A/B: one database, reopened "
-          "with tracking on and off in pairs of rounds whose order alternates, within one process; the "
-          "median round of each side, and the median of the pairs' ratios: " + ", ".join(
+          "on by default; HottestCollections and `dynarock top`), measured A/B: one open database, "
+          "tracking switched on and off (SetCollectionTrafficTracking) in 200 pairs of 2,000-operation "
+          "rounds whose order alternates; the median round of each side, and the median of the pairs' "
+          "ratios: " + ", ".join(
               f"{label} {b['on_ns'] / 1000:.2f} µs with, {b['off_ns'] / 1000:.2f} µs without "
               f"(throughput with / without = **{b['ratio']:.3f}**)" for label, b in ab) + ".")
     aa_path = os.environ.get("AA_JSON")

@@ -13,8 +13,8 @@ readings="${2:-500}"
 # (RocksDB compactions after a bulk load) cannot then slow another's reads.
 outs=()
 # TrafficAB: the engine's GetItem and PutItem with collection traffic
-# tracking on and off (its cost), interleaved on one database.
-# (TrafficAB runs once: its figure is already the median of 40 pairs.)
+# tracking switched on and off (its cost), interleaved on one open database.
+# (TrafficAB runs once: its figure is already the median of 200 pairs.)
 for system in Dynarock RocksDB RawEngineOpts SQLite TrafficAB; do
   out="$(mktemp)"
   outs+=("$out")

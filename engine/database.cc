@@ -115,6 +115,7 @@ Result<HottestCollectionsResponse> Database::HottestCollections(const std::strin
                                                                 size_t limit, int64_t window_ms) {
   return impl_->HottestCollections(table, limit, window_ms);
 }
+void Database::SetCollectionTrafficTracking(bool on) { impl_->SetCollectionTrafficTracking(on); }
 Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
 Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
 Status Database::Health() { return impl_->Health(); }

@@ -172,6 +172,7 @@ class Database::Impl {
                                                                size_t limit);
   Result<HottestCollectionsResponse> HottestCollections(const std::string& table_name, size_t limit,
                                                         int64_t window_ms);
+  void SetCollectionTrafficTracking(bool on) { traffic_.SetTracking(on); }
   Result<StatisticsReport> RecountStatistics();
   Status WaitForCompactions();
   Status Health() { return background_errors_->Current(); }

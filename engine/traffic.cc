@@ -217,7 +217,18 @@ Traffic::Traffic(bool track, std::optional<Limits> limits) : track_(track) {
     reads_ = std::make_unique<TokenBuckets>(limits->read_units_per_second, limits->burst_seconds);
     writes_ = std::make_unique<TokenBuckets>(limits->write_units_per_second, limits->burst_seconds);
   }
-  if (track_ && !limiting()) drainer_ = std::thread([this] { DrainLoop(); });
+  // Without limits, records are applied off the request path; the drainer
+  // runs also while tracking is off, so SetTracking can turn it on.
+  if (!limiting()) drainer_ = std::thread([this] { DrainLoop(); });
+}
+
+void Traffic::SetTracking(bool on) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (track_.exchange(on, std::memory_order_relaxed) == on) return;
+  if (!on) {
+    DrainLocked();  // drops what was pending (Apply counts nothing now)
+    spaces_.clear();
+  }
 }
 
 Traffic::~Traffic() {
@@ -238,7 +249,7 @@ bool Traffic::Admits(int64_t now_ms, std::string_view collection, bool write) {
 
 void Traffic::Apply(int64_t now_ms, uint32_t space_id, std::string_view collection,
                     double read_units, double write_units) {
-  if (track_) {
+  if (tracking()) {
     auto& space = spaces_[space_id];
     if (!space) {
       space =
@@ -254,7 +265,7 @@ void Traffic::Apply(int64_t now_ms, uint32_t space_id, std::string_view collecti
 
 void Traffic::Record(int64_t now_ms, uint32_t space_id, std::string_view collection,
                      double read_units, double write_units) {
-  if (!track_ && !limiting()) return;
+  if (!tracking() && !limiting()) return;
   if (!drainer_.joinable()) {
     std::lock_guard<std::mutex> lock(mu_);
     Apply(now_ms, space_id, collection, read_units, write_units);
@@ -292,14 +303,14 @@ void Traffic::DrainLocked() {
   for (const Pending& p : draining_.records) {
     const std::string_view key = keys.substr(offset, p.key_size);
     const int64_t slice = p.now_ms / kTrafficSliceMs;
-    const uint64_t hash =
-        XXH3_64bits_withSeed(key.data(), key.size(), static_cast<uint64_t>(slice) * 31 + p.space_id);
+    const uint64_t hash = XXH3_64bits_withSeed(key.data(), key.size(),
+                                               static_cast<uint64_t>(slice) * 31 + p.space_id);
     for (size_t i = hash & (slots - 1);; i = (i + 1) & (slots - 1)) {
       uint32_t& slot = sum_index_[i];
       if (slot == UINT32_MAX) {
         slot = static_cast<uint32_t>(sums_.size());
-        sums_.push_back({hash, p.now_ms, p.space_id, p.key_size, offset, p.read_units,
-                         p.write_units});
+        sums_.push_back(
+            {hash, p.now_ms, p.space_id, p.key_size, offset, p.read_units, p.write_units});
         break;
       }
       Sum& s = sums_[slot];
@@ -313,8 +324,7 @@ void Traffic::DrainLocked() {
     offset += p.key_size;
   }
   for (const Sum& s : sums_) {
-    Apply(s.now_ms, s.space_id, keys.substr(s.key_offset, s.key_size), s.read_units,
-          s.write_units);
+    Apply(s.now_ms, s.space_id, keys.substr(s.key_offset, s.key_size), s.read_units, s.write_units);
   }
   draining_.records.clear();
   draining_.keys.clear();

@@ -4,6 +4,7 @@
 #ifndef DYNAROCK_ENGINE_TRAFFIC_H_
 #define DYNAROCK_ENGINE_TRAFFIC_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -168,7 +169,10 @@ class Traffic {
   Traffic(const Traffic&) = delete;
   Traffic& operator=(const Traffic&) = delete;
 
-  bool tracking() const { return track_; }
+  bool tracking() const { return track_.load(std::memory_order_relaxed); }
+  // Turns counting on or off. Off discards every count made (and pending):
+  // counting on again starts from nothing. Limits are not affected.
+  void SetTracking(bool on);
   bool limiting() const { return reads_ != nullptr; }
 
   // Whether the collection's read (or write) budget admits a request now.
@@ -215,7 +219,10 @@ class Traffic {
   void DrainLocked();
   void DrainLoop();
 
-  const bool track_;
+  // Read without a lock on every request: a Record racing with
+  // SetTracking(false) may land in the summaries just cleared (one
+  // request's units, gone at the next switch off or out of the window).
+  std::atomic<bool> track_;
   // Guards the summaries and the buckets; taken before pending_mu_.
   std::mutex mu_;
   std::unordered_map<uint32_t, std::unique_ptr<SlidingHeavyHitters>> spaces_;

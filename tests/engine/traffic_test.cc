@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <random>
@@ -73,11 +74,10 @@ TEST(HeavyHittersTest, BoundsHoldOnSkewedWorkloads) {
         }
       }
       // The heaviest key is found, with its rank.
-      const auto heaviest = std::max_element(exact.begin(), exact.end(), [](auto& a, auto& b) {
-        return a.second < b.second;
-      });
+      const auto heaviest = std::max_element(exact.begin(), exact.end(),
+                                             [](auto& a, auto& b) { return a.second < b.second; });
       const auto top = std::max_element(hh.counters().begin(), hh.counters().end(),
-                                         [](auto& a, auto& b) { return a.units < b.units; });
+                                        [](auto& a, auto& b) { return a.units < b.units; });
       EXPECT_EQ(top->key, heaviest->first);
     }
   }
@@ -229,6 +229,42 @@ TEST(TrafficTest, BatchedCountingSeesEveryRecordMadeBeforeTop) {
   busy.Record(kStart + 10001, 1, "VEH#V-0", 1, 0);
   busy.Forget(1);
   EXPECT_TRUE(busy.Top(1, kStart + 10001, 60'000, 10, nullptr).empty());
+}
+
+// SetTracking may race with Record from any thread (TSan runs this). Off
+// forgets every count and pending record; on again counts from then on.
+TEST(TrafficTest, SwitchingTrackingOffForgetsAndOnCountsAfresh) {
+  Traffic traffic(/*track=*/false, std::nullopt);
+  traffic.Record(1000, 1, "before", 1, 0);  // off: not counted
+  traffic.SetTracking(true);
+  EXPECT_TRUE(traffic.Top(1, 1000, 60'000, 10, nullptr).empty());
+  std::atomic<bool> done{false};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 3; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; !done.load(); ++i)
+        traffic.Record(1000 + i % 100, 1, "k" + std::to_string(t), 1, 0);
+    });
+  }
+  for (int i = 0; i < 200; ++i) {
+    traffic.SetTracking(i % 2 == 1);
+    if (i % 20 == 0) (void)traffic.Top(1, 1100, 60'000, 10, nullptr);
+  }
+  // Ended on: the writers' records are counted again.
+  while (traffic.Top(1, 1100, 60'000, 10, nullptr).empty()) std::this_thread::yield();
+  done = true;
+  for (auto& w : writers) w.join();
+  // Off drops the counts, and records made while off.
+  traffic.SetTracking(false);
+  traffic.Record(1100, 1, "while-off", 0, 1);
+  EXPECT_TRUE(traffic.Top(1, 1100, 60'000, 10, nullptr).empty());
+  traffic.SetTracking(true);
+  for (int i = 0; i < 5; ++i) traffic.Record(1100, 1, "after", 0, 1);
+  const auto top = traffic.Top(1, 1100, 60'000, 10, nullptr);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].key, "after");
+  EXPECT_EQ(top[0].write_units, 5);
+  EXPECT_EQ(top[0].error_bound, 0);
 }
 
 TEST(TokenBucketsTest, RefillBurstAndDebt) {
@@ -383,6 +419,49 @@ TEST_F(CollectionTrafficTest, GetItemCountsOnItsOwnCollectionWhateverTheNumbersS
   EXPECT_EQ(hot->collections[0].error_bound, 0);
   EXPECT_EQ(hot->collections[1].partition_key_value, testing::N("8"));
   EXPECT_EQ(hot->collections[1].read_units, 0.5);  // a missing item costs a read too
+}
+
+TEST_F(CollectionTrafficTest, TrackingSwitchedOffAtRuntimeStopsCountingButNotLimits) {
+  options_.partition_limits.reset();  // counted off the request path
+  Reopen();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(db_->PutItem({.table_name = "Telemetry", .item = Reading("V-1", i)}).ok());
+  }
+  auto hot = db_->HottestCollections("Telemetry", 5, 60'000);
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  ASSERT_EQ(hot->collections.size(), 1u);
+  EXPECT_EQ(hot->collections[0].write_units, 3.0);
+
+  db_->SetCollectionTrafficTracking(false);
+  ASSERT_TRUE(db_->PutItem({.table_name = "Telemetry", .item = Reading("V-2", 0)}).ok());
+  hot = db_->HottestCollections("Telemetry", 5, 60'000);
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  EXPECT_TRUE(hot->collections.empty());
+
+  db_->SetCollectionTrafficTracking(true);  // counts afresh: V-1's three are gone
+  ASSERT_TRUE(db_->PutItem({.table_name = "Telemetry", .item = Reading("V-3", 0)}).ok());
+  hot = db_->HottestCollections("Telemetry", 5, 60'000);
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  ASSERT_EQ(hot->collections.size(), 1u);
+  EXPECT_EQ(hot->collections[0].partition_key_value, testing::S("VEH#V-3"));
+  EXPECT_EQ(hot->collections[0].write_units, 1.0);
+
+  // With partition limits and tracking off, the limits still hold.
+  options_.partition_limits = Options::PartitionLimits{.burst_seconds = 1};
+  Reopen();
+  db_->SetCollectionTrafficTracking(false);
+  int throttled = 0;
+  for (int i = 0; i < 2100; ++i) {
+    auto put = db_->PutItem({.table_name = "Telemetry", .item = Reading("V-HOT", i)});
+    if (!put.ok()) {
+      ASSERT_EQ(put.status().code(), Status::Code::kThrottling) << put.status();
+      ++throttled;
+    }
+  }
+  EXPECT_NEAR(throttled, 2100 - 1000, 2);  // one second of burst, in one millisecond
+  hot = db_->HottestCollections("Telemetry", 5, 60'000);
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  EXPECT_TRUE(hot->collections.empty());
 }
 
 TEST_F(CollectionTrafficTest, BatchWritesReturnThrottledItemsAsUnprocessed) {

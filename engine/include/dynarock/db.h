@@ -390,6 +390,13 @@ class Database {
   // empty lists when tracking is off.
   Result<HottestCollectionsResponse> HottestCollections(const std::string& table_name, size_t limit,
                                                         int64_t window_ms);
+  // Turns collection traffic counting (Options::track_collection_traffic)
+  // on or off while the database is open, for every table. Off discards
+  // the counts made so far, and HottestCollections gives empty lists; on
+  // again counts from then on. Partition limits (Options::partition_limits)
+  // are not affected. Thread-safe; requests racing with the switch may or
+  // may not be counted.
+  void SetCollectionTrafficTracking(bool on);
 
   // Recounts every collection, each table's totals and each index's from
   // the items and entries themselves, table by table, each read from one
