@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 #include <rapidjson/encodings.h>
+#include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 
 #include <algorithm>
@@ -569,33 +570,68 @@ Status AppendItemLine(ExportFormat f, const ItemView& item, std::string* out) {
   return Status::OK();
 }
 
-Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate) {
-  Item item;
-  if (f == ExportFormat::kIon) {
-    IonReader reader(line);
-    DYNAROCK_ASSIGN_OR_RETURN(item, reader.Line());
-  } else {
-    // The document lives in a buffer on the stack: most lines fit, and a
-    // restore parses millions of them (the pool mallocs beyond it).
-    char buffer[16 << 10];
-    rapidjson::MemoryPoolAllocator<> pool(buffer, sizeof buffer);
-    rapidjson::Document doc(&pool);
-    Status parsed = ParseJson(line, &doc);
-    if (!parsed.ok()) return Status::InvalidArgument("invalid JSON: " + parsed.message());
-    if (!doc.IsObject())
-      return Status::InvalidArgument("a line must be a JSON object {\"Item\":{...}}");
-    const rapidjson::Value* it = Member(doc, "Item");
-    if (it == nullptr || !it->IsObject()) {
-      return Status::InvalidArgument("the line has no \"Item\" object");
-    }
-    DYNAROCK_ASSIGN_OR_RETURN(item, ItemFromJson(*it));
+namespace {
+
+// A DYNAMODB_JSON line's item, from a parsed (or failed) document.
+Result<Item> ItemOfLine(const rapidjson::Document& doc) {
+  if (doc.HasParseError()) {
+    return Status::InvalidArgument("invalid JSON: " +
+                                   std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
+                                   " at offset " + std::to_string(doc.GetErrorOffset()));
   }
+  if (!doc.IsObject()) return Status::InvalidArgument("a line must be a JSON object {\"Item\":{...}}");
+  const rapidjson::Value* it = Member(doc, "Item");
+  if (it == nullptr || !it->IsObject()) {
+    return Status::InvalidArgument("the line has no \"Item\" object");
+  }
+  return ItemFromJson(*it);
+}
+
+Result<Item> Validated(Item item, bool validate) {
   if (!validate) return item;
   for (const auto& [name, value] : item) {
     if (name.empty()) return Status::Validation("An attribute name cannot be empty");
     DYNAROCK_RETURN_IF_ERROR(value.Validate());
   }
   return item;
+}
+
+constexpr unsigned kLineParseFlags =
+    rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+
+}  // namespace
+
+Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate) {
+  if (f == ExportFormat::kIon) {
+    IonReader reader(line);
+    DYNAROCK_ASSIGN_OR_RETURN(Item item, reader.Line());
+    return Validated(std::move(item), validate);
+  }
+  // RapidJSON takes a NUL byte for the end of its input.
+  if (const size_t nul = line.find('\0'); nul != std::string_view::npos) {
+    return Status::InvalidArgument("invalid JSON: a NUL byte at offset " + std::to_string(nul));
+  }
+  // The document lives in a buffer on the stack: most lines fit, and a
+  // restore parses millions of them (the pool mallocs beyond it).
+  char buffer[16 << 10];
+  rapidjson::MemoryPoolAllocator<> pool(buffer, sizeof buffer);
+  rapidjson::Document doc(&pool);
+  doc.Parse<kLineParseFlags>(line.data(), line.size());
+  DYNAROCK_ASSIGN_OR_RETURN(Item item, ItemOfLine(doc));
+  return Validated(std::move(item), validate);
+}
+
+Result<Item> ParseItemLineInPlace(ExportFormat f, std::string* line, bool validate) {
+  // A line holding a NUL byte is refused by the copying parse.
+  if (f == ExportFormat::kIon || line->find('\0') != std::string::npos) {
+    return ParseItemLine(f, *line, validate);
+  }
+  char buffer[16 << 10];
+  rapidjson::MemoryPoolAllocator<> pool(buffer, sizeof buffer);
+  rapidjson::Document doc(&pool);
+  doc.ParseInsitu<kLineParseFlags>(line->data());
+  DYNAROCK_ASSIGN_OR_RETURN(Item item, ItemOfLine(doc));
+  return Validated(std::move(item), validate);
 }
 
 // ---- Manifests ----

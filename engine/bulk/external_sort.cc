@@ -178,12 +178,18 @@ Status ExternalSorter::MaybeSpill(std::unique_lock<std::mutex>& lock) {
   std::vector<Entry> entries;
   arena.swap(arena_);
   entries.swap(entries_);
+  arena_.swap(spare_arena_);  // fill the other buffer meanwhile
+  entries_.swap(spare_entries_);
   const std::string path = dir_ + "/run-" + std::to_string(runs_.size());
   runs_.push_back(path);
   ++spilling_;
   lock.unlock();
   Status s = WriteRun(path, arena, &entries);
+  arena.clear();
+  entries.clear();
   lock.lock();
+  spare_arena_.swap(arena);
+  spare_entries_.swap(entries);
   --spilling_;
   spilled_.notify_all();
   return s;
@@ -228,6 +234,9 @@ Status ExternalSorter::WriteRun(const std::string& path, const std::string& aren
 Status ExternalSorter::Merge(const Output& out, const Output& dropped) {
   std::unique_lock lock(mu_);
   spilled_.wait(lock, [this] { return spilling_ == 0; });
+  // The spare buffer's memory goes back for the merge's readers.
+  std::string().swap(spare_arena_);
+  std::vector<Entry>().swap(spare_entries_);
   if (runs_.empty()) {
     // Everything fit in memory: no file at all.
     SortEntries(arena_, &entries_);

@@ -92,6 +92,10 @@ class ExternalSorter {
   std::mutex mu_;
   std::string arena_;
   std::vector<Entry> entries_;
+  // The other buffer, empty between spills, its pages kept: a fresh
+  // allocation per run faulted in (and zeroed) half the budget each time.
+  std::string spare_arena_;
+  std::vector<Entry> spare_entries_;
   std::vector<std::string> runs_;
   int64_t records_ = 0;
   int spilling_ = 0;  // runs being written outside the lock

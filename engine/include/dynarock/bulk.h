@@ -114,8 +114,9 @@ struct ImportTableOptions {
   // file and line) and nothing is written. false: bad items are skipped and
   // counted, as ImportTable does.
   bool strict = false;
-  // Memory for sorting; what does not fit is spilled to files in the
-  // database directory.
+  // The restore's memory: three quarters of it for sorting (what does not
+  // fit is spilled to files in the database directory), the rest for
+  // reading, writing SST files and RocksDB.
   size_t memory_budget_bytes = size_t{256} << 20;
   // How many item errors ImportTableResult::errors keeps (all are counted).
   size_t max_reported_errors = 100;
