@@ -90,26 +90,51 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item) {
 
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
-                                const Item* before, const Item* after, bool merge_collection,
+                                const SizedItem& before_side, const SizedItem& after_side,
+                                bool merge_collection,
                                 std::vector<IndexWriteUnits>* index_writes) {
+  const Item* before = before_side.item;
+  const Item* after = after_side.item;
+  // The collection's bytes of each side (CollectionBytes): the item, plus
+  // its LSI entries, added up below as the entries are sized.
+  int64_t before_bytes = before ? before_side.size : 0;
+  int64_t after_bytes = after ? after_side.size : 0;
+  std::string projected_encoding;
   for (const auto& index : table.indexes) {
+    const bool all = index.projection == ProjectionType::kAll;
     std::optional<format::EncodedKey> old_key, new_key;
     if (before) old_key = IndexKeyFor(table, index, *before);
     if (after) new_key = IndexKeyFor(table, index, *after);
     Counter delta;
     int64_t old_size = 0, new_size = 0;
     if (old_key) {
-      old_size = static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, *before)));
+      old_size = all ? before_side.size
+                     : static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, *before)));
       --delta.items;
       delta.bytes -= old_size;
+      if (!index.global) before_bytes += old_size + kIndexEntryOverheadBytes;
       if (!new_key || !(*new_key == *old_key)) batch->Delete(indexes_cf, old_key->bytes());
     }
     if (new_key) {
-      Item projected = ProjectForIndex(table, index, *after);
-      new_size = static_cast<int64_t>(format::ItemSize(projected));
+      std::string_view value;
+      if (all) {
+        new_size = after_side.size;
+        if (after_side.encoded.empty()) {
+          format::EncodeItem(*after, &projected_encoding);
+          value = projected_encoding;
+        } else {
+          value = after_side.encoded;
+        }
+      } else {
+        const Item projected = ProjectForIndex(table, index, *after);
+        new_size = static_cast<int64_t>(format::ItemSize(projected));
+        format::EncodeItem(projected, &projected_encoding);
+        value = projected_encoding;
+      }
       ++delta.items;
       delta.bytes += new_size;
-      batch->Put(indexes_cf, new_key->bytes(), format::EncodeItem(projected));
+      if (!index.global) after_bytes += new_size + kIndexEntryOverheadBytes;
+      batch->Put(indexes_cf, new_key->bytes(), value);
     }
     if (delta.items != 0 || delta.bytes != 0) {
       batch->Merge(stats_cf, TableStatsKey(index.space_id), EncodeCounter(delta));
@@ -135,11 +160,11 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
   Counter collection;
   if (before) {
     --collection.items;
-    collection.bytes -= CollectionBytes(table, *before);
+    collection.bytes -= before_bytes;
   }
   if (after) {
     ++collection.items;
-    collection.bytes += CollectionBytes(table, *after);
+    collection.bytes += after_bytes;
   }
   const Item& any = after ? *after : *before;
   if (merge_collection && (collection.items != 0 || collection.bytes != 0)) {

@@ -44,15 +44,27 @@ int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item);
 // The collection's contribution of one item: the item, plus its LSI entries.
 int64_t CollectionBytes(const TableInfo& table, const Item& item);
 
+// One side of a write, with what the caller has already computed of it.
+struct SizedItem {
+  const Item* item = nullptr;  // null: absent
+  int64_t size = 0;            // format::ItemSize(*item)
+  // format::EncodeItem(*item), which an ALL projection's entry is; empty if
+  // not at hand (then encoded again when needed).
+  std::string_view encoded{};
+};
+
 // Adds to `batch` everything that changes besides the item itself when a
 // write turns `before` into `after` (either may be absent): index entries put
 // and deleted, per-index totals, and (if `merge_collection`) a merge of the
 // collection's delta into its counter. Returns the collection's delta.
 // `index_writes` (if not null) receives the write units each index spent:
 // one write per entry added or removed, two when the index key moved.
+// Each item is projected and sized once per index (an ALL projection is the
+// item itself: neither copied nor sized again).
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
-                                const Item* before, const Item* after, bool merge_collection,
+                                const SizedItem& before, const SizedItem& after,
+                                bool merge_collection,
                                 std::vector<IndexWriteUnits>* index_writes = nullptr);
 
 }  // namespace dynarock

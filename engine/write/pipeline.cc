@@ -277,18 +277,23 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
   rocksdb::WriteBatch& batch = pending->batch;
   Counter delta;
   *item_bytes = 0;
+  SizedItem before_side, after_side;
+  std::string encoded;
   if (before) {
     --delta.items;
     const auto size = static_cast<int64_t>(format::ItemSize(*before));
     delta.bytes -= size;
     *item_bytes = size;
+    before_side = {&*before, size};
   }
   if (after) {
     ++delta.items;
     const auto size = static_cast<int64_t>(format::ItemSize(*after));
     delta.bytes += size;
     *item_bytes = std::max(*item_bytes, size);
-    batch.Put(items_cf_, key.bytes(), format::EncodeItem(*after));
+    format::EncodeItem(*after, &encoded);
+    batch.Put(items_cf_, key.bytes(), encoded);
+    after_side = {after, size, encoded};
   } else {
     batch.Delete(items_cf_, key.bytes());
   }
@@ -296,8 +301,8 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
   // Tables without an LSI merge the collection's delta (no read); LSI tables
   // read the counter anyway, for the size limit.
   Counter collection =
-      AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table, before ? &*before : nullptr,
-                              after, !table.has_lsi(), &pending->index_writes);
+      AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table, before_side, after_side,
+                              !table.has_lsi(), &pending->index_writes);
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);
