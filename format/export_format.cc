@@ -621,19 +621,6 @@ Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate)
   return Validated(std::move(item), validate);
 }
 
-Result<Item> ParseItemLineInPlace(ExportFormat f, std::string* line, bool validate) {
-  // A line holding a NUL byte is refused by the copying parse.
-  if (f == ExportFormat::kIon || line->find('\0') != std::string::npos) {
-    return ParseItemLine(f, *line, validate);
-  }
-  char buffer[16 << 10];
-  rapidjson::MemoryPoolAllocator<> pool(buffer, sizeof buffer);
-  rapidjson::Document doc(&pool);
-  doc.ParseInsitu<kLineParseFlags>(line->data());
-  DYNAROCK_ASSIGN_OR_RETURN(Item item, ItemOfLine(doc));
-  return Validated(std::move(item), validate);
-}
-
 // ---- Manifests ----
 
 std::string ManifestFilesJson(const std::vector<ManifestFile>& files) {

@@ -47,9 +47,6 @@ std::string ItemLine(ExportFormat f, const Item& item);
 // whole-item check, for callers that run ValidateItem themselves (a restore:
 // PutItem's checks).
 Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate = true);
-// The same, parsing a DYNAMODB_JSON line where it lies (no copy of its
-// strings): *line is overwritten, whatever the outcome.
-Result<Item> ParseItemLineInPlace(ExportFormat f, std::string* line, bool validate = true);
 
 // Ion text for one value, as the ION export writes it: N as an Ion decimal
 // with trailing zeros in a `d` exponent (103., 6d2, 15d-1), sets as lists

@@ -308,9 +308,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       while (reader.Next(&line)) {
         if (Blank(line)) continue;
         // PlanPut validates the item as PutItem does.
-        if (!take(format::ParseItemLineInPlace(line_format, &line, false), reader.line_number())) {
-          break;
-        }
+        if (!take(format::ParseItemLine(line_format, line, false), reader.line_number())) break;
       }
     }
     if (outcome.fatal.ok() && !abort) outcome.fatal = flush();
