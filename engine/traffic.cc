@@ -212,7 +212,17 @@ void TokenBuckets::DropFull(int64_t now_ms) {
 
 // ---- Traffic ----------------------------------------------------------------------
 
-Traffic::Traffic(bool track, std::optional<Limits> limits) : track_(track) {
+struct Traffic::Stage {
+  std::mutex mu;
+  Batch batch;  // guarded by mu
+};
+
+namespace {
+std::atomic<uint64_t> next_traffic_id{1};
+}  // namespace
+
+Traffic::Traffic(bool track, std::optional<Limits> limits)
+    : track_(track), id_(next_traffic_id.fetch_add(1, std::memory_order_relaxed)) {
   if (limits) {
     reads_ = std::make_unique<TokenBuckets>(limits->read_units_per_second, limits->burst_seconds);
     writes_ = std::make_unique<TokenBuckets>(limits->write_units_per_second, limits->burst_seconds);
@@ -271,25 +281,76 @@ void Traffic::Record(int64_t now_ms, uint32_t space_id, std::string_view collect
     Apply(now_ms, space_id, collection, read_units, write_units);
     return;
   }
+  Stage& stage = ThisThreadsStage();
+  std::unique_lock<std::mutex> stage_lock(stage.mu);
+  Batch& staged = stage.batch;
+  staged.records.push_back(
+      {now_ms, space_id, static_cast<uint32_t>(collection.size()), read_units, write_units});
+  staged.keys.append(collection);
+  if (staged.records.size() < kStageRecords) return;
   size_t pending;
   {
     std::lock_guard<std::mutex> lock(pending_mu_);
-    pending_.records.push_back(
-        {now_ms, space_id, static_cast<uint32_t>(collection.size()), read_units, write_units});
-    pending_.keys.append(collection);
+    pending_.records.insert(pending_.records.end(), staged.records.begin(), staged.records.end());
+    pending_.keys.append(staged.keys);
     pending = pending_.records.size();
   }
-  if (pending == kBatchRecords) wake_.notify_one();
+  staged.records.clear();
+  staged.keys.clear();
+  stage_lock.unlock();
+  // Stages are handed over whole: wake the drainer as the batch fills.
+  if (pending >= kBatchRecords && pending - kStageRecords < kBatchRecords) wake_.notify_one();
   if (pending >= kMaxPendingRecords) {  // the drainer fell behind: help it
     std::lock_guard<std::mutex> lock(mu_);
     DrainLocked();
   }
 }
 
+Traffic::Stage& Traffic::ThisThreadsStage() {
+  // This thread's stage of each Traffic it records on, the last one used
+  // first. An entry whose Traffic is gone (the thread holds its stage's
+  // only reference) is dropped when the thread next registers a stage.
+  struct Entry {
+    uint64_t traffic_id;
+    std::shared_ptr<Stage> stage;
+  };
+  thread_local std::vector<Entry> entries;
+  thread_local uint64_t last_id = 0;
+  thread_local Stage* last = nullptr;
+  if (last_id == id_) return *last;
+  auto it = std::find_if(entries.begin(), entries.end(),
+                         [&](const Entry& e) { return e.traffic_id == id_; });
+  if (it == entries.end()) {
+    std::erase_if(entries, [](const Entry& e) { return e.stage.use_count() == 1; });
+    auto stage = std::make_shared<Stage>();
+    {
+      std::lock_guard<std::mutex> lock(stages_mu_);
+      stages_.push_back(stage);
+    }
+    it = entries.insert(entries.end(), {id_, std::move(stage)});
+  }
+  last_id = id_;
+  last = it->stage.get();
+  return *last;
+}
+
 void Traffic::DrainLocked() {
   {
     std::lock_guard<std::mutex> lock(pending_mu_);
     std::swap(draining_, pending_);
+  }
+  {
+    std::lock_guard<std::mutex> lock(stages_mu_);
+    std::erase_if(stages_, [this](const std::shared_ptr<Stage>& stage) {
+      std::lock_guard<std::mutex> stage_lock(stage->mu);
+      Batch& staged = stage->batch;
+      draining_.records.insert(draining_.records.end(), staged.records.begin(),
+                               staged.records.end());
+      draining_.keys.append(staged.keys);
+      staged.records.clear();
+      staged.keys.clear();
+      return stage.use_count() == 1;  // its thread has ended: nothing more will come
+    });
   }
   if (draining_.records.empty()) return;
   // Add up each collection's records per slice, in an open-addressing
@@ -335,11 +396,11 @@ void Traffic::DrainLoop() {
     {
       std::unique_lock<std::mutex> lock(pending_mu_);
       // Woken for a full batch; otherwise every 100 ms, so that memory and
-      // the summaries' lag stay small under light traffic too.
+      // the summaries' lag stay small under light traffic too, and staged
+      // records reach the summaries within a slice.
       wake_.wait_for(lock, std::chrono::milliseconds(100),
                      [this] { return stop_ || pending_.records.size() >= kBatchRecords; });
       if (stop_) return;
-      if (pending_.records.empty()) continue;
     }
     std::lock_guard<std::mutex> lock(mu_);
     DrainLocked();

@@ -151,13 +151,17 @@ class TokenBuckets {
 // are named by their key prefix (format::CollectionPrefix: space id, hash,
 // partition key), so one set of buckets serves every space. Thread-safe.
 //
-// Without limits, counting is taken off the request path: Record appends
-// the record to a pending batch (a short lock and a copy of the key) and a
-// drainer thread applies batches to the summaries, each collection's
+// Without limits, counting is taken off the request path. Record appends
+// the record to its thread's stage for this Traffic (a lock no other thread
+// takes but to collect it, and a copy of the key, in a few kilobytes that
+// stay in the thread's cache), and hands a full stage over to a pending
+// batch. A drainer thread applies the pending batch and every stage to the
+// summaries (woken for a full batch, and every 100 ms), each collection's
 // records of a time slice added up first (one summary update per
 // collection and slice: Space-Saving's bounds hold for any order and
-// grouping of a slice's updates). Top and Forget apply whatever is pending
-// first, so they see every Record that returned before them. With limits,
+// grouping of a slice's updates). Top and Forget collect everything
+// pending and staged first, so they see every Record that returned before
+// them, from any thread, including threads that have ended. With limits,
 // Record applies and charges at once (Admits must see every earlier charge).
 class Traffic {
  public:
@@ -187,6 +191,8 @@ class Traffic {
   // A deleted table's or index's counts.
   void Forget(uint32_t space_id);
 
+  // Records a thread stages before it hands them over to the pending batch.
+  static constexpr size_t kStageRecords = 256;
   // Records a pending batch holds before the drainer is woken for it, and
   // before Record applies it itself (the drainer fell behind).
   static constexpr size_t kBatchRecords = 16384;
@@ -212,10 +218,14 @@ class Traffic {
     size_t key_offset;  // into draining_.keys
     double read_units, write_units;
   };
+  // One thread's records for this Traffic, not handed over yet (traffic.cc).
+  struct Stage;
+  // The calling thread's stage, made and registered on its first Record.
+  Stage& ThisThreadsStage();
   // REQUIRES: mu_ held.
   void Apply(int64_t now_ms, uint32_t space_id, std::string_view collection, double read_units,
              double write_units);
-  // Applies every pending record. REQUIRES: mu_ held.
+  // Applies every pending and staged record. REQUIRES: mu_ held.
   void DrainLocked();
   void DrainLoop();
 
@@ -232,7 +242,15 @@ class Traffic {
   std::vector<Sum> sums_;
   std::vector<uint32_t> sum_index_;  // open addressing over sums_; UINT32_MAX: free
 
-  std::mutex pending_mu_;
+  // Names this Traffic in the threads' caches of their stages: unique for
+  // the process's lifetime (an address may be reused by a later Traffic).
+  const uint64_t id_;
+  // Every thread's stage; a stage whose thread has ended is dropped once
+  // collected. Taken after mu_, before a stage's own lock.
+  std::mutex stages_mu_;
+  std::vector<std::shared_ptr<Stage>> stages_;  // guarded by stages_mu_
+
+  std::mutex pending_mu_;  // taken after a stage's lock
   std::condition_variable wake_;
   Batch pending_;      // guarded by pending_mu_
   bool stop_ = false;  // guarded by pending_mu_

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -229,6 +230,41 @@ TEST(TrafficTest, BatchedCountingSeesEveryRecordMadeBeforeTop) {
   busy.Record(kStart + 10001, 1, "VEH#V-0", 1, 0);
   busy.Forget(1);
   EXPECT_TRUE(busy.Top(1, kStart + 10001, 60'000, 10, nullptr).empty());
+}
+
+// Each thread stages its records per Traffic and hands them over in
+// chunks: two Traffics on one thread keep their records apart, and a new
+// Traffic in the storage of a destroyed one (the same address) starts from
+// nothing, though the thread still held the old one's staged records.
+TEST(TrafficTest, StagedRecordsBelongToTheirOwnTraffic) {
+  std::optional<Traffic> first(std::in_place, /*track=*/true, std::nullopt);
+  Traffic second(true, std::nullopt);
+  for (int i = 0; i < 10; ++i) {
+    first->Record(1000, 1, "first", 1, 0);
+    second.Record(1000, 1, "second", 0, 2);
+  }
+  auto top = second.Top(1, 1000, 60'000, 10, nullptr);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].key, "second");
+  EXPECT_EQ(top[0].write_units, 20);
+  first->Record(1000, 1, "gone", 5, 0);  // staged, never handed over
+  const void* address = &*first;
+  first.reset();
+  first.emplace(true, std::nullopt);
+  ASSERT_EQ(static_cast<const void*>(&*first), address);
+  first->Record(1000, 1, "new", 1, 0);
+  top = first->Top(1, 1000, 60'000, 10, nullptr);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].key, "new");
+  EXPECT_EQ(top[0].read_units, 1);
+  // A full chunk and a partial one, from a thread that has ended.
+  std::thread([&] {
+    for (int i = 0; i < 1000; ++i) second.Record(1000, 1, "thread", 1, 0);
+  }).join();
+  top = second.Top(1, 1000, 60'000, 10, nullptr);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].key, "thread");
+  EXPECT_EQ(top[0].read_units, 1000);
 }
 
 // SetTracking may race with Record from any thread (TSan runs this). Off
