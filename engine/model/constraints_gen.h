@@ -400,317 +400,317 @@ std::string RenderParameterizedStatements(const V& v);
 template <typename V>
 std::string RenderExecuteTransactionInput(const V& v);
 template <typename V>
-void CheckReturnConsumedCapacity(const V& v, const std::string& path, Violations* out);
+void CheckReturnConsumedCapacity(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTableName(const V& v, const std::string& path, Violations* out);
+void CheckTableName(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeName(const V& v, const std::string& path, Violations* out);
+void CheckAttributeName(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckMapAttributeValue(const V& v, const std::string& path, Violations* out);
+void CheckMapAttributeValue(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckListAttributeValue(const V& v, const std::string& path, Violations* out);
+void CheckListAttributeValue(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeValue(const V& v, const std::string& path, Violations* out);
+void CheckAttributeValue(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckKey(const V& v, const std::string& path, Violations* out);
+void CheckKey(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckKeyList(const V& v, const std::string& path, Violations* out);
+void CheckKeyList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeNameList(const V& v, const std::string& path, Violations* out);
+void CheckAttributeNameList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExpressionAttributeNameMap(const V& v, const std::string& path, Violations* out);
+void CheckExpressionAttributeNameMap(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckKeysAndAttributes(const V& v, const std::string& path, Violations* out);
+void CheckKeysAndAttributes(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckBatchGetRequestMap(const V& v, const std::string& path, Violations* out);
+void CheckBatchGetRequestMap(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckBatchGetItemInput(const V& v, const std::string& path, Violations* out);
+void CheckBatchGetItemInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckReturnItemCollectionMetrics(const V& v, const std::string& path, Violations* out);
+void CheckReturnItemCollectionMetrics(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPutItemInputAttributeMap(const V& v, const std::string& path, Violations* out);
+void CheckPutItemInputAttributeMap(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPutRequest(const V& v, const std::string& path, Violations* out);
+void CheckPutRequest(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDeleteRequest(const V& v, const std::string& path, Violations* out);
+void CheckDeleteRequest(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckWriteRequest(const V& v, const std::string& path, Violations* out);
+void CheckWriteRequest(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckWriteRequests(const V& v, const std::string& path, Violations* out);
+void CheckWriteRequests(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckBatchWriteItemRequestMap(const V& v, const std::string& path, Violations* out);
+void CheckBatchWriteItemRequestMap(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckBatchWriteItemInput(const V& v, const std::string& path, Violations* out);
+void CheckBatchWriteItemInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckKeySchemaAttributeName(const V& v, const std::string& path, Violations* out);
+void CheckKeySchemaAttributeName(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckScalarAttributeType(const V& v, const std::string& path, Violations* out);
+void CheckScalarAttributeType(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeDefinition(const V& v, const std::string& path, Violations* out);
+void CheckAttributeDefinition(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeDefinitions(const V& v, const std::string& path, Violations* out);
+void CheckAttributeDefinitions(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckBillingMode(const V& v, const std::string& path, Violations* out);
+void CheckBillingMode(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPositiveLongObject(const V& v, const std::string& path, Violations* out);
+void CheckPositiveLongObject(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckProvisionedThroughput(const V& v, const std::string& path, Violations* out);
+void CheckProvisionedThroughput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckKeyType(const V& v, const std::string& path, Violations* out);
+void CheckKeyType(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckKeySchemaElement(const V& v, const std::string& path, Violations* out);
+void CheckKeySchemaElement(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckKeySchema(const V& v, const std::string& path, Violations* out);
+void CheckKeySchema(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckIndexName(const V& v, const std::string& path, Violations* out);
+void CheckIndexName(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckProjectionType(const V& v, const std::string& path, Violations* out);
+void CheckProjectionType(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckNonKeyAttributeName(const V& v, const std::string& path, Violations* out);
+void CheckNonKeyAttributeName(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckNonKeyAttributeNameList(const V& v, const std::string& path, Violations* out);
+void CheckNonKeyAttributeNameList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckProjection(const V& v, const std::string& path, Violations* out);
+void CheckProjection(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckLocalSecondaryIndex(const V& v, const std::string& path, Violations* out);
+void CheckLocalSecondaryIndex(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckLocalSecondaryIndexList(const V& v, const std::string& path, Violations* out);
+void CheckLocalSecondaryIndexList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckGlobalSecondaryIndex(const V& v, const std::string& path, Violations* out);
+void CheckGlobalSecondaryIndex(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckGlobalSecondaryIndexList(const V& v, const std::string& path, Violations* out);
+void CheckGlobalSecondaryIndexList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckStreamViewType(const V& v, const std::string& path, Violations* out);
+void CheckStreamViewType(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckStreamSpecification(const V& v, const std::string& path, Violations* out);
+void CheckStreamSpecification(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckSSEType(const V& v, const std::string& path, Violations* out);
+void CheckSSEType(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckSSESpecification(const V& v, const std::string& path, Violations* out);
+void CheckSSESpecification(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTagKeyString(const V& v, const std::string& path, Violations* out);
+void CheckTagKeyString(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTagValueString(const V& v, const std::string& path, Violations* out);
+void CheckTagValueString(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTag(const V& v, const std::string& path, Violations* out);
+void CheckTag(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTagList(const V& v, const std::string& path, Violations* out);
+void CheckTagList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTableClass(const V& v, const std::string& path, Violations* out);
+void CheckTableClass(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckCreateTableInput(const V& v, const std::string& path, Violations* out);
+void CheckCreateTableInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckReturnValue(const V& v, const std::string& path, Violations* out);
+void CheckReturnValue(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckConditionalOperator(const V& v, const std::string& path, Violations* out);
+void CheckConditionalOperator(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeValueList(const V& v, const std::string& path, Violations* out);
+void CheckAttributeValueList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckComparisonOperator(const V& v, const std::string& path, Violations* out);
+void CheckComparisonOperator(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExpectedAttributeValue(const V& v, const std::string& path, Violations* out);
+void CheckExpectedAttributeValue(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExpectedAttributeMap(const V& v, const std::string& path, Violations* out);
+void CheckExpectedAttributeMap(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExpressionAttributeValueMap(const V& v, const std::string& path, Violations* out);
+void CheckExpressionAttributeValueMap(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckReturnValuesOnConditionCheckFailure(const V& v, const std::string& path, Violations* out);
+void CheckReturnValuesOnConditionCheckFailure(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDeleteItemInput(const V& v, const std::string& path, Violations* out);
+void CheckDeleteItemInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDeleteTableInput(const V& v, const std::string& path, Violations* out);
+void CheckDeleteTableInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDescribeTableInput(const V& v, const std::string& path, Violations* out);
+void CheckDescribeTableInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDescribeTimeToLiveInput(const V& v, const std::string& path, Violations* out);
+void CheckDescribeTimeToLiveInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckGetItemInput(const V& v, const std::string& path, Violations* out);
+void CheckGetItemInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckListTablesInputLimit(const V& v, const std::string& path, Violations* out);
+void CheckListTablesInputLimit(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckListTablesInput(const V& v, const std::string& path, Violations* out);
+void CheckListTablesInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckResourceArnString(const V& v, const std::string& path, Violations* out);
+void CheckResourceArnString(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckListTagsOfResourceInput(const V& v, const std::string& path, Violations* out);
+void CheckListTagsOfResourceInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPutItemInput(const V& v, const std::string& path, Violations* out);
+void CheckPutItemInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckSelect(const V& v, const std::string& path, Violations* out);
+void CheckSelect(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckCondition(const V& v, const std::string& path, Violations* out);
+void CheckCondition(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckFilterConditionMap(const V& v, const std::string& path, Violations* out);
+void CheckFilterConditionMap(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPositiveIntegerObject(const V& v, const std::string& path, Violations* out);
+void CheckPositiveIntegerObject(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckKeyConditions(const V& v, const std::string& path, Violations* out);
+void CheckKeyConditions(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckQueryInput(const V& v, const std::string& path, Violations* out);
+void CheckQueryInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckScanTotalSegments(const V& v, const std::string& path, Violations* out);
+void CheckScanTotalSegments(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckScanSegment(const V& v, const std::string& path, Violations* out);
+void CheckScanSegment(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckScanInput(const V& v, const std::string& path, Violations* out);
+void CheckScanInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTagResourceInput(const V& v, const std::string& path, Violations* out);
+void CheckTagResourceInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckGet(const V& v, const std::string& path, Violations* out);
+void CheckGet(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTransactGetItem(const V& v, const std::string& path, Violations* out);
+void CheckTransactGetItem(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTransactGetItemList(const V& v, const std::string& path, Violations* out);
+void CheckTransactGetItemList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTransactGetItemsInput(const V& v, const std::string& path, Violations* out);
+void CheckTransactGetItemsInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckConditionCheck(const V& v, const std::string& path, Violations* out);
+void CheckConditionCheck(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPut(const V& v, const std::string& path, Violations* out);
+void CheckPut(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDelete(const V& v, const std::string& path, Violations* out);
+void CheckDelete(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckUpdate(const V& v, const std::string& path, Violations* out);
+void CheckUpdate(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTransactWriteItem(const V& v, const std::string& path, Violations* out);
+void CheckTransactWriteItem(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTransactWriteItemList(const V& v, const std::string& path, Violations* out);
+void CheckTransactWriteItemList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckClientRequestToken(const V& v, const std::string& path, Violations* out);
+void CheckClientRequestToken(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTransactWriteItemsInput(const V& v, const std::string& path, Violations* out);
+void CheckTransactWriteItemsInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckUntagResourceInput(const V& v, const std::string& path, Violations* out);
+void CheckUntagResourceInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeAction(const V& v, const std::string& path, Violations* out);
+void CheckAttributeAction(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeValueUpdate(const V& v, const std::string& path, Violations* out);
+void CheckAttributeValueUpdate(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckAttributeUpdates(const V& v, const std::string& path, Violations* out);
+void CheckAttributeUpdates(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckUpdateItemInput(const V& v, const std::string& path, Violations* out);
+void CheckUpdateItemInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckUpdateGlobalSecondaryIndexAction(const V& v, const std::string& path, Violations* out);
+void CheckUpdateGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckCreateGlobalSecondaryIndexAction(const V& v, const std::string& path, Violations* out);
+void CheckCreateGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDeleteGlobalSecondaryIndexAction(const V& v, const std::string& path, Violations* out);
+void CheckDeleteGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckGlobalSecondaryIndexUpdate(const V& v, const std::string& path, Violations* out);
+void CheckGlobalSecondaryIndexUpdate(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckGlobalSecondaryIndexUpdateList(const V& v, const std::string& path, Violations* out);
+void CheckGlobalSecondaryIndexUpdateList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckProvisionedThroughputOverride(const V& v, const std::string& path, Violations* out);
+void CheckProvisionedThroughputOverride(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckReplicaGlobalSecondaryIndex(const V& v, const std::string& path, Violations* out);
+void CheckReplicaGlobalSecondaryIndex(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckReplicaGlobalSecondaryIndexList(const V& v, const std::string& path, Violations* out);
+void CheckReplicaGlobalSecondaryIndexList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckCreateReplicationGroupMemberAction(const V& v, const std::string& path, Violations* out);
+void CheckCreateReplicationGroupMemberAction(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckUpdateReplicationGroupMemberAction(const V& v, const std::string& path, Violations* out);
+void CheckUpdateReplicationGroupMemberAction(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDeleteReplicationGroupMemberAction(const V& v, const std::string& path, Violations* out);
+void CheckDeleteReplicationGroupMemberAction(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckReplicationGroupUpdate(const V& v, const std::string& path, Violations* out);
+void CheckReplicationGroupUpdate(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckReplicationGroupUpdateList(const V& v, const std::string& path, Violations* out);
+void CheckReplicationGroupUpdateList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckUpdateTableInput(const V& v, const std::string& path, Violations* out);
+void CheckUpdateTableInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTimeToLiveAttributeName(const V& v, const std::string& path, Violations* out);
+void CheckTimeToLiveAttributeName(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTimeToLiveSpecification(const V& v, const std::string& path, Violations* out);
+void CheckTimeToLiveSpecification(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckUpdateTimeToLiveInput(const V& v, const std::string& path, Violations* out);
+void CheckUpdateTimeToLiveInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckRecoveryPeriodInDays(const V& v, const std::string& path, Violations* out);
+void CheckRecoveryPeriodInDays(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPointInTimeRecoverySpecification(const V& v, const std::string& path, Violations* out);
+void CheckPointInTimeRecoverySpecification(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckUpdateContinuousBackupsInput(const V& v, const std::string& path, Violations* out);
+void CheckUpdateContinuousBackupsInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDescribeContinuousBackupsInput(const V& v, const std::string& path, Violations* out);
+void CheckDescribeContinuousBackupsInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckClientToken(const V& v, const std::string& path, Violations* out);
+void CheckClientToken(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckS3Bucket(const V& v, const std::string& path, Violations* out);
+void CheckS3Bucket(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckS3BucketOwner(const V& v, const std::string& path, Violations* out);
+void CheckS3BucketOwner(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckS3Prefix(const V& v, const std::string& path, Violations* out);
+void CheckS3Prefix(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckS3SseAlgorithm(const V& v, const std::string& path, Violations* out);
+void CheckS3SseAlgorithm(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckS3SseKmsKeyId(const V& v, const std::string& path, Violations* out);
+void CheckS3SseKmsKeyId(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExportFormat(const V& v, const std::string& path, Violations* out);
+void CheckExportFormat(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExportType(const V& v, const std::string& path, Violations* out);
+void CheckExportType(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExportViewType(const V& v, const std::string& path, Violations* out);
+void CheckExportViewType(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckIncrementalExportSpecification(const V& v, const std::string& path, Violations* out);
+void CheckIncrementalExportSpecification(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExportTableToPointInTimeInput(const V& v, const std::string& path, Violations* out);
+void CheckExportTableToPointInTimeInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExportArn(const V& v, const std::string& path, Violations* out);
+void CheckExportArn(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDescribeExportInput(const V& v, const std::string& path, Violations* out);
+void CheckDescribeExportInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckListExportsMaxLimit(const V& v, const std::string& path, Violations* out);
+void CheckListExportsMaxLimit(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckListExportsInput(const V& v, const std::string& path, Violations* out);
+void CheckListExportsInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckS3BucketSource(const V& v, const std::string& path, Violations* out);
+void CheckS3BucketSource(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckInputFormat(const V& v, const std::string& path, Violations* out);
+void CheckInputFormat(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckCsvDelimiter(const V& v, const std::string& path, Violations* out);
+void CheckCsvDelimiter(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckCsvHeader(const V& v, const std::string& path, Violations* out);
+void CheckCsvHeader(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckCsvHeaderList(const V& v, const std::string& path, Violations* out);
+void CheckCsvHeaderList(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckCsvOptions(const V& v, const std::string& path, Violations* out);
+void CheckCsvOptions(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckInputFormatOptions(const V& v, const std::string& path, Violations* out);
+void CheckInputFormatOptions(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckInputCompressionType(const V& v, const std::string& path, Violations* out);
+void CheckInputCompressionType(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckTableCreationParameters(const V& v, const std::string& path, Violations* out);
+void CheckTableCreationParameters(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckImportTableInput(const V& v, const std::string& path, Violations* out);
+void CheckImportTableInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckImportArn(const V& v, const std::string& path, Violations* out);
+void CheckImportArn(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckDescribeImportInput(const V& v, const std::string& path, Violations* out);
+void CheckDescribeImportInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckListImportsMaxLimit(const V& v, const std::string& path, Violations* out);
+void CheckListImportsMaxLimit(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckImportNextToken(const V& v, const std::string& path, Violations* out);
+void CheckImportNextToken(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckListImportsInput(const V& v, const std::string& path, Violations* out);
+void CheckListImportsInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPartiQLStatement(const V& v, const std::string& path, Violations* out);
+void CheckPartiQLStatement(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPreparedStatementParameters(const V& v, const std::string& path, Violations* out);
+void CheckPreparedStatementParameters(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPartiQLNextToken(const V& v, const std::string& path, Violations* out);
+void CheckPartiQLNextToken(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExecuteStatementInput(const V& v, const std::string& path, Violations* out);
+void CheckExecuteStatementInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckBatchStatementRequest(const V& v, const std::string& path, Violations* out);
+void CheckBatchStatementRequest(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPartiQLBatchRequest(const V& v, const std::string& path, Violations* out);
+void CheckPartiQLBatchRequest(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckBatchExecuteStatementInput(const V& v, const std::string& path, Violations* out);
+void CheckBatchExecuteStatementInput(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckParameterizedStatement(const V& v, const std::string& path, Violations* out);
+void CheckParameterizedStatement(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckParameterizedStatements(const V& v, const std::string& path, Violations* out);
+void CheckParameterizedStatements(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckExecuteTransactionInput(const V& v, const std::string& path, Violations* out);
+void CheckExecuteTransactionInput(const V& v, const Path& path, Violations* out);
 
 template <typename V>
 std::string RenderReturnConsumedCapacity([[maybe_unused]] const V& v) {
@@ -4293,7 +4293,7 @@ std::string RenderExecuteTransactionInput([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
-void CheckReturnConsumedCapacity(const V& v, const std::string& path, Violations* out) {
+void CheckReturnConsumedCapacity(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"INDEXES", "TOTAL", "NONE"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4305,76 +4305,76 @@ void CheckReturnConsumedCapacity(const V& v, const std::string& path, Violations
 }
 
 template <typename V>
-void CheckTableName(const V& v, const std::string& path, Violations* out) {
+void CheckTableName(const V& v, const Path& path, Violations* out) {
   if (!MatchesPattern("[a-zA-Z0-9_.-]+", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 3, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
 }
 
 template <typename V>
-void CheckAttributeName(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeName(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 65535, path);
 }
 
 template <typename V>
-void CheckMapAttributeValue(const V& v, const std::string& path, Violations* out) {
+void CheckMapAttributeValue(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
     if (!(Utf16Length(key) <= 65535)) {
       out->Add(RenderMapAttributeValue(v), path, "Map keys must satisfy constraint: [Member must have length less than or equal to 65535]");
     }
   }
   for (const auto& [key, value] : v) {
-    CheckAttributeValue(value, path + "." + key + ".member", out);
+    CheckAttributeValue(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckListAttributeValue(const V& v, const std::string& path, Violations* out) {
+void CheckListAttributeValue(const V& v, const Path& path, Violations* out) {
   size_t i = 0;
   for (const auto& e : v) {
-    CheckAttributeValue(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckAttributeValue(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckAttributeValue(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeValue(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.m; }) {
-    if (IsPresent(v.m)) CheckMapAttributeValue(Get(v.m), Join(path, "m"), out);
+    if (IsPresent(v.m)) CheckMapAttributeValue(Get(v.m), Path(path, "m"), out);
   }
   if constexpr (requires { v.l; }) {
-    if (IsPresent(v.l)) CheckListAttributeValue(Get(v.l), Join(path, "l"), out);
+    if (IsPresent(v.l)) CheckListAttributeValue(Get(v.l), Path(path, "l"), out);
   }
 }
 
 template <typename V>
-void CheckKey(const V& v, const std::string& path, Violations* out) {
+void CheckKey(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
     if (!(Utf16Length(key) <= 65535)) {
       out->Add(RenderKey(v), path, "Map keys must satisfy constraint: [Member must have length less than or equal to 65535]");
     }
   }
   for (const auto& [key, value] : v) {
-    CheckAttributeValue(value, path + "." + key + ".member", out);
+    CheckAttributeValue(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckKeyList(const V& v, const std::string& path, Violations* out) {
+void CheckKeyList(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderKeyList(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderKeyList(v); }, v.size(), Bound::kMax, 100, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckKey(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckKey(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckAttributeNameList(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeNameList(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderAttributeNameList(v); }, v.size(), Bound::kMin, 1, path);
 }
 
 template <typename V>
-void CheckExpressionAttributeNameMap(const V& v, const std::string& path, Violations* out) {
+void CheckExpressionAttributeNameMap(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
     if (!(Utf16Length(value) <= 65535)) {
       out->Add(RenderExpressionAttributeNameMap(v), path, "Map value must satisfy constraint: [Member must have length less than or equal to 65535]");
@@ -4383,21 +4383,21 @@ void CheckExpressionAttributeNameMap(const V& v, const std::string& path, Violat
 }
 
 template <typename V>
-void CheckKeysAndAttributes(const V& v, const std::string& path, Violations* out) {
+void CheckKeysAndAttributes(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.keys; }) {
-    if (!IsPresent(v.keys)) out->NotNull(Join(path, "keys"));
-    if (IsPresent(v.keys)) CheckKeyList(Get(v.keys), Join(path, "keys"), out);
+    if (!IsPresent(v.keys)) out->NotNull(Path(path, "keys"));
+    if (IsPresent(v.keys)) CheckKeyList(Get(v.keys), Path(path, "keys"), out);
   }
   if constexpr (requires { v.attributes_to_get; }) {
-    if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Join(path, "attributesToGet"), out);
+    if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Path(path, "attributesToGet"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
 }
 
 template <typename V>
-void CheckBatchGetRequestMap(const V& v, const std::string& path, Violations* out) {
+void CheckBatchGetRequestMap(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderBatchGetRequestMap(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderBatchGetRequestMap(v); }, v.size(), Bound::kMax, 100, path);
   for (const auto& [key, value] : v) {
@@ -4406,23 +4406,23 @@ void CheckBatchGetRequestMap(const V& v, const std::string& path, Violations* ou
     }
   }
   for (const auto& [key, value] : v) {
-    CheckKeysAndAttributes(value, path + "." + key + ".member", out);
+    CheckKeysAndAttributes(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckBatchGetItemInput(const V& v, const std::string& path, Violations* out) {
+void CheckBatchGetItemInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.request_items; }) {
-    if (!IsPresent(v.request_items)) out->NotNull(Join(path, "requestItems"));
-    if (IsPresent(v.request_items)) CheckBatchGetRequestMap(Get(v.request_items), Join(path, "requestItems"), out);
+    if (!IsPresent(v.request_items)) out->NotNull(Path(path, "requestItems"));
+    if (IsPresent(v.request_items)) CheckBatchGetRequestMap(Get(v.request_items), Path(path, "requestItems"), out);
   }
 }
 
 template <typename V>
-void CheckReturnItemCollectionMetrics(const V& v, const std::string& path, Violations* out) {
+void CheckReturnItemCollectionMetrics(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"SIZE", "NONE"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4434,55 +4434,55 @@ void CheckReturnItemCollectionMetrics(const V& v, const std::string& path, Viola
 }
 
 template <typename V>
-void CheckPutItemInputAttributeMap(const V& v, const std::string& path, Violations* out) {
+void CheckPutItemInputAttributeMap(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
     if (!(Utf16Length(key) <= 65535)) {
       out->Add(RenderPutItemInputAttributeMap(v), path, "Map keys must satisfy constraint: [Member must have length less than or equal to 65535]");
     }
   }
   for (const auto& [key, value] : v) {
-    CheckAttributeValue(value, path + "." + key + ".member", out);
+    CheckAttributeValue(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckPutRequest(const V& v, const std::string& path, Violations* out) {
+void CheckPutRequest(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.item; }) {
-    if (!IsPresent(v.item)) out->NotNull(Join(path, "item"));
-    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Join(path, "item"), out);
+    if (!IsPresent(v.item)) out->NotNull(Path(path, "item"));
+    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
   }
 }
 
 template <typename V>
-void CheckDeleteRequest(const V& v, const std::string& path, Violations* out) {
+void CheckDeleteRequest(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
 }
 
 template <typename V>
-void CheckWriteRequest(const V& v, const std::string& path, Violations* out) {
+void CheckWriteRequest(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.put_request; }) {
-    if (IsPresent(v.put_request)) CheckPutRequest(Get(v.put_request), Join(path, "putRequest"), out);
+    if (IsPresent(v.put_request)) CheckPutRequest(Get(v.put_request), Path(path, "putRequest"), out);
   }
   if constexpr (requires { v.delete_request; }) {
-    if (IsPresent(v.delete_request)) CheckDeleteRequest(Get(v.delete_request), Join(path, "deleteRequest"), out);
+    if (IsPresent(v.delete_request)) CheckDeleteRequest(Get(v.delete_request), Path(path, "deleteRequest"), out);
   }
 }
 
 template <typename V>
-void CheckWriteRequests(const V& v, const std::string& path, Violations* out) {
+void CheckWriteRequests(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderWriteRequests(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderWriteRequests(v); }, v.size(), Bound::kMax, 25, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckWriteRequest(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckWriteRequest(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckBatchWriteItemRequestMap(const V& v, const std::string& path, Violations* out) {
+void CheckBatchWriteItemRequestMap(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderBatchWriteItemRequestMap(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderBatchWriteItemRequestMap(v); }, v.size(), Bound::kMax, 25, path);
   for (const auto& [key, value] : v) {
@@ -4498,33 +4498,33 @@ void CheckBatchWriteItemRequestMap(const V& v, const std::string& path, Violatio
   for (const auto& [key, value] : v) {
     size_t i = 0;
     for (const auto& e : value) {
-      CheckWriteRequest(e, path + "." + key + ".member." + std::to_string(++i) + ".member", out);
+      CheckWriteRequest(e, Path::Member(Path::Member(path, key), ++i), out);
     }
   }
 }
 
 template <typename V>
-void CheckBatchWriteItemInput(const V& v, const std::string& path, Violations* out) {
+void CheckBatchWriteItemInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.return_item_collection_metrics; }) {
-    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Join(path, "returnItemCollectionMetrics"), out);
+    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Path(path, "returnItemCollectionMetrics"), out);
   }
   if constexpr (requires { v.request_items; }) {
-    if (!IsPresent(v.request_items)) out->NotNull(Join(path, "requestItems"));
-    if (IsPresent(v.request_items)) CheckBatchWriteItemRequestMap(Get(v.request_items), Join(path, "requestItems"), out);
+    if (!IsPresent(v.request_items)) out->NotNull(Path(path, "requestItems"));
+    if (IsPresent(v.request_items)) CheckBatchWriteItemRequestMap(Get(v.request_items), Path(path, "requestItems"), out);
   }
 }
 
 template <typename V>
-void CheckKeySchemaAttributeName(const V& v, const std::string& path, Violations* out) {
+void CheckKeySchemaAttributeName(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
 }
 
 template <typename V>
-void CheckScalarAttributeType(const V& v, const std::string& path, Violations* out) {
+void CheckScalarAttributeType(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"S", "N", "B"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4536,27 +4536,27 @@ void CheckScalarAttributeType(const V& v, const std::string& path, Violations* o
 }
 
 template <typename V>
-void CheckAttributeDefinition(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeDefinition(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_name; }) {
-    if (!IsPresent(v.attribute_name)) out->NotNull(Join(path, "attributeName"));
-    if (IsPresent(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Join(path, "attributeName"), out);
+    if (!IsPresent(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
+    if (IsPresent(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
   }
   if constexpr (requires { v.attribute_type; }) {
-    if (!IsPresent(v.attribute_type)) out->NotNull(Join(path, "attributeType"));
-    if (IsPresent(v.attribute_type)) CheckScalarAttributeType(Get(v.attribute_type), Join(path, "attributeType"), out);
+    if (!IsPresent(v.attribute_type)) out->NotNull(Path(path, "attributeType"));
+    if (IsPresent(v.attribute_type)) CheckScalarAttributeType(Get(v.attribute_type), Path(path, "attributeType"), out);
   }
 }
 
 template <typename V>
-void CheckAttributeDefinitions(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeDefinitions(const V& v, const Path& path, Violations* out) {
   size_t i = 0;
   for (const auto& e : v) {
-    CheckAttributeDefinition(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckAttributeDefinition(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckBillingMode(const V& v, const std::string& path, Violations* out) {
+void CheckBillingMode(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"PROVISIONED", "PAY_PER_REQUEST"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4568,24 +4568,24 @@ void CheckBillingMode(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckPositiveLongObject(const V& v, const std::string& path, Violations* out) {
+void CheckPositiveLongObject(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
 }
 
 template <typename V>
-void CheckProvisionedThroughput(const V& v, const std::string& path, Violations* out) {
+void CheckProvisionedThroughput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.write_capacity_units; }) {
-    if (!IsPresent(v.write_capacity_units)) out->NotNull(Join(path, "writeCapacityUnits"));
-    if (IsPresent(v.write_capacity_units)) CheckPositiveLongObject(Get(v.write_capacity_units), Join(path, "writeCapacityUnits"), out);
+    if (!IsPresent(v.write_capacity_units)) out->NotNull(Path(path, "writeCapacityUnits"));
+    if (IsPresent(v.write_capacity_units)) CheckPositiveLongObject(Get(v.write_capacity_units), Path(path, "writeCapacityUnits"), out);
   }
   if constexpr (requires { v.read_capacity_units; }) {
-    if (!IsPresent(v.read_capacity_units)) out->NotNull(Join(path, "readCapacityUnits"));
-    if (IsPresent(v.read_capacity_units)) CheckPositiveLongObject(Get(v.read_capacity_units), Join(path, "readCapacityUnits"), out);
+    if (!IsPresent(v.read_capacity_units)) out->NotNull(Path(path, "readCapacityUnits"));
+    if (IsPresent(v.read_capacity_units)) CheckPositiveLongObject(Get(v.read_capacity_units), Path(path, "readCapacityUnits"), out);
   }
 }
 
 template <typename V>
-void CheckKeyType(const V& v, const std::string& path, Violations* out) {
+void CheckKeyType(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"HASH", "RANGE"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4597,36 +4597,36 @@ void CheckKeyType(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckKeySchemaElement(const V& v, const std::string& path, Violations* out) {
+void CheckKeySchemaElement(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_name; }) {
-    if (!IsPresent(v.attribute_name)) out->NotNull(Join(path, "attributeName"));
-    if (IsPresent(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Join(path, "attributeName"), out);
+    if (!IsPresent(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
+    if (IsPresent(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
   }
   if constexpr (requires { v.key_type; }) {
-    if (!IsPresent(v.key_type)) out->NotNull(Join(path, "keyType"));
-    if (IsPresent(v.key_type)) CheckKeyType(Get(v.key_type), Join(path, "keyType"), out);
+    if (!IsPresent(v.key_type)) out->NotNull(Path(path, "keyType"));
+    if (IsPresent(v.key_type)) CheckKeyType(Get(v.key_type), Path(path, "keyType"), out);
   }
 }
 
 template <typename V>
-void CheckKeySchema(const V& v, const std::string& path, Violations* out) {
+void CheckKeySchema(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderKeySchema(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderKeySchema(v); }, v.size(), Bound::kMax, 2, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckKeySchemaElement(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckKeySchemaElement(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckIndexName(const V& v, const std::string& path, Violations* out) {
+void CheckIndexName(const V& v, const Path& path, Violations* out) {
   if (!MatchesPattern("[a-zA-Z0-9_.-]+", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 3, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
 }
 
 template <typename V>
-void CheckProjectionType(const V& v, const std::string& path, Violations* out) {
+void CheckProjectionType(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4638,80 +4638,80 @@ void CheckProjectionType(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckNonKeyAttributeName(const V& v, const std::string& path, Violations* out) {
+void CheckNonKeyAttributeName(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
 }
 
 template <typename V>
-void CheckNonKeyAttributeNameList(const V& v, const std::string& path, Violations* out) {
+void CheckNonKeyAttributeNameList(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderNonKeyAttributeNameList(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderNonKeyAttributeNameList(v); }, v.size(), Bound::kMax, 20, path);
 }
 
 template <typename V>
-void CheckProjection(const V& v, const std::string& path, Violations* out) {
+void CheckProjection(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.projection_type; }) {
-    if (IsPresent(v.projection_type)) CheckProjectionType(Get(v.projection_type), Join(path, "projectionType"), out);
+    if (IsPresent(v.projection_type)) CheckProjectionType(Get(v.projection_type), Path(path, "projectionType"), out);
   }
   if constexpr (requires { v.non_key_attributes; }) {
-    if (IsPresent(v.non_key_attributes)) CheckNonKeyAttributeNameList(Get(v.non_key_attributes), Join(path, "nonKeyAttributes"), out);
+    if (IsPresent(v.non_key_attributes)) CheckNonKeyAttributeNameList(Get(v.non_key_attributes), Path(path, "nonKeyAttributes"), out);
   }
 }
 
 template <typename V>
-void CheckLocalSecondaryIndex(const V& v, const std::string& path, Violations* out) {
+void CheckLocalSecondaryIndex(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Join(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Join(path, "indexName"), out);
+    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Join(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Join(path, "keySchema"), out);
+    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.projection; }) {
-    if (!IsPresent(v.projection)) out->NotNull(Join(path, "projection"));
-    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Join(path, "projection"), out);
+    if (!IsPresent(v.projection)) out->NotNull(Path(path, "projection"));
+    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
   }
 }
 
 template <typename V>
-void CheckLocalSecondaryIndexList(const V& v, const std::string& path, Violations* out) {
+void CheckLocalSecondaryIndexList(const V& v, const Path& path, Violations* out) {
   size_t i = 0;
   for (const auto& e : v) {
-    CheckLocalSecondaryIndex(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckLocalSecondaryIndex(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckGlobalSecondaryIndex(const V& v, const std::string& path, Violations* out) {
+void CheckGlobalSecondaryIndex(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Join(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Join(path, "indexName"), out);
+    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Join(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Join(path, "keySchema"), out);
+    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.projection; }) {
-    if (!IsPresent(v.projection)) out->NotNull(Join(path, "projection"));
-    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Join(path, "projection"), out);
+    if (!IsPresent(v.projection)) out->NotNull(Path(path, "projection"));
+    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
-    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Join(path, "provisionedThroughput"), out);
+    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
 }
 
 template <typename V>
-void CheckGlobalSecondaryIndexList(const V& v, const std::string& path, Violations* out) {
+void CheckGlobalSecondaryIndexList(const V& v, const Path& path, Violations* out) {
   size_t i = 0;
   for (const auto& e : v) {
-    CheckGlobalSecondaryIndex(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckGlobalSecondaryIndex(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckStreamViewType(const V& v, const std::string& path, Violations* out) {
+void CheckStreamViewType(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4723,17 +4723,17 @@ void CheckStreamViewType(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckStreamSpecification(const V& v, const std::string& path, Violations* out) {
+void CheckStreamSpecification(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.stream_enabled; }) {
-    if (!IsPresent(v.stream_enabled)) out->NotNull(Join(path, "streamEnabled"));
+    if (!IsPresent(v.stream_enabled)) out->NotNull(Path(path, "streamEnabled"));
   }
   if constexpr (requires { v.stream_view_type; }) {
-    if (IsPresent(v.stream_view_type)) CheckStreamViewType(Get(v.stream_view_type), Join(path, "streamViewType"), out);
+    if (IsPresent(v.stream_view_type)) CheckStreamViewType(Get(v.stream_view_type), Path(path, "streamViewType"), out);
   }
 }
 
 template <typename V>
-void CheckSSEType(const V& v, const std::string& path, Violations* out) {
+void CheckSSEType(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"AES256", "KMS"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4745,52 +4745,52 @@ void CheckSSEType(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckSSESpecification(const V& v, const std::string& path, Violations* out) {
+void CheckSSESpecification(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.sse_type; }) {
-    if (IsPresent(v.sse_type)) CheckSSEType(Get(v.sse_type), Join(path, "sSEType"), out);
+    if (IsPresent(v.sse_type)) CheckSSEType(Get(v.sse_type), Path(path, "sSEType"), out);
   }
 }
 
 template <typename V>
-void CheckTagKeyString(const V& v, const std::string& path, Violations* out) {
+void CheckTagKeyString(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 128, path);
 }
 
 template <typename V>
-void CheckTagValueString(const V& v, const std::string& path, Violations* out) {
+void CheckTagValueString(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 0, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 256, path);
 }
 
 template <typename V>
-void CheckTag(const V& v, const std::string& path, Violations* out) {
+void CheckTag(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckTagKeyString(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckTagKeyString(Get(v.key), Path(path, "key"), out);
   } else if constexpr (requires { v.first; }) {
-    if (!IsPresent(v.first)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.first)) CheckTagKeyString(Get(v.first), Join(path, "key"), out);
+    if (!IsPresent(v.first)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.first)) CheckTagKeyString(Get(v.first), Path(path, "key"), out);
   }
   if constexpr (requires { v.value; }) {
-    if (!IsPresent(v.value)) out->NotNull(Join(path, "value"));
-    if (IsPresent(v.value)) CheckTagValueString(Get(v.value), Join(path, "value"), out);
+    if (!IsPresent(v.value)) out->NotNull(Path(path, "value"));
+    if (IsPresent(v.value)) CheckTagValueString(Get(v.value), Path(path, "value"), out);
   } else if constexpr (requires { v.second; }) {
-    if (!IsPresent(v.second)) out->NotNull(Join(path, "value"));
-    if (IsPresent(v.second)) CheckTagValueString(Get(v.second), Join(path, "value"), out);
+    if (!IsPresent(v.second)) out->NotNull(Path(path, "value"));
+    if (IsPresent(v.second)) CheckTagValueString(Get(v.second), Path(path, "value"), out);
   }
 }
 
 template <typename V>
-void CheckTagList(const V& v, const std::string& path, Violations* out) {
+void CheckTagList(const V& v, const Path& path, Violations* out) {
   size_t i = 0;
   for (const auto& e : v) {
-    CheckTag(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckTag(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckTableClass(const V& v, const std::string& path, Violations* out) {
+void CheckTableClass(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"STANDARD", "STANDARD_INFREQUENT_ACCESS"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4802,47 +4802,47 @@ void CheckTableClass(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckCreateTableInput(const V& v, const std::string& path, Violations* out) {
+void CheckCreateTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_definitions; }) {
-    if (!IsPresent(v.attribute_definitions)) out->NotNull(Join(path, "attributeDefinitions"));
-    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Join(path, "attributeDefinitions"), out);
+    if (!IsPresent(v.attribute_definitions)) out->NotNull(Path(path, "attributeDefinitions"));
+    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Path(path, "attributeDefinitions"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.billing_mode; }) {
-    if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Join(path, "billingMode"), out);
+    if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Path(path, "billingMode"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
-    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Join(path, "provisionedThroughput"), out);
+    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Join(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Join(path, "keySchema"), out);
+    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.local_secondary_indexes; }) {
-    if (IsPresent(v.local_secondary_indexes)) CheckLocalSecondaryIndexList(Get(v.local_secondary_indexes), Join(path, "localSecondaryIndexes"), out);
+    if (IsPresent(v.local_secondary_indexes)) CheckLocalSecondaryIndexList(Get(v.local_secondary_indexes), Path(path, "localSecondaryIndexes"), out);
   }
   if constexpr (requires { v.global_secondary_indexes; }) {
-    if (IsPresent(v.global_secondary_indexes)) CheckGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Join(path, "globalSecondaryIndexes"), out);
+    if (IsPresent(v.global_secondary_indexes)) CheckGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Path(path, "globalSecondaryIndexes"), out);
   }
   if constexpr (requires { v.stream_specification; }) {
-    if (IsPresent(v.stream_specification)) CheckStreamSpecification(Get(v.stream_specification), Join(path, "streamSpecification"), out);
+    if (IsPresent(v.stream_specification)) CheckStreamSpecification(Get(v.stream_specification), Path(path, "streamSpecification"), out);
   }
   if constexpr (requires { v.sse_specification; }) {
-    if (IsPresent(v.sse_specification)) CheckSSESpecification(Get(v.sse_specification), Join(path, "sSESpecification"), out);
+    if (IsPresent(v.sse_specification)) CheckSSESpecification(Get(v.sse_specification), Path(path, "sSESpecification"), out);
   }
   if constexpr (requires { v.tags; }) {
-    if (IsPresent(v.tags)) CheckTagList(Get(v.tags), Join(path, "tags"), out);
+    if (IsPresent(v.tags)) CheckTagList(Get(v.tags), Path(path, "tags"), out);
   }
   if constexpr (requires { v.table_class; }) {
-    if (IsPresent(v.table_class)) CheckTableClass(Get(v.table_class), Join(path, "tableClass"), out);
+    if (IsPresent(v.table_class)) CheckTableClass(Get(v.table_class), Path(path, "tableClass"), out);
   }
 }
 
 template <typename V>
-void CheckReturnValue(const V& v, const std::string& path, Violations* out) {
+void CheckReturnValue(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4854,7 +4854,7 @@ void CheckReturnValue(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckConditionalOperator(const V& v, const std::string& path, Violations* out) {
+void CheckConditionalOperator(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"AND", "OR"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4866,15 +4866,15 @@ void CheckConditionalOperator(const V& v, const std::string& path, Violations* o
 }
 
 template <typename V>
-void CheckAttributeValueList(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeValueList(const V& v, const Path& path, Violations* out) {
   size_t i = 0;
   for (const auto& e : v) {
-    CheckAttributeValue(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckAttributeValue(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckComparisonOperator(const V& v, const std::string& path, Violations* out) {
+void CheckComparisonOperator(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"EQ", "NE", "IN", "LE", "LT", "GE", "GT", "BETWEEN", "NOT_NULL", "NULL", "CONTAINS", "NOT_CONTAINS", "BEGINS_WITH"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4886,39 +4886,39 @@ void CheckComparisonOperator(const V& v, const std::string& path, Violations* ou
 }
 
 template <typename V>
-void CheckExpectedAttributeValue(const V& v, const std::string& path, Violations* out) {
+void CheckExpectedAttributeValue(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_value_list; }) {
-    if (IsPresent(v.attribute_value_list)) CheckAttributeValueList(Get(v.attribute_value_list), Join(path, "attributeValueList"), out);
+    if (IsPresent(v.attribute_value_list)) CheckAttributeValueList(Get(v.attribute_value_list), Path(path, "attributeValueList"), out);
   }
   if constexpr (requires { v.comparison_operator; }) {
-    if (IsPresent(v.comparison_operator)) CheckComparisonOperator(Get(v.comparison_operator), Join(path, "comparisonOperator"), out);
+    if (IsPresent(v.comparison_operator)) CheckComparisonOperator(Get(v.comparison_operator), Path(path, "comparisonOperator"), out);
   }
   if constexpr (requires { v.value; }) {
-    if (IsPresent(v.value)) CheckAttributeValue(Get(v.value), Join(path, "value"), out);
+    if (IsPresent(v.value)) CheckAttributeValue(Get(v.value), Path(path, "value"), out);
   }
 }
 
 template <typename V>
-void CheckExpectedAttributeMap(const V& v, const std::string& path, Violations* out) {
+void CheckExpectedAttributeMap(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
     if (!(Utf16Length(key) <= 65535)) {
       out->Add(RenderExpectedAttributeMap(v), path, "Map keys must satisfy constraint: [Member must have length less than or equal to 65535]");
     }
   }
   for (const auto& [key, value] : v) {
-    CheckExpectedAttributeValue(value, path + "." + key + ".member", out);
+    CheckExpectedAttributeValue(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckExpressionAttributeValueMap(const V& v, const std::string& path, Violations* out) {
+void CheckExpressionAttributeValueMap(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
-    CheckAttributeValue(value, path + "." + key + ".member", out);
+    CheckAttributeValue(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckReturnValuesOnConditionCheckFailure(const V& v, const std::string& path, Violations* out) {
+void CheckReturnValuesOnConditionCheckFailure(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"ALL_OLD", "NONE"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -4930,154 +4930,154 @@ void CheckReturnValuesOnConditionCheckFailure(const V& v, const std::string& pat
 }
 
 template <typename V>
-void CheckDeleteItemInput(const V& v, const std::string& path, Violations* out) {
+void CheckDeleteItemInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.return_values; }) {
-    if (IsPresent(v.return_values)) CheckReturnValue(Get(v.return_values), Join(path, "returnValues"), out);
+    if (IsPresent(v.return_values)) CheckReturnValue(Get(v.return_values), Path(path, "returnValues"), out);
   }
   if constexpr (requires { v.return_item_collection_metrics; }) {
-    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Join(path, "returnItemCollectionMetrics"), out);
+    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Path(path, "returnItemCollectionMetrics"), out);
   }
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
-    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Join(path, "conditionalOperator"), out);
+    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
   }
   if constexpr (requires { v.expected; }) {
-    if (IsPresent(v.expected)) CheckExpectedAttributeMap(Get(v.expected), Join(path, "expected"), out);
+    if (IsPresent(v.expected)) CheckExpectedAttributeMap(Get(v.expected), Path(path, "expected"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckDeleteTableInput(const V& v, const std::string& path, Violations* out) {
+void CheckDeleteTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
 }
 
 template <typename V>
-void CheckDescribeTableInput(const V& v, const std::string& path, Violations* out) {
+void CheckDescribeTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
 }
 
 template <typename V>
-void CheckDescribeTimeToLiveInput(const V& v, const std::string& path, Violations* out) {
+void CheckDescribeTimeToLiveInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
 }
 
 template <typename V>
-void CheckGetItemInput(const V& v, const std::string& path, Violations* out) {
+void CheckGetItemInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.attributes_to_get; }) {
-    if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Join(path, "attributesToGet"), out);
+    if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Path(path, "attributesToGet"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
 }
 
 template <typename V>
-void CheckListTablesInputLimit(const V& v, const std::string& path, Violations* out) {
+void CheckListTablesInputLimit(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
   out->Range(static_cast<int64_t>(v), Bound::kMax, 100, path);
 }
 
 template <typename V>
-void CheckListTablesInput(const V& v, const std::string& path, Violations* out) {
+void CheckListTablesInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.limit; }) {
-    if (IsPresent(v.limit)) CheckListTablesInputLimit(Get(v.limit), Join(path, "limit"), out);
+    if (IsPresent(v.limit)) CheckListTablesInputLimit(Get(v.limit), Path(path, "limit"), out);
   }
   if constexpr (requires { v.exclusive_start_table_name; }) {
-    if (IsPresent(v.exclusive_start_table_name)) CheckTableName(Get(v.exclusive_start_table_name), Join(path, "exclusiveStartTableName"), out);
+    if (IsPresent(v.exclusive_start_table_name)) CheckTableName(Get(v.exclusive_start_table_name), Path(path, "exclusiveStartTableName"), out);
   }
 }
 
 template <typename V>
-void CheckResourceArnString(const V& v, const std::string& path, Violations* out) {
+void CheckResourceArnString(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1283, path);
 }
 
 template <typename V>
-void CheckListTagsOfResourceInput(const V& v, const std::string& path, Violations* out) {
+void CheckListTagsOfResourceInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.resource_arn; }) {
-    if (!IsPresent(v.resource_arn)) out->NotNull(Join(path, "resourceArn"));
-    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Join(path, "resourceArn"), out);
+    if (!IsPresent(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
   }
 }
 
 template <typename V>
-void CheckPutItemInput(const V& v, const std::string& path, Violations* out) {
+void CheckPutItemInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.item; }) {
-    if (!IsPresent(v.item)) out->NotNull(Join(path, "item"));
-    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Join(path, "item"), out);
+    if (!IsPresent(v.item)) out->NotNull(Path(path, "item"));
+    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
-    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Join(path, "conditionalOperator"), out);
+    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
   }
   if constexpr (requires { v.expected; }) {
-    if (IsPresent(v.expected)) CheckExpectedAttributeMap(Get(v.expected), Join(path, "expected"), out);
+    if (IsPresent(v.expected)) CheckExpectedAttributeMap(Get(v.expected), Path(path, "expected"), out);
   }
   if constexpr (requires { v.return_values; }) {
-    if (IsPresent(v.return_values)) CheckReturnValue(Get(v.return_values), Join(path, "returnValues"), out);
+    if (IsPresent(v.return_values)) CheckReturnValue(Get(v.return_values), Path(path, "returnValues"), out);
   }
   if constexpr (requires { v.return_item_collection_metrics; }) {
-    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Join(path, "returnItemCollectionMetrics"), out);
+    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Path(path, "returnItemCollectionMetrics"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckSelect(const V& v, const std::string& path, Violations* out) {
+void CheckSelect(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -5089,355 +5089,355 @@ void CheckSelect(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckCondition(const V& v, const std::string& path, Violations* out) {
+void CheckCondition(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_value_list; }) {
-    if (IsPresent(v.attribute_value_list)) CheckAttributeValueList(Get(v.attribute_value_list), Join(path, "attributeValueList"), out);
+    if (IsPresent(v.attribute_value_list)) CheckAttributeValueList(Get(v.attribute_value_list), Path(path, "attributeValueList"), out);
   }
   if constexpr (requires { v.comparison_operator; }) {
-    if (!IsPresent(v.comparison_operator)) out->NotNull(Join(path, "comparisonOperator"));
-    if (IsPresent(v.comparison_operator)) CheckComparisonOperator(Get(v.comparison_operator), Join(path, "comparisonOperator"), out);
+    if (!IsPresent(v.comparison_operator)) out->NotNull(Path(path, "comparisonOperator"));
+    if (IsPresent(v.comparison_operator)) CheckComparisonOperator(Get(v.comparison_operator), Path(path, "comparisonOperator"), out);
   }
 }
 
 template <typename V>
-void CheckFilterConditionMap(const V& v, const std::string& path, Violations* out) {
+void CheckFilterConditionMap(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
     if (!(Utf16Length(key) <= 65535)) {
       out->Add(RenderFilterConditionMap(v), path, "Map keys must satisfy constraint: [Member must have length less than or equal to 65535]");
     }
   }
   for (const auto& [key, value] : v) {
-    CheckCondition(value, path + "." + key + ".member", out);
+    CheckCondition(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckPositiveIntegerObject(const V& v, const std::string& path, Violations* out) {
+void CheckPositiveIntegerObject(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
 }
 
 template <typename V>
-void CheckKeyConditions(const V& v, const std::string& path, Violations* out) {
+void CheckKeyConditions(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
     if (!(Utf16Length(key) <= 65535)) {
       out->Add(RenderKeyConditions(v), path, "Map keys must satisfy constraint: [Member must have length less than or equal to 65535]");
     }
   }
   for (const auto& [key, value] : v) {
-    CheckCondition(value, path + "." + key + ".member", out);
+    CheckCondition(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckQueryInput(const V& v, const std::string& path, Violations* out) {
+void CheckQueryInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.select; }) {
-    if (IsPresent(v.select)) CheckSelect(Get(v.select), Join(path, "select"), out);
+    if (IsPresent(v.select)) CheckSelect(Get(v.select), Path(path, "select"), out);
   }
   if constexpr (requires { v.index_name; }) {
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Join(path, "indexName"), out);
+    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.query_filter; }) {
-    if (IsPresent(v.query_filter)) CheckFilterConditionMap(Get(v.query_filter), Join(path, "queryFilter"), out);
+    if (IsPresent(v.query_filter)) CheckFilterConditionMap(Get(v.query_filter), Path(path, "queryFilter"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
-    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Join(path, "conditionalOperator"), out);
+    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
   }
   if constexpr (requires { v.attributes_to_get; }) {
-    if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Join(path, "attributesToGet"), out);
+    if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Path(path, "attributesToGet"), out);
   }
   if constexpr (requires { v.limit; }) {
-    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Join(path, "limit"), out);
+    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Path(path, "limit"), out);
   }
   if constexpr (requires { v.key_conditions; }) {
-    if (IsPresent(v.key_conditions)) CheckKeyConditions(Get(v.key_conditions), Join(path, "keyConditions"), out);
+    if (IsPresent(v.key_conditions)) CheckKeyConditions(Get(v.key_conditions), Path(path, "keyConditions"), out);
   }
   if constexpr (requires { v.exclusive_start_key; }) {
-    if (IsPresent(v.exclusive_start_key)) CheckKey(Get(v.exclusive_start_key), Join(path, "exclusiveStartKey"), out);
+    if (IsPresent(v.exclusive_start_key)) CheckKey(Get(v.exclusive_start_key), Path(path, "exclusiveStartKey"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
 }
 
 template <typename V>
-void CheckScanTotalSegments(const V& v, const std::string& path, Violations* out) {
+void CheckScanTotalSegments(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
   out->Range(static_cast<int64_t>(v), Bound::kMax, 1000000, path);
 }
 
 template <typename V>
-void CheckScanSegment(const V& v, const std::string& path, Violations* out) {
+void CheckScanSegment(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 0, path);
   out->Range(static_cast<int64_t>(v), Bound::kMax, 999999, path);
 }
 
 template <typename V>
-void CheckScanInput(const V& v, const std::string& path, Violations* out) {
+void CheckScanInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.select; }) {
-    if (IsPresent(v.select)) CheckSelect(Get(v.select), Join(path, "select"), out);
+    if (IsPresent(v.select)) CheckSelect(Get(v.select), Path(path, "select"), out);
   }
   if constexpr (requires { v.index_name; }) {
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Join(path, "indexName"), out);
+    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.total_segments; }) {
-    if (IsPresent(v.total_segments)) CheckScanTotalSegments(Get(v.total_segments), Join(path, "totalSegments"), out);
+    if (IsPresent(v.total_segments)) CheckScanTotalSegments(Get(v.total_segments), Path(path, "totalSegments"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
-    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Join(path, "conditionalOperator"), out);
+    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
   }
   if constexpr (requires { v.scan_filter; }) {
-    if (IsPresent(v.scan_filter)) CheckFilterConditionMap(Get(v.scan_filter), Join(path, "scanFilter"), out);
+    if (IsPresent(v.scan_filter)) CheckFilterConditionMap(Get(v.scan_filter), Path(path, "scanFilter"), out);
   }
   if constexpr (requires { v.segment; }) {
-    if (IsPresent(v.segment)) CheckScanSegment(Get(v.segment), Join(path, "segment"), out);
+    if (IsPresent(v.segment)) CheckScanSegment(Get(v.segment), Path(path, "segment"), out);
   }
   if constexpr (requires { v.limit; }) {
-    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Join(path, "limit"), out);
+    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Path(path, "limit"), out);
   }
   if constexpr (requires { v.attributes_to_get; }) {
-    if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Join(path, "attributesToGet"), out);
+    if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Path(path, "attributesToGet"), out);
   }
   if constexpr (requires { v.exclusive_start_key; }) {
-    if (IsPresent(v.exclusive_start_key)) CheckKey(Get(v.exclusive_start_key), Join(path, "exclusiveStartKey"), out);
+    if (IsPresent(v.exclusive_start_key)) CheckKey(Get(v.exclusive_start_key), Path(path, "exclusiveStartKey"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
 }
 
 template <typename V>
-void CheckTagResourceInput(const V& v, const std::string& path, Violations* out) {
+void CheckTagResourceInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.resource_arn; }) {
-    if (!IsPresent(v.resource_arn)) out->NotNull(Join(path, "resourceArn"));
-    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Join(path, "resourceArn"), out);
+    if (!IsPresent(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
   }
   if constexpr (requires { v.tags; }) {
-    if (!IsPresent(v.tags)) out->NotNull(Join(path, "tags"));
-    if (IsPresent(v.tags)) CheckTagList(Get(v.tags), Join(path, "tags"), out);
+    if (!IsPresent(v.tags)) out->NotNull(Path(path, "tags"));
+    if (IsPresent(v.tags)) CheckTagList(Get(v.tags), Path(path, "tags"), out);
   }
 }
 
 template <typename V>
-void CheckGet(const V& v, const std::string& path, Violations* out) {
+void CheckGet(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
 }
 
 template <typename V>
-void CheckTransactGetItem(const V& v, const std::string& path, Violations* out) {
+void CheckTransactGetItem(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.get; }) {
-    if (!IsPresent(v.get)) out->NotNull(Join(path, "get"));
-    if (IsPresent(v.get)) CheckGet(Get(v.get), Join(path, "get"), out);
+    if (!IsPresent(v.get)) out->NotNull(Path(path, "get"));
+    if (IsPresent(v.get)) CheckGet(Get(v.get), Path(path, "get"), out);
   } else if constexpr (true) {
-    if (!IsPresent(v)) out->NotNull(Join(path, "get"));
-    if (IsPresent(v)) CheckGet(Get(v), Join(path, "get"), out);
+    if (!IsPresent(v)) out->NotNull(Path(path, "get"));
+    if (IsPresent(v)) CheckGet(Get(v), Path(path, "get"), out);
   }
 }
 
 template <typename V>
-void CheckTransactGetItemList(const V& v, const std::string& path, Violations* out) {
+void CheckTransactGetItemList(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderTransactGetItemList(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderTransactGetItemList(v); }, v.size(), Bound::kMax, 100, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckTransactGetItem(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckTransactGetItem(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckTransactGetItemsInput(const V& v, const std::string& path, Violations* out) {
+void CheckTransactGetItemsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.transact_items; }) {
-    if (!IsPresent(v.transact_items)) out->NotNull(Join(path, "transactItems"));
-    if (IsPresent(v.transact_items)) CheckTransactGetItemList(Get(v.transact_items), Join(path, "transactItems"), out);
+    if (!IsPresent(v.transact_items)) out->NotNull(Path(path, "transactItems"));
+    if (IsPresent(v.transact_items)) CheckTransactGetItemList(Get(v.transact_items), Path(path, "transactItems"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
 }
 
 template <typename V>
-void CheckConditionCheck(const V& v, const std::string& path, Violations* out) {
+void CheckConditionCheck(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.condition_expression; }) {
-    if (!IsPresent(v.condition_expression)) out->NotNull(Join(path, "conditionExpression"));
+    if (!IsPresent(v.condition_expression)) out->NotNull(Path(path, "conditionExpression"));
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckPut(const V& v, const std::string& path, Violations* out) {
+void CheckPut(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.item; }) {
-    if (!IsPresent(v.item)) out->NotNull(Join(path, "item"));
-    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Join(path, "item"), out);
+    if (!IsPresent(v.item)) out->NotNull(Path(path, "item"));
+    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckDelete(const V& v, const std::string& path, Violations* out) {
+void CheckDelete(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckUpdate(const V& v, const std::string& path, Violations* out) {
+void CheckUpdate(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.update_expression; }) {
-    if (!IsPresent(v.update_expression)) out->NotNull(Join(path, "updateExpression"));
+    if (!IsPresent(v.update_expression)) out->NotNull(Path(path, "updateExpression"));
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckTransactWriteItem(const V& v, const std::string& path, Violations* out) {
+void CheckTransactWriteItem(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.condition_check; }) {
-    if (IsPresent(v.condition_check)) CheckConditionCheck(Get(v.condition_check), Join(path, "conditionCheck"), out);
+    if (IsPresent(v.condition_check)) CheckConditionCheck(Get(v.condition_check), Path(path, "conditionCheck"), out);
   }
   if constexpr (requires { v.put; }) {
-    if (IsPresent(v.put)) CheckPut(Get(v.put), Join(path, "put"), out);
+    if (IsPresent(v.put)) CheckPut(Get(v.put), Path(path, "put"), out);
   }
   if constexpr (requires { v.delete_; }) {
-    if (IsPresent(v.delete_)) CheckDelete(Get(v.delete_), Join(path, "delete"), out);
+    if (IsPresent(v.delete_)) CheckDelete(Get(v.delete_), Path(path, "delete"), out);
   } else if constexpr (requires { v.delete_item; }) {
-    if (IsPresent(v.delete_item)) CheckDelete(Get(v.delete_item), Join(path, "delete"), out);
+    if (IsPresent(v.delete_item)) CheckDelete(Get(v.delete_item), Path(path, "delete"), out);
   }
   if constexpr (requires { v.update; }) {
-    if (IsPresent(v.update)) CheckUpdate(Get(v.update), Join(path, "update"), out);
+    if (IsPresent(v.update)) CheckUpdate(Get(v.update), Path(path, "update"), out);
   }
 }
 
 template <typename V>
-void CheckTransactWriteItemList(const V& v, const std::string& path, Violations* out) {
+void CheckTransactWriteItemList(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderTransactWriteItemList(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderTransactWriteItemList(v); }, v.size(), Bound::kMax, 100, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckTransactWriteItem(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckTransactWriteItem(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckClientRequestToken(const V& v, const std::string& path, Violations* out) {
+void CheckClientRequestToken(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 36, path);
 }
 
 template <typename V>
-void CheckTransactWriteItemsInput(const V& v, const std::string& path, Violations* out) {
+void CheckTransactWriteItemsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.transact_items; }) {
-    if (!IsPresent(v.transact_items)) out->NotNull(Join(path, "transactItems"));
-    if (IsPresent(v.transact_items)) CheckTransactWriteItemList(Get(v.transact_items), Join(path, "transactItems"), out);
+    if (!IsPresent(v.transact_items)) out->NotNull(Path(path, "transactItems"));
+    if (IsPresent(v.transact_items)) CheckTransactWriteItemList(Get(v.transact_items), Path(path, "transactItems"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.return_item_collection_metrics; }) {
-    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Join(path, "returnItemCollectionMetrics"), out);
+    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Path(path, "returnItemCollectionMetrics"), out);
   }
   if constexpr (requires { v.client_request_token; }) {
-    if (IsPresent(v.client_request_token)) CheckClientRequestToken(Get(v.client_request_token), Join(path, "clientRequestToken"), out);
+    if (IsPresent(v.client_request_token)) CheckClientRequestToken(Get(v.client_request_token), Path(path, "clientRequestToken"), out);
   }
 }
 
 template <typename V>
-void CheckUntagResourceInput(const V& v, const std::string& path, Violations* out) {
+void CheckUntagResourceInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.resource_arn; }) {
-    if (!IsPresent(v.resource_arn)) out->NotNull(Join(path, "resourceArn"));
-    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Join(path, "resourceArn"), out);
+    if (!IsPresent(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
   }
   if constexpr (requires { v.tag_keys; }) {
-    if (!IsPresent(v.tag_keys)) out->NotNull(Join(path, "tagKeys"));
+    if (!IsPresent(v.tag_keys)) out->NotNull(Path(path, "tagKeys"));
   }
 }
 
 template <typename V>
-void CheckAttributeAction(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeAction(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"ADD", "PUT", "DELETE"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -5449,334 +5449,334 @@ void CheckAttributeAction(const V& v, const std::string& path, Violations* out) 
 }
 
 template <typename V>
-void CheckAttributeValueUpdate(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeValueUpdate(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.action; }) {
-    if (IsPresent(v.action)) CheckAttributeAction(Get(v.action), Join(path, "action"), out);
+    if (IsPresent(v.action)) CheckAttributeAction(Get(v.action), Path(path, "action"), out);
   }
   if constexpr (requires { v.value; }) {
-    if (IsPresent(v.value)) CheckAttributeValue(Get(v.value), Join(path, "value"), out);
+    if (IsPresent(v.value)) CheckAttributeValue(Get(v.value), Path(path, "value"), out);
   }
 }
 
 template <typename V>
-void CheckAttributeUpdates(const V& v, const std::string& path, Violations* out) {
+void CheckAttributeUpdates(const V& v, const Path& path, Violations* out) {
   for (const auto& [key, value] : v) {
     if (!(Utf16Length(key) <= 65535)) {
       out->Add(RenderAttributeUpdates(v), path, "Map keys must satisfy constraint: [Member must have length less than or equal to 65535]");
     }
   }
   for (const auto& [key, value] : v) {
-    CheckAttributeValueUpdate(value, path + "." + key + ".member", out);
+    CheckAttributeValueUpdate(value, Path::Member(path, key), out);
   }
 }
 
 template <typename V>
-void CheckUpdateItemInput(const V& v, const std::string& path, Violations* out) {
+void CheckUpdateItemInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.return_item_collection_metrics; }) {
-    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Join(path, "returnItemCollectionMetrics"), out);
+    if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Path(path, "returnItemCollectionMetrics"), out);
   }
   if constexpr (requires { v.return_values; }) {
-    if (IsPresent(v.return_values)) CheckReturnValue(Get(v.return_values), Join(path, "returnValues"), out);
+    if (IsPresent(v.return_values)) CheckReturnValue(Get(v.return_values), Path(path, "returnValues"), out);
   }
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Join(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Join(path, "key"), out);
+    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
+    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
-    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Join(path, "conditionalOperator"), out);
+    if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
   }
   if constexpr (requires { v.expected; }) {
-    if (IsPresent(v.expected)) CheckExpectedAttributeMap(Get(v.expected), Join(path, "expected"), out);
+    if (IsPresent(v.expected)) CheckExpectedAttributeMap(Get(v.expected), Path(path, "expected"), out);
   }
   if constexpr (requires { v.attribute_updates; }) {
-    if (IsPresent(v.attribute_updates)) CheckAttributeUpdates(Get(v.attribute_updates), Join(path, "attributeUpdates"), out);
+    if (IsPresent(v.attribute_updates)) CheckAttributeUpdates(Get(v.attribute_updates), Path(path, "attributeUpdates"), out);
   }
   if constexpr (requires { v.expression_attribute_values; }) {
-    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Join(path, "expressionAttributeValues"), out);
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
-    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Join(path, "expressionAttributeNames"), out);
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckUpdateGlobalSecondaryIndexAction(const V& v, const std::string& path, Violations* out) {
+void CheckUpdateGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Join(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Join(path, "indexName"), out);
+    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
-    if (!IsPresent(v.provisioned_throughput)) out->NotNull(Join(path, "provisionedThroughput"));
-    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Join(path, "provisionedThroughput"), out);
+    if (!IsPresent(v.provisioned_throughput)) out->NotNull(Path(path, "provisionedThroughput"));
+    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
 }
 
 template <typename V>
-void CheckCreateGlobalSecondaryIndexAction(const V& v, const std::string& path, Violations* out) {
+void CheckCreateGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.projection; }) {
-    if (!IsPresent(v.projection)) out->NotNull(Join(path, "projection"));
-    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Join(path, "projection"), out);
+    if (!IsPresent(v.projection)) out->NotNull(Path(path, "projection"));
+    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
   }
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Join(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Join(path, "indexName"), out);
+    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
-    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Join(path, "provisionedThroughput"), out);
+    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Join(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Join(path, "keySchema"), out);
+    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
 }
 
 template <typename V>
-void CheckDeleteGlobalSecondaryIndexAction(const V& v, const std::string& path, Violations* out) {
+void CheckDeleteGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Join(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Join(path, "indexName"), out);
+    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
 }
 
 template <typename V>
-void CheckGlobalSecondaryIndexUpdate(const V& v, const std::string& path, Violations* out) {
+void CheckGlobalSecondaryIndexUpdate(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.update; }) {
-    if (IsPresent(v.update)) CheckUpdateGlobalSecondaryIndexAction(Get(v.update), Join(path, "update"), out);
+    if (IsPresent(v.update)) CheckUpdateGlobalSecondaryIndexAction(Get(v.update), Path(path, "update"), out);
   }
   if constexpr (requires { v.create; }) {
-    if (IsPresent(v.create)) CheckCreateGlobalSecondaryIndexAction(Get(v.create), Join(path, "create"), out);
+    if (IsPresent(v.create)) CheckCreateGlobalSecondaryIndexAction(Get(v.create), Path(path, "create"), out);
   }
   if constexpr (requires { v.delete_; }) {
-    if (IsPresent(v.delete_)) CheckDeleteGlobalSecondaryIndexAction(Get(v.delete_), Join(path, "delete"), out);
+    if (IsPresent(v.delete_)) CheckDeleteGlobalSecondaryIndexAction(Get(v.delete_), Path(path, "delete"), out);
   }
 }
 
 template <typename V>
-void CheckGlobalSecondaryIndexUpdateList(const V& v, const std::string& path, Violations* out) {
+void CheckGlobalSecondaryIndexUpdateList(const V& v, const Path& path, Violations* out) {
   size_t i = 0;
   for (const auto& e : v) {
-    CheckGlobalSecondaryIndexUpdate(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckGlobalSecondaryIndexUpdate(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckProvisionedThroughputOverride(const V& v, const std::string& path, Violations* out) {
+void CheckProvisionedThroughputOverride(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.read_capacity_units; }) {
-    if (IsPresent(v.read_capacity_units)) CheckPositiveLongObject(Get(v.read_capacity_units), Join(path, "readCapacityUnits"), out);
+    if (IsPresent(v.read_capacity_units)) CheckPositiveLongObject(Get(v.read_capacity_units), Path(path, "readCapacityUnits"), out);
   }
 }
 
 template <typename V>
-void CheckReplicaGlobalSecondaryIndex(const V& v, const std::string& path, Violations* out) {
+void CheckReplicaGlobalSecondaryIndex(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Join(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Join(path, "indexName"), out);
+    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.provisioned_throughput_override; }) {
-    if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Join(path, "provisionedThroughputOverride"), out);
+    if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Path(path, "provisionedThroughputOverride"), out);
   }
 }
 
 template <typename V>
-void CheckReplicaGlobalSecondaryIndexList(const V& v, const std::string& path, Violations* out) {
+void CheckReplicaGlobalSecondaryIndexList(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderReplicaGlobalSecondaryIndexList(v); }, v.size(), Bound::kMin, 1, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckReplicaGlobalSecondaryIndex(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckReplicaGlobalSecondaryIndex(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckCreateReplicationGroupMemberAction(const V& v, const std::string& path, Violations* out) {
+void CheckCreateReplicationGroupMemberAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.region_name; }) {
-    if (!IsPresent(v.region_name)) out->NotNull(Join(path, "regionName"));
+    if (!IsPresent(v.region_name)) out->NotNull(Path(path, "regionName"));
   }
   if constexpr (requires { v.provisioned_throughput_override; }) {
-    if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Join(path, "provisionedThroughputOverride"), out);
+    if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Path(path, "provisionedThroughputOverride"), out);
   }
   if constexpr (requires { v.global_secondary_indexes; }) {
-    if (IsPresent(v.global_secondary_indexes)) CheckReplicaGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Join(path, "globalSecondaryIndexes"), out);
+    if (IsPresent(v.global_secondary_indexes)) CheckReplicaGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Path(path, "globalSecondaryIndexes"), out);
   }
   if constexpr (requires { v.table_class_override; }) {
-    if (IsPresent(v.table_class_override)) CheckTableClass(Get(v.table_class_override), Join(path, "tableClassOverride"), out);
+    if (IsPresent(v.table_class_override)) CheckTableClass(Get(v.table_class_override), Path(path, "tableClassOverride"), out);
   }
 }
 
 template <typename V>
-void CheckUpdateReplicationGroupMemberAction(const V& v, const std::string& path, Violations* out) {
+void CheckUpdateReplicationGroupMemberAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.region_name; }) {
-    if (!IsPresent(v.region_name)) out->NotNull(Join(path, "regionName"));
+    if (!IsPresent(v.region_name)) out->NotNull(Path(path, "regionName"));
   }
   if constexpr (requires { v.provisioned_throughput_override; }) {
-    if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Join(path, "provisionedThroughputOverride"), out);
+    if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Path(path, "provisionedThroughputOverride"), out);
   }
   if constexpr (requires { v.global_secondary_indexes; }) {
-    if (IsPresent(v.global_secondary_indexes)) CheckReplicaGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Join(path, "globalSecondaryIndexes"), out);
+    if (IsPresent(v.global_secondary_indexes)) CheckReplicaGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Path(path, "globalSecondaryIndexes"), out);
   }
   if constexpr (requires { v.table_class_override; }) {
-    if (IsPresent(v.table_class_override)) CheckTableClass(Get(v.table_class_override), Join(path, "tableClassOverride"), out);
+    if (IsPresent(v.table_class_override)) CheckTableClass(Get(v.table_class_override), Path(path, "tableClassOverride"), out);
   }
 }
 
 template <typename V>
-void CheckDeleteReplicationGroupMemberAction(const V& v, const std::string& path, Violations* out) {
+void CheckDeleteReplicationGroupMemberAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.region_name; }) {
-    if (!IsPresent(v.region_name)) out->NotNull(Join(path, "regionName"));
+    if (!IsPresent(v.region_name)) out->NotNull(Path(path, "regionName"));
   }
 }
 
 template <typename V>
-void CheckReplicationGroupUpdate(const V& v, const std::string& path, Violations* out) {
+void CheckReplicationGroupUpdate(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.create; }) {
-    if (IsPresent(v.create)) CheckCreateReplicationGroupMemberAction(Get(v.create), Join(path, "create"), out);
+    if (IsPresent(v.create)) CheckCreateReplicationGroupMemberAction(Get(v.create), Path(path, "create"), out);
   }
   if constexpr (requires { v.update; }) {
-    if (IsPresent(v.update)) CheckUpdateReplicationGroupMemberAction(Get(v.update), Join(path, "update"), out);
+    if (IsPresent(v.update)) CheckUpdateReplicationGroupMemberAction(Get(v.update), Path(path, "update"), out);
   }
   if constexpr (requires { v.delete_; }) {
-    if (IsPresent(v.delete_)) CheckDeleteReplicationGroupMemberAction(Get(v.delete_), Join(path, "delete"), out);
+    if (IsPresent(v.delete_)) CheckDeleteReplicationGroupMemberAction(Get(v.delete_), Path(path, "delete"), out);
   }
 }
 
 template <typename V>
-void CheckReplicationGroupUpdateList(const V& v, const std::string& path, Violations* out) {
+void CheckReplicationGroupUpdateList(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderReplicationGroupUpdateList(v); }, v.size(), Bound::kMin, 1, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckReplicationGroupUpdate(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckReplicationGroupUpdate(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckUpdateTableInput(const V& v, const std::string& path, Violations* out) {
+void CheckUpdateTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
-    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Join(path, "provisionedThroughput"), out);
+    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
   if constexpr (requires { v.billing_mode; }) {
-    if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Join(path, "billingMode"), out);
+    if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Path(path, "billingMode"), out);
   }
   if constexpr (requires { v.global_secondary_index_updates; }) {
-    if (IsPresent(v.global_secondary_index_updates)) CheckGlobalSecondaryIndexUpdateList(Get(v.global_secondary_index_updates), Join(path, "globalSecondaryIndexUpdates"), out);
+    if (IsPresent(v.global_secondary_index_updates)) CheckGlobalSecondaryIndexUpdateList(Get(v.global_secondary_index_updates), Path(path, "globalSecondaryIndexUpdates"), out);
   }
   if constexpr (requires { v.attribute_definitions; }) {
-    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Join(path, "attributeDefinitions"), out);
+    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Path(path, "attributeDefinitions"), out);
   }
   if constexpr (requires { v.stream_specification; }) {
-    if (IsPresent(v.stream_specification)) CheckStreamSpecification(Get(v.stream_specification), Join(path, "streamSpecification"), out);
+    if (IsPresent(v.stream_specification)) CheckStreamSpecification(Get(v.stream_specification), Path(path, "streamSpecification"), out);
   }
   if constexpr (requires { v.sse_specification; }) {
-    if (IsPresent(v.sse_specification)) CheckSSESpecification(Get(v.sse_specification), Join(path, "sSESpecification"), out);
+    if (IsPresent(v.sse_specification)) CheckSSESpecification(Get(v.sse_specification), Path(path, "sSESpecification"), out);
   }
   if constexpr (requires { v.replica_updates; }) {
-    if (IsPresent(v.replica_updates)) CheckReplicationGroupUpdateList(Get(v.replica_updates), Join(path, "replicaUpdates"), out);
+    if (IsPresent(v.replica_updates)) CheckReplicationGroupUpdateList(Get(v.replica_updates), Path(path, "replicaUpdates"), out);
   }
   if constexpr (requires { v.table_class; }) {
-    if (IsPresent(v.table_class)) CheckTableClass(Get(v.table_class), Join(path, "tableClass"), out);
+    if (IsPresent(v.table_class)) CheckTableClass(Get(v.table_class), Path(path, "tableClass"), out);
   }
 }
 
 template <typename V>
-void CheckTimeToLiveAttributeName(const V& v, const std::string& path, Violations* out) {
+void CheckTimeToLiveAttributeName(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
 }
 
 template <typename V>
-void CheckTimeToLiveSpecification(const V& v, const std::string& path, Violations* out) {
+void CheckTimeToLiveSpecification(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.enabled; }) {
-    if (!IsPresent(v.enabled)) out->NotNull(Join(path, "enabled"));
+    if (!IsPresent(v.enabled)) out->NotNull(Path(path, "enabled"));
   }
   if constexpr (requires { v.attribute_name; }) {
-    if (!IsPresent(v.attribute_name)) out->NotNull(Join(path, "attributeName"));
-    if (IsPresent(v.attribute_name)) CheckTimeToLiveAttributeName(Get(v.attribute_name), Join(path, "attributeName"), out);
+    if (!IsPresent(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
+    if (IsPresent(v.attribute_name)) CheckTimeToLiveAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
   }
 }
 
 template <typename V>
-void CheckUpdateTimeToLiveInput(const V& v, const std::string& path, Violations* out) {
+void CheckUpdateTimeToLiveInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.time_to_live_specification; }) {
-    if (!IsPresent(v.time_to_live_specification)) out->NotNull(Join(path, "timeToLiveSpecification"));
-    if (IsPresent(v.time_to_live_specification)) CheckTimeToLiveSpecification(Get(v.time_to_live_specification), Join(path, "timeToLiveSpecification"), out);
+    if (!IsPresent(v.time_to_live_specification)) out->NotNull(Path(path, "timeToLiveSpecification"));
+    if (IsPresent(v.time_to_live_specification)) CheckTimeToLiveSpecification(Get(v.time_to_live_specification), Path(path, "timeToLiveSpecification"), out);
   }
 }
 
 template <typename V>
-void CheckRecoveryPeriodInDays(const V& v, const std::string& path, Violations* out) {
+void CheckRecoveryPeriodInDays(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
   out->Range(static_cast<int64_t>(v), Bound::kMax, 35, path);
 }
 
 template <typename V>
-void CheckPointInTimeRecoverySpecification(const V& v, const std::string& path, Violations* out) {
+void CheckPointInTimeRecoverySpecification(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.point_in_time_recovery_enabled; }) {
-    if (!IsPresent(v.point_in_time_recovery_enabled)) out->NotNull(Join(path, "pointInTimeRecoveryEnabled"));
+    if (!IsPresent(v.point_in_time_recovery_enabled)) out->NotNull(Path(path, "pointInTimeRecoveryEnabled"));
   }
   if constexpr (requires { v.recovery_period_in_days; }) {
-    if (IsPresent(v.recovery_period_in_days)) CheckRecoveryPeriodInDays(Get(v.recovery_period_in_days), Join(path, "recoveryPeriodInDays"), out);
+    if (IsPresent(v.recovery_period_in_days)) CheckRecoveryPeriodInDays(Get(v.recovery_period_in_days), Path(path, "recoveryPeriodInDays"), out);
   }
 }
 
 template <typename V>
-void CheckUpdateContinuousBackupsInput(const V& v, const std::string& path, Violations* out) {
+void CheckUpdateContinuousBackupsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.point_in_time_recovery_specification; }) {
-    if (!IsPresent(v.point_in_time_recovery_specification)) out->NotNull(Join(path, "pointInTimeRecoverySpecification"));
-    if (IsPresent(v.point_in_time_recovery_specification)) CheckPointInTimeRecoverySpecification(Get(v.point_in_time_recovery_specification), Join(path, "pointInTimeRecoverySpecification"), out);
+    if (!IsPresent(v.point_in_time_recovery_specification)) out->NotNull(Path(path, "pointInTimeRecoverySpecification"));
+    if (IsPresent(v.point_in_time_recovery_specification)) CheckPointInTimeRecoverySpecification(Get(v.point_in_time_recovery_specification), Path(path, "pointInTimeRecoverySpecification"), out);
   }
 }
 
 template <typename V>
-void CheckDescribeContinuousBackupsInput(const V& v, const std::string& path, Violations* out) {
+void CheckDescribeContinuousBackupsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
 }
 
 template <typename V>
-void CheckClientToken(const V& v, const std::string& path, Violations* out) {
+void CheckClientToken(const V& v, const Path& path, Violations* out) {
   if (!MatchesPattern("^[^\\$]+$", v)) out->Add(v, path, "Member must satisfy regular expression pattern: ^[^\\$]+$");
 }
 
 template <typename V>
-void CheckS3Bucket(const V& v, const std::string& path, Violations* out) {
+void CheckS3Bucket(const V& v, const Path& path, Violations* out) {
   if (!MatchesPattern("^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$", v)) out->Add(v, path, "Member must satisfy regular expression pattern: ^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$");
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
 }
 
 template <typename V>
-void CheckS3BucketOwner(const V& v, const std::string& path, Violations* out) {
+void CheckS3BucketOwner(const V& v, const Path& path, Violations* out) {
   if (!MatchesPattern("[0-9]{12}", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [0-9]{12}");
 }
 
 template <typename V>
-void CheckS3Prefix(const V& v, const std::string& path, Violations* out) {
+void CheckS3Prefix(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1024, path);
 }
 
 template <typename V>
-void CheckS3SseAlgorithm(const V& v, const std::string& path, Violations* out) {
+void CheckS3SseAlgorithm(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"AES256", "KMS"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -5788,13 +5788,13 @@ void CheckS3SseAlgorithm(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckS3SseKmsKeyId(const V& v, const std::string& path, Violations* out) {
+void CheckS3SseKmsKeyId(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 2048, path);
 }
 
 template <typename V>
-void CheckExportFormat(const V& v, const std::string& path, Violations* out) {
+void CheckExportFormat(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"DYNAMODB_JSON", "ION"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -5806,7 +5806,7 @@ void CheckExportFormat(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckExportType(const V& v, const std::string& path, Violations* out) {
+void CheckExportType(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"FULL_EXPORT", "INCREMENTAL_EXPORT"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -5818,7 +5818,7 @@ void CheckExportType(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckExportViewType(const V& v, const std::string& path, Violations* out) {
+void CheckExportViewType(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"NEW_IMAGE", "NEW_AND_OLD_IMAGES"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -5830,90 +5830,90 @@ void CheckExportViewType(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckIncrementalExportSpecification(const V& v, const std::string& path, Violations* out) {
+void CheckIncrementalExportSpecification(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.export_view_type; }) {
-    if (IsPresent(v.export_view_type)) CheckExportViewType(Get(v.export_view_type), Join(path, "exportViewType"), out);
+    if (IsPresent(v.export_view_type)) CheckExportViewType(Get(v.export_view_type), Path(path, "exportViewType"), out);
   }
 }
 
 template <typename V>
-void CheckExportTableToPointInTimeInput(const V& v, const std::string& path, Violations* out) {
+void CheckExportTableToPointInTimeInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_arn; }) {
-    if (!IsPresent(v.table_arn)) out->NotNull(Join(path, "tableArn"));
+    if (!IsPresent(v.table_arn)) out->NotNull(Path(path, "tableArn"));
   }
   if constexpr (requires { v.client_token; }) {
-    if (IsPresent(v.client_token)) CheckClientToken(Get(v.client_token), Join(path, "clientToken"), out);
+    if (IsPresent(v.client_token)) CheckClientToken(Get(v.client_token), Path(path, "clientToken"), out);
   }
   if constexpr (requires { v.s3_bucket; }) {
-    if (!IsPresent(v.s3_bucket)) out->NotNull(Join(path, "s3Bucket"));
-    if (IsPresent(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Join(path, "s3Bucket"), out);
+    if (!IsPresent(v.s3_bucket)) out->NotNull(Path(path, "s3Bucket"));
+    if (IsPresent(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Path(path, "s3Bucket"), out);
   }
   if constexpr (requires { v.s3_bucket_owner; }) {
-    if (IsPresent(v.s3_bucket_owner)) CheckS3BucketOwner(Get(v.s3_bucket_owner), Join(path, "s3BucketOwner"), out);
+    if (IsPresent(v.s3_bucket_owner)) CheckS3BucketOwner(Get(v.s3_bucket_owner), Path(path, "s3BucketOwner"), out);
   }
   if constexpr (requires { v.s3_prefix; }) {
-    if (IsPresent(v.s3_prefix)) CheckS3Prefix(Get(v.s3_prefix), Join(path, "s3Prefix"), out);
+    if (IsPresent(v.s3_prefix)) CheckS3Prefix(Get(v.s3_prefix), Path(path, "s3Prefix"), out);
   }
   if constexpr (requires { v.s3_sse_algorithm; }) {
-    if (IsPresent(v.s3_sse_algorithm)) CheckS3SseAlgorithm(Get(v.s3_sse_algorithm), Join(path, "s3SseAlgorithm"), out);
+    if (IsPresent(v.s3_sse_algorithm)) CheckS3SseAlgorithm(Get(v.s3_sse_algorithm), Path(path, "s3SseAlgorithm"), out);
   }
   if constexpr (requires { v.s3_sse_kms_key_id; }) {
-    if (IsPresent(v.s3_sse_kms_key_id)) CheckS3SseKmsKeyId(Get(v.s3_sse_kms_key_id), Join(path, "s3SseKmsKeyId"), out);
+    if (IsPresent(v.s3_sse_kms_key_id)) CheckS3SseKmsKeyId(Get(v.s3_sse_kms_key_id), Path(path, "s3SseKmsKeyId"), out);
   }
   if constexpr (requires { v.export_format; }) {
-    if (IsPresent(v.export_format)) CheckExportFormat(Get(v.export_format), Join(path, "exportFormat"), out);
+    if (IsPresent(v.export_format)) CheckExportFormat(Get(v.export_format), Path(path, "exportFormat"), out);
   }
   if constexpr (requires { v.export_type; }) {
-    if (IsPresent(v.export_type)) CheckExportType(Get(v.export_type), Join(path, "exportType"), out);
+    if (IsPresent(v.export_type)) CheckExportType(Get(v.export_type), Path(path, "exportType"), out);
   }
   if constexpr (requires { v.incremental_export_specification; }) {
-    if (IsPresent(v.incremental_export_specification)) CheckIncrementalExportSpecification(Get(v.incremental_export_specification), Join(path, "incrementalExportSpecification"), out);
+    if (IsPresent(v.incremental_export_specification)) CheckIncrementalExportSpecification(Get(v.incremental_export_specification), Path(path, "incrementalExportSpecification"), out);
   }
 }
 
 template <typename V>
-void CheckExportArn(const V& v, const std::string& path, Violations* out) {
+void CheckExportArn(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 37, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1024, path);
 }
 
 template <typename V>
-void CheckDescribeExportInput(const V& v, const std::string& path, Violations* out) {
+void CheckDescribeExportInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.export_arn; }) {
-    if (!IsPresent(v.export_arn)) out->NotNull(Join(path, "exportArn"));
-    if (IsPresent(v.export_arn)) CheckExportArn(Get(v.export_arn), Join(path, "exportArn"), out);
+    if (!IsPresent(v.export_arn)) out->NotNull(Path(path, "exportArn"));
+    if (IsPresent(v.export_arn)) CheckExportArn(Get(v.export_arn), Path(path, "exportArn"), out);
   }
 }
 
 template <typename V>
-void CheckListExportsMaxLimit(const V& v, const std::string& path, Violations* out) {
+void CheckListExportsMaxLimit(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
   out->Range(static_cast<int64_t>(v), Bound::kMax, 25, path);
 }
 
 template <typename V>
-void CheckListExportsInput(const V& v, const std::string& path, Violations* out) {
+void CheckListExportsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.max_results; }) {
-    if (IsPresent(v.max_results)) CheckListExportsMaxLimit(Get(v.max_results), Join(path, "maxResults"), out);
+    if (IsPresent(v.max_results)) CheckListExportsMaxLimit(Get(v.max_results), Path(path, "maxResults"), out);
   }
 }
 
 template <typename V>
-void CheckS3BucketSource(const V& v, const std::string& path, Violations* out) {
+void CheckS3BucketSource(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.s3_bucket_owner; }) {
-    if (IsPresent(v.s3_bucket_owner)) CheckS3BucketOwner(Get(v.s3_bucket_owner), Join(path, "s3BucketOwner"), out);
+    if (IsPresent(v.s3_bucket_owner)) CheckS3BucketOwner(Get(v.s3_bucket_owner), Path(path, "s3BucketOwner"), out);
   }
   if constexpr (requires { v.s3_bucket; }) {
-    if (!IsPresent(v.s3_bucket)) out->NotNull(Join(path, "s3Bucket"));
-    if (IsPresent(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Join(path, "s3Bucket"), out);
+    if (!IsPresent(v.s3_bucket)) out->NotNull(Path(path, "s3Bucket"));
+    if (IsPresent(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Path(path, "s3Bucket"), out);
   }
   if constexpr (requires { v.s3_key_prefix; }) {
-    if (IsPresent(v.s3_key_prefix)) CheckS3Prefix(Get(v.s3_key_prefix), Join(path, "s3KeyPrefix"), out);
+    if (IsPresent(v.s3_key_prefix)) CheckS3Prefix(Get(v.s3_key_prefix), Path(path, "s3KeyPrefix"), out);
   }
 }
 
 template <typename V>
-void CheckInputFormat(const V& v, const std::string& path, Violations* out) {
+void CheckInputFormat(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"DYNAMODB_JSON", "ION", "CSV"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -5925,44 +5925,44 @@ void CheckInputFormat(const V& v, const std::string& path, Violations* out) {
 }
 
 template <typename V>
-void CheckCsvDelimiter(const V& v, const std::string& path, Violations* out) {
+void CheckCsvDelimiter(const V& v, const Path& path, Violations* out) {
   if (!MatchesPattern("[,;:|\\t ]", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [,;:|\\t ]");
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1, path);
 }
 
 template <typename V>
-void CheckCsvHeader(const V& v, const std::string& path, Violations* out) {
+void CheckCsvHeader(const V& v, const Path& path, Violations* out) {
   if (!MatchesPattern("[\\x20-\\x21\\x23-\\x2B\\x2D-\\x7E]*", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [\\x20-\\x21\\x23-\\x2B\\x2D-\\x7E]*");
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 65536, path);
 }
 
 template <typename V>
-void CheckCsvHeaderList(const V& v, const std::string& path, Violations* out) {
+void CheckCsvHeaderList(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderCsvHeaderList(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderCsvHeaderList(v); }, v.size(), Bound::kMax, 255, path);
 }
 
 template <typename V>
-void CheckCsvOptions(const V& v, const std::string& path, Violations* out) {
+void CheckCsvOptions(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.delimiter; }) {
-    if (IsPresent(v.delimiter)) CheckCsvDelimiter(Get(v.delimiter), Join(path, "delimiter"), out);
+    if (IsPresent(v.delimiter)) CheckCsvDelimiter(Get(v.delimiter), Path(path, "delimiter"), out);
   }
   if constexpr (requires { v.header_list; }) {
-    if (IsPresent(v.header_list)) CheckCsvHeaderList(Get(v.header_list), Join(path, "headerList"), out);
+    if (IsPresent(v.header_list)) CheckCsvHeaderList(Get(v.header_list), Path(path, "headerList"), out);
   }
 }
 
 template <typename V>
-void CheckInputFormatOptions(const V& v, const std::string& path, Violations* out) {
+void CheckInputFormatOptions(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.csv; }) {
-    if (IsPresent(v.csv)) CheckCsvOptions(Get(v.csv), Join(path, "csv"), out);
+    if (IsPresent(v.csv)) CheckCsvOptions(Get(v.csv), Path(path, "csv"), out);
   }
 }
 
 template <typename V>
-void CheckInputCompressionType(const V& v, const std::string& path, Violations* out) {
+void CheckInputCompressionType(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"GZIP", "ZSTD", "NONE"};
     if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
@@ -5974,209 +5974,209 @@ void CheckInputCompressionType(const V& v, const std::string& path, Violations* 
 }
 
 template <typename V>
-void CheckTableCreationParameters(const V& v, const std::string& path, Violations* out) {
+void CheckTableCreationParameters(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Join(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Join(path, "tableName"), out);
+    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.attribute_definitions; }) {
-    if (!IsPresent(v.attribute_definitions)) out->NotNull(Join(path, "attributeDefinitions"));
-    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Join(path, "attributeDefinitions"), out);
+    if (!IsPresent(v.attribute_definitions)) out->NotNull(Path(path, "attributeDefinitions"));
+    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Path(path, "attributeDefinitions"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Join(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Join(path, "keySchema"), out);
+    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.billing_mode; }) {
-    if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Join(path, "billingMode"), out);
+    if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Path(path, "billingMode"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
-    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Join(path, "provisionedThroughput"), out);
+    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
   if constexpr (requires { v.sse_specification; }) {
-    if (IsPresent(v.sse_specification)) CheckSSESpecification(Get(v.sse_specification), Join(path, "sSESpecification"), out);
+    if (IsPresent(v.sse_specification)) CheckSSESpecification(Get(v.sse_specification), Path(path, "sSESpecification"), out);
   }
   if constexpr (requires { v.global_secondary_indexes; }) {
-    if (IsPresent(v.global_secondary_indexes)) CheckGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Join(path, "globalSecondaryIndexes"), out);
+    if (IsPresent(v.global_secondary_indexes)) CheckGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Path(path, "globalSecondaryIndexes"), out);
   }
 }
 
 template <typename V>
-void CheckImportTableInput(const V& v, const std::string& path, Violations* out) {
+void CheckImportTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.client_token; }) {
-    if (IsPresent(v.client_token)) CheckClientToken(Get(v.client_token), Join(path, "clientToken"), out);
+    if (IsPresent(v.client_token)) CheckClientToken(Get(v.client_token), Path(path, "clientToken"), out);
   }
   if constexpr (requires { v.s3_bucket_source; }) {
-    if (!IsPresent(v.s3_bucket_source)) out->NotNull(Join(path, "s3BucketSource"));
-    if (IsPresent(v.s3_bucket_source)) CheckS3BucketSource(Get(v.s3_bucket_source), Join(path, "s3BucketSource"), out);
+    if (!IsPresent(v.s3_bucket_source)) out->NotNull(Path(path, "s3BucketSource"));
+    if (IsPresent(v.s3_bucket_source)) CheckS3BucketSource(Get(v.s3_bucket_source), Path(path, "s3BucketSource"), out);
   }
   if constexpr (requires { v.input_format; }) {
-    if (!IsPresent(v.input_format)) out->NotNull(Join(path, "inputFormat"));
-    if (IsPresent(v.input_format)) CheckInputFormat(Get(v.input_format), Join(path, "inputFormat"), out);
+    if (!IsPresent(v.input_format)) out->NotNull(Path(path, "inputFormat"));
+    if (IsPresent(v.input_format)) CheckInputFormat(Get(v.input_format), Path(path, "inputFormat"), out);
   }
   if constexpr (requires { v.input_format_options; }) {
-    if (IsPresent(v.input_format_options)) CheckInputFormatOptions(Get(v.input_format_options), Join(path, "inputFormatOptions"), out);
+    if (IsPresent(v.input_format_options)) CheckInputFormatOptions(Get(v.input_format_options), Path(path, "inputFormatOptions"), out);
   }
   if constexpr (requires { v.input_compression_type; }) {
-    if (IsPresent(v.input_compression_type)) CheckInputCompressionType(Get(v.input_compression_type), Join(path, "inputCompressionType"), out);
+    if (IsPresent(v.input_compression_type)) CheckInputCompressionType(Get(v.input_compression_type), Path(path, "inputCompressionType"), out);
   }
   if constexpr (requires { v.table_creation_parameters; }) {
-    if (!IsPresent(v.table_creation_parameters)) out->NotNull(Join(path, "tableCreationParameters"));
-    if (IsPresent(v.table_creation_parameters)) CheckTableCreationParameters(Get(v.table_creation_parameters), Join(path, "tableCreationParameters"), out);
+    if (!IsPresent(v.table_creation_parameters)) out->NotNull(Path(path, "tableCreationParameters"));
+    if (IsPresent(v.table_creation_parameters)) CheckTableCreationParameters(Get(v.table_creation_parameters), Path(path, "tableCreationParameters"), out);
   }
 }
 
 template <typename V>
-void CheckImportArn(const V& v, const std::string& path, Violations* out) {
+void CheckImportArn(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 37, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1024, path);
 }
 
 template <typename V>
-void CheckDescribeImportInput(const V& v, const std::string& path, Violations* out) {
+void CheckDescribeImportInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.import_arn; }) {
-    if (!IsPresent(v.import_arn)) out->NotNull(Join(path, "importArn"));
-    if (IsPresent(v.import_arn)) CheckImportArn(Get(v.import_arn), Join(path, "importArn"), out);
+    if (!IsPresent(v.import_arn)) out->NotNull(Path(path, "importArn"));
+    if (IsPresent(v.import_arn)) CheckImportArn(Get(v.import_arn), Path(path, "importArn"), out);
   }
 }
 
 template <typename V>
-void CheckListImportsMaxLimit(const V& v, const std::string& path, Violations* out) {
+void CheckListImportsMaxLimit(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
   out->Range(static_cast<int64_t>(v), Bound::kMax, 25, path);
 }
 
 template <typename V>
-void CheckImportNextToken(const V& v, const std::string& path, Violations* out) {
+void CheckImportNextToken(const V& v, const Path& path, Violations* out) {
   if (!MatchesPattern("([0-9a-f]{16})+", v)) out->Add(v, path, "Member must satisfy regular expression pattern: ([0-9a-f]{16})+");
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 112, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 1024, path);
 }
 
 template <typename V>
-void CheckListImportsInput(const V& v, const std::string& path, Violations* out) {
+void CheckListImportsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.page_size; }) {
-    if (IsPresent(v.page_size)) CheckListImportsMaxLimit(Get(v.page_size), Join(path, "pageSize"), out);
+    if (IsPresent(v.page_size)) CheckListImportsMaxLimit(Get(v.page_size), Path(path, "pageSize"), out);
   }
   if constexpr (requires { v.next_token; }) {
-    if (IsPresent(v.next_token)) CheckImportNextToken(Get(v.next_token), Join(path, "nextToken"), out);
+    if (IsPresent(v.next_token)) CheckImportNextToken(Get(v.next_token), Path(path, "nextToken"), out);
   }
 }
 
 template <typename V>
-void CheckPartiQLStatement(const V& v, const std::string& path, Violations* out) {
+void CheckPartiQLStatement(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 8192, path);
 }
 
 template <typename V>
-void CheckPreparedStatementParameters(const V& v, const std::string& path, Violations* out) {
+void CheckPreparedStatementParameters(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderPreparedStatementParameters(v); }, v.size(), Bound::kMin, 1, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckAttributeValue(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckAttributeValue(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckPartiQLNextToken(const V& v, const std::string& path, Violations* out) {
+void CheckPartiQLNextToken(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 32768, path);
 }
 
 template <typename V>
-void CheckExecuteStatementInput(const V& v, const std::string& path, Violations* out) {
+void CheckExecuteStatementInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.statement; }) {
-    if (!IsPresent(v.statement)) out->NotNull(Join(path, "statement"));
-    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Join(path, "statement"), out);
+    if (!IsPresent(v.statement)) out->NotNull(Path(path, "statement"));
+    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
   }
   if constexpr (requires { v.parameters; }) {
-    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Join(path, "parameters"), out);
+    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Path(path, "parameters"), out);
   }
   if constexpr (requires { v.next_token; }) {
-    if (IsPresent(v.next_token)) CheckPartiQLNextToken(Get(v.next_token), Join(path, "nextToken"), out);
+    if (IsPresent(v.next_token)) CheckPartiQLNextToken(Get(v.next_token), Path(path, "nextToken"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.limit; }) {
-    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Join(path, "limit"), out);
+    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Path(path, "limit"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckBatchStatementRequest(const V& v, const std::string& path, Violations* out) {
+void CheckBatchStatementRequest(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.statement; }) {
-    if (!IsPresent(v.statement)) out->NotNull(Join(path, "statement"));
-    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Join(path, "statement"), out);
+    if (!IsPresent(v.statement)) out->NotNull(Path(path, "statement"));
+    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
   }
   if constexpr (requires { v.parameters; }) {
-    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Join(path, "parameters"), out);
+    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Path(path, "parameters"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckPartiQLBatchRequest(const V& v, const std::string& path, Violations* out) {
+void CheckPartiQLBatchRequest(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderPartiQLBatchRequest(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderPartiQLBatchRequest(v); }, v.size(), Bound::kMax, 25, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckBatchStatementRequest(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckBatchStatementRequest(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckBatchExecuteStatementInput(const V& v, const std::string& path, Violations* out) {
+void CheckBatchExecuteStatementInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.statements; }) {
-    if (!IsPresent(v.statements)) out->NotNull(Join(path, "statements"));
-    if (IsPresent(v.statements)) CheckPartiQLBatchRequest(Get(v.statements), Join(path, "statements"), out);
+    if (!IsPresent(v.statements)) out->NotNull(Path(path, "statements"));
+    if (IsPresent(v.statements)) CheckPartiQLBatchRequest(Get(v.statements), Path(path, "statements"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
 }
 
 template <typename V>
-void CheckParameterizedStatement(const V& v, const std::string& path, Violations* out) {
+void CheckParameterizedStatement(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.statement; }) {
-    if (!IsPresent(v.statement)) out->NotNull(Join(path, "statement"));
-    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Join(path, "statement"), out);
+    if (!IsPresent(v.statement)) out->NotNull(Path(path, "statement"));
+    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
   }
   if constexpr (requires { v.parameters; }) {
-    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Join(path, "parameters"), out);
+    if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Path(path, "parameters"), out);
   }
   if constexpr (requires { v.return_values_on_condition_check_failure; }) {
-    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Join(path, "returnValuesOnConditionCheckFailure"), out);
+    if (IsPresent(v.return_values_on_condition_check_failure)) CheckReturnValuesOnConditionCheckFailure(Get(v.return_values_on_condition_check_failure), Path(path, "returnValuesOnConditionCheckFailure"), out);
   }
 }
 
 template <typename V>
-void CheckParameterizedStatements(const V& v, const std::string& path, Violations* out) {
+void CheckParameterizedStatements(const V& v, const Path& path, Violations* out) {
   out->Length([&] { return RenderParameterizedStatements(v); }, v.size(), Bound::kMin, 1, path);
   out->Length([&] { return RenderParameterizedStatements(v); }, v.size(), Bound::kMax, 100, path);
   size_t i = 0;
   for (const auto& e : v) {
-    CheckParameterizedStatement(e, path + "." + std::to_string(++i) + ".member", out);
+    CheckParameterizedStatement(e, Path::Member(path, ++i), out);
   }
 }
 
 template <typename V>
-void CheckExecuteTransactionInput(const V& v, const std::string& path, Violations* out) {
+void CheckExecuteTransactionInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.transact_statements; }) {
-    if (!IsPresent(v.transact_statements)) out->NotNull(Join(path, "transactStatements"));
-    if (IsPresent(v.transact_statements)) CheckParameterizedStatements(Get(v.transact_statements), Join(path, "transactStatements"), out);
+    if (!IsPresent(v.transact_statements)) out->NotNull(Path(path, "transactStatements"));
+    if (IsPresent(v.transact_statements)) CheckParameterizedStatements(Get(v.transact_statements), Path(path, "transactStatements"), out);
   }
   if constexpr (requires { v.client_request_token; }) {
-    if (IsPresent(v.client_request_token)) CheckClientRequestToken(Get(v.client_request_token), Join(path, "clientRequestToken"), out);
+    if (IsPresent(v.client_request_token)) CheckClientRequestToken(Get(v.client_request_token), Path(path, "clientRequestToken"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
-    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Join(path, "returnConsumedCapacity"), out);
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
 }
 

@@ -14,7 +14,7 @@ namespace dynarock::model {
 namespace streams_detail {
 
 template <typename S>
-void CheckString(const S& s, const std::string& path, int64_t min, int64_t max, Violations* out) {
+void CheckString(const S& s, const Path& path, int64_t min, int64_t max, Violations* out) {
   const std::string v(s);
   out->Length([&] { return v; }, Utf16Length(v), Bound::kMin, min, path);
   out->Length([&] { return v; }, Utf16Length(v), Bound::kMax, max, path);

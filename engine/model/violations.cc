@@ -81,19 +81,30 @@ std::string RenderBlob(std::string_view bytes) {
   return "java.nio.HeapByteBuffer[pos=0 lim=" + n + " cap=" + n + "]";
 }
 
-std::string Join(const std::string& path, std::string_view member) {
-  if (path.empty()) return std::string(member);
-  std::string out = path;
-  out += '.';
-  out += member;
+void Path::AppendTo(std::string* out) const {
+  if (parent_ != nullptr) {
+    parent_->AppendTo(out);
+    if (!out->empty()) *out += '.';
+  }
+  if (kind_ == Kind::kPosition) {
+    *out += std::to_string(position_);
+  } else {
+    *out += text_;
+  }
+  if (kind_ != Kind::kName) *out += ".member";
+}
+
+std::string Path::str() const {
+  std::string out;
+  AppendTo(&out);
   return out;
 }
 
-void Violations::NotNull(const std::string& path) {
+void Violations::NotNull(const Path& path) {
   Push(std::nullopt, path, Bound::kMin, "Member must not be null", false);
 }
 
-void Violations::Range(int64_t value, Bound bound, int64_t limit, const std::string& path) {
+void Violations::Range(int64_t value, Bound bound, int64_t limit, const Path& path) {
   if (bound == Bound::kMin ? value >= limit : value <= limit) return;
   Push(std::to_string(value), path, bound,
        std::string("Member must have value ") + (bound == Bound::kMin ? "greater" : "less") +
@@ -101,9 +112,8 @@ void Violations::Range(int64_t value, Bound bound, int64_t limit, const std::str
        true);
 }
 
-void Violations::Add(const std::string& rendered, const std::string& path,
-                     std::string_view constraint) {
-  Push(rendered, path, Bound::kMin, constraint, false);
+void Violations::Add(const std::string& rendered, const Path& at, std::string_view constraint) {
+  Push(rendered, at, Bound::kMin, constraint, false);
 }
 
 void Violations::Override(std::string pattern, Bound bound, std::string text) {
@@ -129,9 +139,10 @@ std::optional<std::string> MatchPath(std::string_view pattern, std::string_view 
 
 }  // namespace
 
-void Violations::Push(std::optional<std::string> rendered, const std::string& path, Bound bound,
+void Violations::Push(std::optional<std::string> rendered, const Path& at, Bound bound,
                       std::string_view constraint, bool bounded) {
   if (errors_.size() >= kMax) return;
+  const std::string path = at.str();
   std::string e;
   for (const auto& o : overrides_) {
     if (!bounded || o.bound != bound) continue;

@@ -65,8 +65,40 @@ bool MatchesPattern(std::string_view pattern, std::string_view s);
 // A blob as Java prints a ByteBuffer: its size, never its bytes (which need
 // not be UTF-8, and the message goes into a JSON string).
 std::string RenderBlob(std::string_view bytes);
-// "a" + "b" -> "a.b"; "" + "b" -> "b".
-std::string Join(const std::string& path, std::string_view member);
+// A member's path as DynamoDB prints it ("item.readings.member.2.member"):
+// a chain of segments, each on the stack of the check that visits it,
+// rendered only when a violation is reported. Visiting a member costs no
+// allocation. A Path refers to its parent and to the name or key it was
+// made from: it must not outlive them (the generated checks pass each one
+// down a call and drop it).
+class Path {
+ public:
+  // A root path ("" for the request itself).
+  Path(const char* root) : text_(root) {}  // NOLINT: implicit, as the literal it stands for
+  // `name` under `parent`: "parent.name", or "name" under the empty path.
+  Path(const Path& parent, std::string_view name) : parent_(&parent), text_(name) {}
+  // A map's value ("parent.<key>.member") and a list's element by its
+  // 1-based position ("parent.<i>.member").
+  static Path Member(const Path& parent, std::string_view key) {
+    return Path(parent, key, Kind::kKey, 0);
+  }
+  static Path Member(const Path& parent, size_t position) {
+    return Path(parent, {}, Kind::kPosition, position);
+  }
+
+  std::string str() const;
+
+ private:
+  enum class Kind { kName, kKey, kPosition };  // keys and positions are followed by ".member"
+  Path(const Path& parent, std::string_view key, Kind kind, size_t position)
+      : parent_(&parent), text_(key), kind_(kind), position_(position) {}
+  void AppendTo(std::string* out) const;
+
+  const Path* parent_ = nullptr;
+  std::string_view text_;
+  Kind kind_ = Kind::kName;
+  size_t position_ = 0;
+};
 
 // Phase 7: the TableName checks of table-level operations, thrown alone.
 Status CheckTableNameHard(const std::optional<std::string>& name);
@@ -80,12 +112,11 @@ class Violations {
  public:
   static constexpr size_t kMax = 10;
 
-  void NotNull(const std::string& path);
+  void NotNull(const Path& path);
   // Length (string chars, list items, map entries) against a bound;
   // `render` is called only for a violation.
   template <typename RenderFn>
-  void Length(RenderFn&& render, size_t length, Bound bound, int64_t limit,
-              const std::string& path) {
+  void Length(RenderFn&& render, size_t length, Bound bound, int64_t limit, const Path& path) {
     const auto n = static_cast<int64_t>(length);
     if (bound == Bound::kMin ? n >= limit : n <= limit) return;
     Push(render(), path, bound,
@@ -93,8 +124,8 @@ class Violations {
              " than or equal to " + std::to_string(limit),
          true);
   }
-  void Range(int64_t value, Bound bound, int64_t limit, const std::string& path);
-  void Add(const std::string& rendered, const std::string& path, std::string_view constraint);
+  void Range(int64_t value, Bound bound, int64_t limit, const Path& path);
+  void Add(const std::string& rendered, const Path& path, std::string_view constraint);
   // Rare texts DynamoDB uses for one path and bound ("Value at 'Limit'"):
   // `pattern` is the path with <k> standing for one map key, `text`
   // replaces "Value <v> at '<path>'" with <k> substituted.
@@ -104,7 +135,7 @@ class Violations {
   Status ToStatus() const;
 
  private:
-  void Push(std::optional<std::string> rendered, const std::string& path, Bound bound,
+  void Push(std::optional<std::string> rendered, const Path& path, Bound bound,
             std::string_view constraint, bool bounded);
 
   struct PathOverride {

@@ -163,6 +163,23 @@ TEST_F(ProtocolTest, PhasesComeInDynamoDBsOrder) {
       "satisfy constraint: Member must have length greater than or equal to 1; Value 'R' at "
       "'keySchema.2.member.keyType' failed to satisfy constraint: Member must satisfy enum value "
       "set: [HASH, RANGE]");
+  // A map's key in a path, empty or not, then list positions under it (the
+  // short table names fail their own constraint, once per key).
+  const std::string kKeys =
+      "Value '{=[WriteRequest(putRequest=PutRequest(item=null), deleteRequest=null)], "
+      "t=[WriteRequest(putRequest=null, deleteRequest=null), "
+      "WriteRequest(putRequest=null, deleteRequest=DeleteRequest(key=null))]}' at "
+      "'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member "
+      "must have length less than or equal to 255, Member must have length greater than or "
+      "equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]";
+  EXPECT_EQ(Error(Call("BatchWriteItem",
+                       R"({"RequestItems":{"":[{"PutRequest":{}}],"t":[{},{"DeleteRequest":{}}]}})"))
+                .second,
+            std::string("4 validation errors detected: ") + kKeys + "; " + kKeys +
+                "; Value null at 'requestItems..member.1.member.putRequest.item' failed to "
+                "satisfy constraint: Member must not be null; Value null at "
+                "'requestItems.t.member.2.member.deleteRequest.key' failed to satisfy "
+                "constraint: Member must not be null");
   // At most ten are reported.
   std::string body = R"({"RequestItems":{"t":[)";
   for (int i = 0; i < 12; ++i) body += std::string(i ? "," : "") + R"({"PutRequest":{}})";

@@ -570,12 +570,12 @@ def gen_checker(model, n, w):
     s = model.shapes[n]
     t = s["type"]
     w("template <typename V>")
-    w("void %s(const V& v, const std::string& path, Violations* out) {" % model.checker(n))
+    w("void %s(const V& v, const Path& path, Violations* out) {" % model.checker(n))
     if t == "structure":
         required = set(s.get("required", []))
         for m in model.members(n):
             shape = s["members"][m]["shape"]
-            sub = "Join(path, %s)" % cstr(lower_first(m))
+            sub = "Path(path, %s)" % cstr(lower_first(m))
             body = []
             if m in required:
                 body.append("if (!IsPresent(%s)) out->NotNull(%s);")
@@ -599,7 +599,7 @@ def gen_checker(model, n, w):
         if model.kind(el) in ("structure", "list", "map") and model.needs_check(el):
             w("  size_t i = 0;")
             w("  for (const auto& e : v) {")
-            w("    %s(e, path + \".\" + std::to_string(++i) + \".member\", out);" %
+            w("    %s(e, Path::Member(path, ++i), out);" %
               check_fn(model, el))
             w("  }")
     elif t == "map":
@@ -650,13 +650,13 @@ def gen_checker(model, n, w):
                 w("  for (const auto& [key, value] : v) {")
                 w("    size_t i = 0;")
                 w("    for (const auto& e : value) {")
-                w("      %s(e, path + \".\" + key + \".member.\" + std::to_string(++i) + "
-                  "\".member\", out);" % check_fn(model, el))
+                w("      %s(e, Path::Member(Path::Member(path, key), ++i), out);" %
+                  check_fn(model, el))
                 w("    }")
                 w("  }")
         elif model.kind(val) in ("structure", "list", "map") and model.needs_check(val):
             w("  for (const auto& [key, value] : v) {")
-            w("    %s(value, path + \".\" + key + \".member\", out);" % check_fn(model, val))
+            w("    %s(value, Path::Member(path, key), out);" % check_fn(model, val))
             w("  }")
     else:
         gen_scalar_checks(model, n, w)
@@ -836,7 +836,7 @@ def gen_constraints(model):
         w("std::string %s(const V& v);" % model.renderer(n))
     for n in checked:
         w("template <typename V>")
-        w("void %s(const V& v, const std::string& path, Violations* out);" % model.checker(n))
+        w("void %s(const V& v, const Path& path, Violations* out);" % model.checker(n))
     w("")
     for n in model.reachable:
         gen_renderer(model, n, w)
