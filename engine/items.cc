@@ -154,13 +154,13 @@ Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& r
       response.attributes = std::move(done.before);
       break;
     case ReturnValue::kAllNew:
-      response.attributes = std::move(done.after);
+      response.attributes = std::move(done.updated);
       break;
     case ReturnValue::kUpdatedOld:
       if (done.before) response.attributes = nonempty(expr::Project(*done.before, updated));
       break;
     case ReturnValue::kUpdatedNew:
-      if (done.after) response.attributes = nonempty(expr::Project(*done.after, updated));
+      if (done.updated) response.attributes = nonempty(expr::Project(*done.updated, updated));
       break;
   }
   return response;

@@ -1,6 +1,7 @@
 #include "engine/write/action.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "engine/index.h"
 #include "engine/keys.h"
@@ -70,16 +71,8 @@ Status SetUpdate(Action* action, expr::UpdateExpression update) {
   return Status::OK();
 }
 
-Result<std::optional<Item>> NewItem(const Action& action, const std::optional<Item>& before) {
-  switch (action.kind) {
-    case Kind::kPut:
-      return std::optional<Item>(*action.item);
-    case Kind::kDelete:
-    case Kind::kConditionCheck:
-      return std::optional<Item>();
-    case Kind::kUpdate:
-      break;
-  }
+Result<std::optional<Item>> UpdatedItem(const Action& action, const std::optional<Item>& before) {
+  assert(action.kind == Kind::kUpdate);
   // UpdateItem creates the item when it is absent, starting from its key,
   // unless the update only removes (REMOVE, DELETE from a set, legacy
   // AttributeUpdates DELETE): DynamoDB then creates nothing. An empty

@@ -73,7 +73,12 @@ Status SetUpdate(Action* action, expr::UpdateExpression update);
 // What running one action found and did.
 struct Outcome {
   std::optional<Item> before;  // the item as it was
-  std::optional<Item> after;   // the item written; nullopt for a delete or check
+  // The item written: a put's own item (Action::item, not copied) or an
+  // update's new item (`updated`); null for a delete, a check, and an
+  // update that creates nothing.
+  const Item* after() const { return put != nullptr ? put : updated ? &*updated : nullptr; }
+  const Item* put = nullptr;
+  std::optional<Item> updated;
   // Not OK when the action failed (then the whole run wrote nothing):
   // ConditionalCheckFailed (with a ConditionalCheckFailedDetail payload if
   // the action asked for ALL_OLD), Validation (the updated item is invalid)
@@ -105,9 +110,10 @@ struct RunOptions {
   std::function<void(rocksdb::WriteBatch*)> commit_also;
 };
 
-// The item `action` leaves behind when applied to `before`, validated
-// (Update: size limits and index key types), or the validation error.
-Result<std::optional<Item>> NewItem(const Action& action, const std::optional<Item>& before);
+// The item an update leaves behind when applied to `before`, validated
+// (size limits and index key types), or the validation error; nullopt when
+// it creates nothing. REQUIRES: action.kind == Kind::kUpdate.
+Result<std::optional<Item>> UpdatedItem(const Action& action, const std::optional<Item>& before);
 
 }  // namespace dynarock::write
 

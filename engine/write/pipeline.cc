@@ -50,7 +50,7 @@ bool Writes(const write::Action& action, const write::Outcome& outcome) {
     case write::Kind::kPut:
       return true;
     case write::Kind::kUpdate:
-      return outcome.after.has_value();  // a removal from an absent item writes nothing
+      return outcome.updated.has_value();  // a removal from an absent item writes nothing
     case write::Kind::kDelete:
       return outcome.before.has_value();  // deleting nothing writes nothing
     case write::Kind::kConditionCheck:
@@ -116,13 +116,17 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
       failed = true;
       continue;
     }
-    auto after = write::NewItem(a, o.before);
-    if (!after.ok()) {
-      o.failure = after.status();
-      failed = true;
-      continue;
+    if (a.kind == write::Kind::kPut) {
+      o.put = a.item;  // written as given
+    } else if (a.kind == write::Kind::kUpdate) {
+      auto updated = write::UpdatedItem(a, o.before);
+      if (!updated.ok()) {
+        o.failure = updated.status();
+        failed = true;
+        continue;
+      }
+      o.updated = std::move(updated).value();
     }
-    o.after = std::move(after).value();
   }
   if (failed) return outcomes;
   // A GSI collection's budget is known only now (the new item has its key).
@@ -132,11 +136,12 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
       write::Outcome& o = outcomes[i];
       if (!Writes(a, o) || a.ttl_expired_at_s) continue;
       // The entry's old and new collections of each GSI it is in.
-      for (const std::optional<Item>* item : {&o.before, &o.after}) {
+      const Item* before = o.before ? &*o.before : nullptr;
+      for (const Item* item : {before, o.after()}) {
         for (const IndexInfo& index : a.table->indexes) {
-          if (!index.global || !*item || o.throttled) continue;
-          auto pk = (*item)->find(index.partition_key.name);
-          if (pk == (*item)->end()) continue;
+          if (!index.global || item == nullptr || o.throttled) continue;
+          auto pk = item->find(index.partition_key.name);
+          if (pk == item->end()) continue;
           Status admitted = AdmitCollection(*a.table, &index, pk->second, /*write=*/true);
           if (!admitted.ok()) throttle(i, std::move(admitted));
         }
@@ -152,8 +157,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     const write::Action& a = actions[i];
     write::Outcome& o = outcomes[i];
     if (Writes(a, o)) {
-      auto metrics = PrepareItemWrite(&pending, *a.table, a.key, o.before,
-                                      o.after ? &*o.after : nullptr,
+      auto metrics = PrepareItemWrite(&pending, *a.table, a.key, o.before, o.after(),
                                       options.return_item_collection_metrics, &o.item_bytes);
       if (!metrics.ok()) {
         if (metrics.status().code() != Status::Code::kItemCollectionSizeLimitExceeded) {
@@ -176,7 +180,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     const write::Outcome& o = outcomes[i];
     const TableInfo::Stream* stream = a.table->enabled_stream();
     if (stream == nullptr || !Writes(a, o)) continue;
-    const Item* after = o.after ? &*o.after : nullptr;
+    const Item* after = o.after();
     auto event = streams::EventOf(o.before, after);
     if (!event) continue;  // nothing changed: DynamoDB writes no record
     const Item keys = KeyOf(*a.table, after ? *after : *o.before);
@@ -224,7 +228,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
       const int64_t size =
           o.item_bytes >= 0 ? o.item_bytes
                             : std::max<int64_t>(o.before ? format::ItemSize(*o.before) : 0,
-                                                o.after ? format::ItemSize(*o.after) : 0);
+                                                o.after() ? format::ItemSize(*o.after()) : 0);
       double read = 0, write = 0;
       if (a.kind == write::Kind::kConditionCheck) {
         read = ReadUnits(size, true, true);
