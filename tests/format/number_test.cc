@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <vector>
 
 #include "tests/util/seed.h"
 #include "tests/util/status_matchers.h"
@@ -49,6 +50,34 @@ TEST(NumberTest, Extremes) {
   EXPECT_EQ(N(max).digits(), 38);
   EXPECT_EQ(N(max).top_position(), 125);
   EXPECT_EQ(N("1E-130").top_position(), -130);
+}
+
+// digits() counts from the bit width: check it at every power of ten and
+// of two a coefficient can reach, and on either side of each.
+TEST(NumberTest, DigitsAtEveryBoundary) {
+  using uint128 = Number::uint128;
+  std::vector<uint128> values;
+  uint128 ten = 1;
+  for (int k = 0; k <= 38; ++k, ten *= 10) values.insert(values.end(), {ten - 1, ten, ten + 1});
+  for (int j = 0; j < 127; ++j) {
+    const uint128 two = static_cast<uint128>(1) << j;
+    values.insert(values.end(), {two - 1, two, two + 1});
+  }
+  const uint128 limit = [] {
+    uint128 p = 1;
+    for (int k = 0; k < 38; ++k) p *= 10;
+    return p;
+  }();
+  int checked = 0;
+  for (uint128 v : values) {
+    if (v == 0 || v >= limit || v % 10 == 0) continue;  // a coefficient: no trailing zero
+    const Number n = Number::FromParts(false, v, 0);
+    ASSERT_EQ(n.coefficient(), v);
+    EXPECT_EQ(static_cast<size_t>(n.digits()), n.DigitString().size()) << n.DigitString();
+    ++checked;
+  }
+  EXPECT_GT(checked, 200);
+  EXPECT_EQ(Number().digits(), 0);
 }
 
 TEST(NumberTest, Errors) {
