@@ -20,6 +20,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -129,6 +130,35 @@ enum class RawConfig {
   kEngineOptions,
 };
 
+rocksdb::Options RawOptions(RawConfig config) {
+  const Options defaults;
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::BlockBasedTableOptions t;
+  t.block_cache = rocksdb::NewLRUCache(defaults.block_cache_bytes);
+  t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  t.whole_key_filtering = true;
+  t.format_version = 5;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  options.compression = rocksdb::kLZ4Compression;
+  options.memtable_prefix_bloom_size_ratio = 0.02;
+  options.memtable_whole_key_filtering = true;
+  if (config == RawConfig::kEngineOptions) {
+    options.max_background_jobs = 2;
+    options.bytes_per_sync = 1 << 20;
+    options.write_buffer_size = defaults.write_buffer_bytes;
+    options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(format::kKeyPrefixBytes));
+  }
+  return options;
+}
+
+// A reading's raw key (table id 1, or 2 for a table of its own) and value.
+std::pair<std::string, std::string> RawReading(int v, int i, uint32_t table_id = 1) {
+  Item item = Reading(v, i);
+  return {format::EncodeItemKey(table_id, item.at("vehicleId"), &item.at("recordedAt")).bytes(),
+          format::EncodeItem(item)};
+}
+
 struct RocksSystem {
   ScratchDir dir{"rocksdb"};
   std::unique_ptr<rocksdb::DB> db;
@@ -136,24 +166,7 @@ struct RocksSystem {
   double load_seconds = 0;
   uint64_t disk_bytes = 0;
   double reopen_seconds = 0;
-  explicit RocksSystem(RawConfig config) {
-    const Options defaults;
-    options.create_if_missing = true;
-    rocksdb::BlockBasedTableOptions t;
-    t.block_cache = rocksdb::NewLRUCache(defaults.block_cache_bytes);
-    t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-    t.whole_key_filtering = true;
-    t.format_version = 5;
-    options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
-    options.compression = rocksdb::kLZ4Compression;
-    options.memtable_prefix_bloom_size_ratio = 0.02;
-    options.memtable_whole_key_filtering = true;
-    if (config == RawConfig::kEngineOptions) {
-      options.max_background_jobs = 2;
-      options.bytes_per_sync = 1 << 20;
-      options.write_buffer_size = defaults.write_buffer_bytes;
-      options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(format::kKeyPrefixBytes));
-    }
+  explicit RocksSystem(RawConfig config) : options(RawOptions(config)) {
     rocksdb::DB* raw = nullptr;
     if (!rocksdb::DB::Open(options, dir.str(), &raw).ok()) std::abort();
     db.reset(raw);
@@ -187,19 +200,24 @@ struct RocksSystem {
   // go to a table of their own (id 2), so the fleet table (id 1) that Get,
   // Query and Scan read holds what Dynarock's does: the load and BM_Put's
   // readings.
-  void Put(int v, int i, bool read_first = false) {
-    Item item = Reading(v, i);
-    std::string key =
-        format::EncodeItemKey(read_first ? 2 : 1, item.at("vehicleId"), &item.at("recordedAt"))
-            .bytes();
+  void Put(int v, int i, bool read_first = false) { PutRaw(db.get(), {}, v, i, read_first); }
+  static void PutRaw(rocksdb::DB* db, const rocksdb::WriteOptions& w, int v, int i,
+                     bool read_first) {
+    const auto [key, value] = RawReading(v, i, read_first ? 2 : 1);
     if (read_first) {
       rocksdb::PinnableSlice old;
       const auto s = db->Get({}, db->DefaultColumnFamily(), key, &old);
       if (!s.ok() && !s.IsNotFound()) std::abort();
     }
-    if (!db->Put({}, key, format::EncodeItem(item)).ok()) std::abort();
+    if (!db->Put(w, key, value).ok()) std::abort();
   }
 };
+
+// The readings table and its depot index, as every SQLite side has them.
+constexpr const char* kSqliteSchema =
+    "CREATE TABLE readings(vehicleId TEXT, recordedAt TEXT, speedKph REAL, coolantC REAL, "
+    "fuelPct REAL, depotCode TEXT, PRIMARY KEY(vehicleId, recordedAt)) WITHOUT ROWID;"
+    "CREATE INDEX by_depot ON readings(depotCode, recordedAt);";
 
 struct SqliteSystem {
   ScratchDir dir{"sqlite"};
@@ -207,13 +225,13 @@ struct SqliteSystem {
   double load_seconds = 0;
   uint64_t disk_bytes = 0;
   double reopen_seconds = 0;  // not measured: SQLite has no log to replay after a clean close
-  SqliteSystem() {
+  // `empty`: the schema alone, no load.
+  explicit SqliteSystem(const char* synchronous = "NORMAL", bool empty = false) {
     if (sqlite3_open((dir.str() + "/fleet.db").c_str(), &db) != SQLITE_OK) std::abort();
-    Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-    Exec(
-        "CREATE TABLE readings(vehicleId TEXT, recordedAt TEXT, speedKph REAL, coolantC REAL, "
-        "fuelPct REAL, depotCode TEXT, PRIMARY KEY(vehicleId, recordedAt)) WITHOUT ROWID;"
-        "CREATE INDEX by_depot ON readings(depotCode, recordedAt);");
+    Exec("PRAGMA journal_mode=WAL;");
+    Exec(fmt::format("PRAGMA synchronous={};", synchronous).c_str());
+    Exec(kSqliteSchema);
+    if (empty) return;
     auto start = std::chrono::steady_clock::now();
     sqlite3_stmt* put = Prepare("INSERT OR REPLACE INTO readings VALUES(?,?,?,?,?,?)");
     for (int v = 0; v < kVehicles; ++v) {
@@ -235,7 +253,7 @@ struct SqliteSystem {
     if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) std::abort();
     return s;
   }
-  void Put(sqlite3_stmt* s, int v, int i) {
+  static void Put(sqlite3_stmt* s, int v, int i) {
     std::string id = VehicleId(v), ts = Ts(i);
     sqlite3_bind_text(s, 1, id.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, ts.c_str(), -1, SQLITE_TRANSIENT);
@@ -780,6 +798,113 @@ BENCHMARK(BM_PutNoIndex_Dynarock);
 BENCHMARK(BM_PutStream_Dynarock);
 BENCHMARK(BM_PutGsi_Dynarock);
 BENCHMARK(BM_PutLsi_Dynarock);
+
+// ---- Sync durability ------------------------------------------------------------------------
+// PutItem and a BatchWriteItem load with each acknowledged write on disk
+// before it returns: Dynarock sync_writes=true, RocksDB WriteOptions::sync
+// (the best raw configuration, reading the old value first for PutItem as
+// the engine does), SQLite WAL + synchronous=FULL. One thread, so no group
+// commit to share an fsync; a load's batch of 25 shares one. Each side
+// starts from an empty table in a directory of its own (an fsync costs the
+// same on a big table), and runs kSyncOps writes.
+const int kSyncOps = EnvInt("DYNAROCK_BENCH_SYNC_OPS", 1000);
+constexpr int kSyncBatch = 25;
+
+std::unique_ptr<Database> SyncDynarock(const ScratchDir& dir) {
+  Options options;
+  options.sync_writes = true;
+  auto db = std::move(Database::Open(dir.str(), options).value());
+  (void)db->CreateTable(bench::TelemetryTable()).value();
+  return db;
+}
+std::unique_ptr<rocksdb::DB> SyncRocks(const ScratchDir& dir) {
+  rocksdb::DB* raw = nullptr;
+  if (!rocksdb::DB::Open(RawOptions(RawConfig::kBest), dir.str(), &raw).ok()) std::abort();
+  return std::unique_ptr<rocksdb::DB>(raw);
+}
+rocksdb::WriteOptions Synced() {
+  rocksdb::WriteOptions w;
+  w.sync = true;
+  return w;
+}
+
+void BM_PutDynarock_Sync(benchmark::State& state) {
+  ScratchDir dir("sync-dynarock");
+  auto db = SyncDynarock(dir);
+  std::mt19937 rng(1);
+  int i = 0;
+  for (auto _ : state) {
+    (void)db->PutItem({.table_name = "Telemetry",
+                       .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
+        .value();
+  }
+}
+void BM_PutRocksDB_Sync(benchmark::State& state) {
+  ScratchDir dir("sync-rocksdb");
+  auto db = SyncRocks(dir);
+  std::mt19937 rng(1);
+  int i = 0;
+  for (auto _ : state) {
+    RocksSystem::PutRaw(db.get(), Synced(), static_cast<int>(rng() % kVehicles), i++, true);
+  }
+}
+void BM_PutSQLite_Sync(benchmark::State& state) {
+  SqliteSystem q("FULL", /*empty=*/true);
+  sqlite3_stmt* put = q.Prepare("INSERT OR REPLACE INTO readings VALUES(?,?,?,?,?,?)");
+  std::mt19937 rng(1);
+  int i = 0;
+  for (auto _ : state) SqliteSystem::Put(put, static_cast<int>(rng() % kVehicles), i++);
+  sqlite3_finalize(put);
+}
+
+// Each iteration writes one batch of kSyncBatch readings.
+void BM_LoadDynarock_Sync(benchmark::State& state) {
+  ScratchDir dir("sync-dynarock");
+  auto db = SyncDynarock(dir);
+  int n = 0;
+  for (auto _ : state) {
+    BatchWriteItemRequest batch;
+    auto& puts = batch.request_items["Telemetry"];
+    for (int k = 0; k < kSyncBatch; ++k, ++n) {
+      puts.push_back({.put_request = PutRequest{Reading(n % kVehicles, n / kVehicles)}});
+    }
+    auto r = db->BatchWriteItem(batch).value();
+    if (!r.unprocessed_items.empty()) std::abort();
+  }
+  state.SetItemsProcessed(n);
+}
+void BM_LoadRocksDB_Sync(benchmark::State& state) {
+  ScratchDir dir("sync-rocksdb");
+  auto db = SyncRocks(dir);
+  int n = 0;
+  for (auto _ : state) {
+    rocksdb::WriteBatch batch;
+    for (int k = 0; k < kSyncBatch; ++k, ++n) {
+      const auto [key, value] = RawReading(n % kVehicles, n / kVehicles);
+      batch.Put(key, value);
+    }
+    if (!db->Write(Synced(), &batch).ok()) std::abort();
+  }
+  state.SetItemsProcessed(n);
+}
+void BM_LoadSQLite_Sync(benchmark::State& state) {
+  SqliteSystem q("FULL", /*empty=*/true);
+  sqlite3_stmt* put = q.Prepare("INSERT OR REPLACE INTO readings VALUES(?,?,?,?,?,?)");
+  int n = 0;
+  for (auto _ : state) {
+    q.Exec("BEGIN");
+    for (int k = 0; k < kSyncBatch; ++k, ++n) SqliteSystem::Put(put, n % kVehicles, n / kVehicles);
+    q.Exec("COMMIT");
+  }
+  sqlite3_finalize(put);
+  state.SetItemsProcessed(n);
+}
+BENCHMARK(BM_PutDynarock_Sync)->Iterations(kSyncOps);
+BENCHMARK(BM_PutRocksDB_Sync)->Iterations(kSyncOps);
+BENCHMARK(BM_PutSQLite_Sync)->Iterations(kSyncOps);
+BENCHMARK(BM_LoadDynarock_Sync)->Iterations(kSyncOps / 2);
+BENCHMARK(BM_LoadRocksDB_Sync)->Iterations(kSyncOps / 2);
+BENCHMARK(BM_LoadSQLite_Sync)->Iterations(kSyncOps / 2);
 
 }  // namespace
 

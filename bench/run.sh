@@ -15,7 +15,9 @@ outs=()
 # TrafficAB: the engine's GetItem and PutItem with collection traffic
 # tracking switched on and off (its cost), interleaved on one open database.
 # (TrafficAB runs once: its figure is already the median of 200 pairs.)
-for system in Dynarock RocksDB RawEngineOpts SQLite TrafficAB; do
+# Sync: PutItem and a BatchWriteItem load with an fsync per acknowledged
+# write, on all three sides (their own small tables).
+for system in Dynarock RocksDB RawEngineOpts SQLite TrafficAB Sync; do
   out="$(mktemp)"
   outs+=("$out")
   reps=3
