@@ -382,34 +382,38 @@ BENCHMARK(BM_Load_SQLite)->Iterations(1);
 // ---- PutItem (new readings)
 // ----------------------------------------------------------------------
 
-void PutDynarock(benchmark::State& state, DynarockSystem& d) {
+// New readings of random vehicles, on the loaded systems below and on the
+// sync-durability ones (empty tables of their own).
+void PutDynarock(benchmark::State& state, Database& db) {
   int i = kReadings;
   std::mt19937 rng(1);
   for (auto _ : state)
-    (void)d.db
-        ->PutItem(
-            {.table_name = "Telemetry", .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
+    (void)db.PutItem({.table_name = "Telemetry",
+                      .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
         .value();
 }
-void BM_Put_Dynarock(benchmark::State& s) { PutDynarock(s, Dyn()); }
-void BM_Put_TrafficOn(benchmark::State& s) { PutDynarock(s, DynTrafficOn()); }
-void BM_Put_TrafficOff(benchmark::State& s) { PutDynarock(s, DynTrafficOff()); }
-void PutRaw(benchmark::State& state, RocksSystem& r, bool read_first) {
+void BM_Put_Dynarock(benchmark::State& s) { PutDynarock(s, *Dyn().db); }
+void BM_Put_TrafficOn(benchmark::State& s) { PutDynarock(s, *DynTrafficOn().db); }
+void BM_Put_TrafficOff(benchmark::State& s) { PutDynarock(s, *DynTrafficOff().db); }
+void PutRaw(benchmark::State& state, rocksdb::DB* db, bool read_first,
+            const rocksdb::WriteOptions& w = {}) {
   int i = kReadings;
   std::mt19937 rng(1);
-  for (auto _ : state) r.Put(static_cast<int>(rng() % kVehicles), i++, read_first);
+  for (auto _ : state) {
+    RocksSystem::PutRaw(db, w, static_cast<int>(rng() % kVehicles), i++, read_first);
+  }
 }
-void BM_Put_RocksDB(benchmark::State& s) { PutRaw(s, Rocks(), false); }
-void BM_PutReadFirst_RocksDB(benchmark::State& s) { PutRaw(s, Rocks(), true); }
-void BM_Put_RawEngineOpts(benchmark::State& s) { PutRaw(s, RawEngineOpts(), false); }
-void BM_Put_SQLite(benchmark::State& state) {
-  auto& q = Sql();
+void BM_Put_RocksDB(benchmark::State& s) { PutRaw(s, Rocks().db.get(), false); }
+void BM_PutReadFirst_RocksDB(benchmark::State& s) { PutRaw(s, Rocks().db.get(), true); }
+void BM_Put_RawEngineOpts(benchmark::State& s) { PutRaw(s, RawEngineOpts().db.get(), false); }
+void PutSqlite(benchmark::State& state, SqliteSystem& q) {
   sqlite3_stmt* put = q.Prepare("INSERT OR REPLACE INTO readings VALUES(?,?,?,?,?,?)");
   int i = kReadings;
   std::mt19937 rng(1);
-  for (auto _ : state) q.Put(put, static_cast<int>(rng() % kVehicles), i++);
+  for (auto _ : state) SqliteSystem::Put(put, static_cast<int>(rng() % kVehicles), i++);
   sqlite3_finalize(put);
 }
+void BM_Put_SQLite(benchmark::State& s) { PutSqlite(s, Sql()); }
 
 // PutItem by table shape: no index, the ByDepot GSI, a BySpeed LSI (which
 // also locks and checks the collection size), a stream (NEW_AND_OLD_IMAGES:
@@ -830,31 +834,15 @@ rocksdb::WriteOptions Synced() {
 
 void BM_PutDynarock_Sync(benchmark::State& state) {
   ScratchDir dir("sync-dynarock");
-  auto db = SyncDynarock(dir);
-  std::mt19937 rng(1);
-  int i = 0;
-  for (auto _ : state) {
-    (void)db->PutItem({.table_name = "Telemetry",
-                       .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
-        .value();
-  }
+  PutDynarock(state, *SyncDynarock(dir));
 }
 void BM_PutRocksDB_Sync(benchmark::State& state) {
   ScratchDir dir("sync-rocksdb");
-  auto db = SyncRocks(dir);
-  std::mt19937 rng(1);
-  int i = 0;
-  for (auto _ : state) {
-    RocksSystem::PutRaw(db.get(), Synced(), static_cast<int>(rng() % kVehicles), i++, true);
-  }
+  PutRaw(state, SyncRocks(dir).get(), /*read_first=*/true, Synced());
 }
 void BM_PutSQLite_Sync(benchmark::State& state) {
   SqliteSystem q("FULL", /*empty=*/true);
-  sqlite3_stmt* put = q.Prepare("INSERT OR REPLACE INTO readings VALUES(?,?,?,?,?,?)");
-  std::mt19937 rng(1);
-  int i = 0;
-  for (auto _ : state) SqliteSystem::Put(put, static_cast<int>(rng() % kVehicles), i++);
-  sqlite3_finalize(put);
+  PutSqlite(state, q);
 }
 
 // Each iteration writes one batch of kSyncBatch readings.

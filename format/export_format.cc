@@ -572,21 +572,6 @@ Status AppendItemLine(ExportFormat f, const ItemView& item, std::string* out) {
 
 namespace {
 
-// A DYNAMODB_JSON line's item, from a parsed (or failed) document.
-Result<Item> ItemOfLine(const rapidjson::Document& doc) {
-  if (doc.HasParseError()) {
-    return Status::InvalidArgument("invalid JSON: " +
-                                   std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
-                                   " at offset " + std::to_string(doc.GetErrorOffset()));
-  }
-  if (!doc.IsObject()) return Status::InvalidArgument("a line must be a JSON object {\"Item\":{...}}");
-  const rapidjson::Value* it = Member(doc, "Item");
-  if (it == nullptr || !it->IsObject()) {
-    return Status::InvalidArgument("the line has no \"Item\" object");
-  }
-  return ItemFromJson(*it);
-}
-
 Result<Item> Validated(Item item, bool validate) {
   if (!validate) return item;
   for (const auto& [name, value] : item) {
@@ -595,9 +580,6 @@ Result<Item> Validated(Item item, bool validate) {
   }
   return item;
 }
-
-constexpr unsigned kLineParseFlags =
-    rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
 
 }  // namespace
 
@@ -616,8 +598,19 @@ Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate)
   char buffer[16 << 10];
   rapidjson::MemoryPoolAllocator<> pool(buffer, sizeof buffer);
   rapidjson::Document doc(&pool);
-  doc.Parse<kLineParseFlags>(line.data(), line.size());
-  DYNAROCK_ASSIGN_OR_RETURN(Item item, ItemOfLine(doc));
+  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(line.data(),
+                                                                                    line.size());
+  if (doc.HasParseError()) {
+    return Status::InvalidArgument("invalid JSON: " +
+                                   std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
+                                   " at offset " + std::to_string(doc.GetErrorOffset()));
+  }
+  if (!doc.IsObject()) return Status::InvalidArgument("a line must be a JSON object {\"Item\":{...}}");
+  const rapidjson::Value* it = Member(doc, "Item");
+  if (it == nullptr || !it->IsObject()) {
+    return Status::InvalidArgument("the line has no \"Item\" object");
+  }
+  DYNAROCK_ASSIGN_OR_RETURN(Item item, ItemFromJson(*it));
   return Validated(std::move(item), validate);
 }
 
