@@ -686,6 +686,153 @@ BENCHMARK(BM_QueryWindowPrev_RocksDB);
 BENCHMARK(BM_QueryWindow_RawEngineOpts);
 BENCHMARK(BM_QueryWindow_SQLite);
 
+// ---- Fresh and flushed: the newest windows, just written and after a flush ------------------
+// Each side is loaded and flushed and compacted (SQLite: checkpointed); then
+// kFreshVehicles vehicles each receive a new ten-minute window of readings,
+// which stay in the memtables (the RocksDB sides; about 5 MB of items and as
+// much of GSI entries against 64 MiB write buffers) or in the WAL (SQLite,
+// up to its automatic checkpoint). `_Memtable` reads those newest windows
+// newest first; `_Flushed` then flushes and compacts everything (SQLite:
+// checkpoints) and reads the same windows again. One process per side
+// (bench/run.sh runs `_FreshDynarock$`, `_FreshRocksDB$`, `_FreshSQLite$`).
+const int kFreshVehicles = std::min(kVehicles, 200);
+
+// The reading index of the k-th reading of the fresh window.
+int FreshReading(int k) { return kReadings + k; }
+
+template <typename System, typename Append, typename Settle>
+System& Freshened(System& s, Append append, Settle settle) {
+  settle(s);
+  for (int v = 0; v < kFreshVehicles; ++v) {
+    for (int k = 0; k < kWindow; ++k) append(s, v, FreshReading(k));
+  }
+  return s;
+}
+void SettleDynarock(DynarockSystem& s) {
+  if (!s.db->Compact().ok() || !s.db->WaitForCompactions().ok()) std::abort();
+}
+void SettleRocks(RocksSystem& s) {
+  if (!s.db->CompactRange({}, nullptr, nullptr).ok()) std::abort();
+  s.WaitForCompactions();
+}
+void SettleSqlite(SqliteSystem& s) { s.Exec("PRAGMA wal_checkpoint(TRUNCATE);"); }
+
+// The side with its fresh windows written; with `flushed`, settled again
+// (once, before the first read of the _Flushed benchmark).
+DynarockSystem& FreshDynarock(bool flushed) {
+  static DynarockSystem s;
+  static DynarockSystem& fresh = Freshened(
+      s,
+      [](DynarockSystem& d, int v, int i) {
+        (void)d.db->PutItem({.table_name = "Telemetry", .item = Reading(v, i)}).value();
+      },
+      SettleDynarock);
+  static bool settled = false;
+  if (flushed && !std::exchange(settled, true)) SettleDynarock(fresh);
+  return fresh;
+}
+RocksSystem& FreshRocks(bool flushed) {
+  static RocksSystem s(RawConfig::kBest);
+  static RocksSystem& fresh =
+      Freshened(s, [](RocksSystem& r, int v, int i) { r.Put(v, i); }, SettleRocks);
+  static bool settled = false;
+  if (flushed && !std::exchange(settled, true)) SettleRocks(fresh);
+  return fresh;
+}
+SqliteSystem& FreshSqlite(bool flushed) {
+  static SqliteSystem s;
+  static SqliteSystem& fresh = Freshened(
+      s,
+      [](SqliteSystem& q, int v, int i) {
+        sqlite3_stmt* put = q.Prepare("INSERT OR REPLACE INTO readings VALUES(?,?,?,?,?,?)");
+        SqliteSystem::Put(put, v, i);
+        sqlite3_finalize(put);
+      },
+      SettleSqlite);
+  static bool settled = false;
+  if (flushed && !std::exchange(settled, true)) SettleSqlite(fresh);
+  return fresh;
+}
+
+// A random fresh vehicle's newest window, newest first.
+void QueryFreshDynarock(benchmark::State& state, bool flushed) {
+  auto& d = FreshDynarock(flushed);
+  std::mt19937 rng(5);
+  for (auto _ : state) {
+    int v = static_cast<int>(rng() % kFreshVehicles);
+    QueryRequest q{.table_name = "Telemetry", .scan_index_forward = false,
+                   .item_encoding = ItemEncoding::kStored};
+    q.key_condition = {"vehicleId", AttributeValue::S(VehicleId(v)),
+                       SortKeyCondition{"recordedAt", SortKeyOperator::kGe,
+                                        AttributeValue::S(Ts(FreshReading(0))), std::nullopt}};
+    auto r = d.db->Query(q);
+    if (!r.ok() || r->count != kWindow) state.SkipWithError("wrong count");
+    for (std::string_view bytes : r->stored_items) {
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kWindow);
+}
+// Read oldest first into a buffer and walked backwards (the faster of the
+// two ways in BM_QueryWindow_RocksDB).
+void QueryFreshRocks(benchmark::State& state, bool flushed) {
+  auto& r = FreshRocks(flushed);
+  std::mt19937 rng(5);
+  for (auto _ : state) {
+    AttributeValue pk = AttributeValue::S(VehicleId(static_cast<int>(rng() % kFreshVehicles))),
+                   lo = AttributeValue::S(Ts(FreshReading(0))),
+                   hi = AttributeValue::S(Ts(FreshReading(kWindow - 1)));
+    std::string lower = format::EncodeItemKey(1, pk, &lo).bytes();
+    std::string upper = format::EncodeItemKey(1, pk, &hi).bytes() + '\0';
+    rocksdb::Slice l(lower), u(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &l;
+    ro.iterate_upper_bound = &u;
+    std::unique_ptr<rocksdb::Iterator> it(r.db->NewIterator(ro));
+    StoredItems values;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) values.push_back(it->value().ToStringView());
+    for (size_t i = values.size(); i > 0; --i) {
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(values[i - 1])));
+    }
+    if (values.size() != kWindow) state.SkipWithError("wrong count");
+  }
+  state.SetItemsProcessed(state.iterations() * kWindow);
+}
+void QueryFreshSqlite(benchmark::State& state, bool flushed) {
+  auto& q = FreshSqlite(flushed);
+  sqlite3_stmt* s = q.Prepare(
+      "SELECT * FROM readings WHERE vehicleId=? AND recordedAt >= ? ORDER BY recordedAt DESC");
+  std::mt19937 rng(5);
+  const std::string from = Ts(FreshReading(0));
+  for (auto _ : state) {
+    std::string id = VehicleId(static_cast<int>(rng() % kFreshVehicles));
+    sqlite3_bind_text(s, 1, id.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, from.c_str(), -1, SQLITE_STATIC);
+    int n = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      benchmark::DoNotOptimize(ReadRow(s));
+      ++n;
+    }
+    sqlite3_reset(s);
+    if (n != kWindow) state.SkipWithError("wrong count");
+  }
+  sqlite3_finalize(s);
+  state.SetItemsProcessed(state.iterations() * kWindow);
+}
+void BM_QueryMemtable_FreshDynarock(benchmark::State& s) { QueryFreshDynarock(s, false); }
+void BM_QueryFlushed_FreshDynarock(benchmark::State& s) { QueryFreshDynarock(s, true); }
+void BM_QueryMemtable_FreshRocksDB(benchmark::State& s) { QueryFreshRocks(s, false); }
+void BM_QueryFlushed_FreshRocksDB(benchmark::State& s) { QueryFreshRocks(s, true); }
+void BM_QueryMemtable_FreshSQLite(benchmark::State& s) { QueryFreshSqlite(s, false); }
+void BM_QueryFlushed_FreshSQLite(benchmark::State& s) { QueryFreshSqlite(s, true); }
+// Registered in this order: every repetition of _Memtable runs before the flush.
+BENCHMARK(BM_QueryMemtable_FreshDynarock);
+BENCHMARK(BM_QueryFlushed_FreshDynarock);
+BENCHMARK(BM_QueryMemtable_FreshRocksDB);
+BENCHMARK(BM_QueryFlushed_FreshRocksDB);
+BENCHMARK(BM_QueryMemtable_FreshSQLite);
+BENCHMARK(BM_QueryFlushed_FreshSQLite);
+
 // The same question through the ByDepot GSI: newest 100 readings of a depot.
 void BM_QueryDepotGsi_Dynarock(benchmark::State& state) {
   auto& d = Dyn();

@@ -81,6 +81,16 @@ for label, op in rows:
     # A ratio above 1 means Dynarock is faster (throughput ratio).
     mode = "relaxed" if op in ("Load", "Put") else "(reads)"
     print(f"| {label} | {mode} | {vd:.2f} | {vr:.2f} | {ve} | {vs:.2f} | {ceiling / vd:.2f} | {vs / vd:.2f} |")
+fresh_rows = False
+# The newest windows just written (in the memtables; SQLite: its WAL), then
+# the same windows after a flush and compaction (SQLite: a checkpoint).
+for label, phase in (("Query newest window just written, in memtables (µs per item)", "Memtable"),
+                     ("the same windows after a flush and compaction (µs per item)", "Flushed")):
+    names = [f"BM_Query{phase}_Fresh{x}" for x in ("Dynarock", "RocksDB", "SQLite")]
+    if all(n in medians for n in names):
+        vd, vr, vs = (per_item_us(n) for n in names)
+        print(f"| {label} | (reads) | {vd:.2f} | {vr:.2f} | - | {vs:.2f} | {vr / vd:.2f} | {vs / vd:.2f} |")
+        fresh_rows = True
 sync = {}
 for name, b in medians.items():
     base = name.split("/")[0]
@@ -90,6 +100,11 @@ if all(f"{op}{x}" in sync for op in ("Put", "Load") for x in ("Dynarock", "Rocks
     for label, op in (("PutItem (µs)", "Put"), ("Load, BatchWriteItem of 25 (µs per item)", "Load")):
         vd, vr, vs = (per_item_us_of(sync[f"{op}{x}"]) for x in ("Dynarock", "RocksDB", "SQLite"))
         print(f"| {label} | **sync** | {vd:.2f} | {vr:.2f} | - | {vs:.2f} | {vr / vd:.2f} | {vs / vd:.2f} |")
+if fresh_rows:
+    print("\nThe two \"newest window\" rows: after each side's load settled, 200 vehicles each receive a new "
+          "ten-minute window (120 readings), read newest first (`sk >= start`) while it is in the memtables "
+          "(SQLite: in its WAL, up to its automatic checkpoint), then again after a flush and compaction of "
+          "everything (SQLite: a checkpoint); each side in a process of its own.")
 loads = {x: medians.get(f"BM_Load_{x}/iterations:1") for x in ("Dynarock", "RocksDB", "RawEngineOpts", "SQLite")}
 if all(loads.values()) and "disk_mb" in loads["Dynarock"]:
     d, r = loads["Dynarock"], loads["RocksDB"]

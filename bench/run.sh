@@ -15,9 +15,11 @@ outs=()
 # TrafficAB: the engine's GetItem and PutItem with collection traffic
 # tracking switched on and off (its cost), interleaved on one open database.
 # (TrafficAB runs once: its figure is already the median of 200 pairs.)
+# Fresh*: the newest windows just written (in memtables) and after a flush,
+# one process per side.
 # Sync: PutItem and a BatchWriteItem load with an fsync per acknowledged
 # write, on all three sides (their own small tables).
-for system in Dynarock RocksDB RawEngineOpts SQLite TrafficAB Sync; do
+for system in Dynarock RocksDB RawEngineOpts SQLite FreshDynarock FreshRocksDB FreshSQLite TrafficAB Sync; do
   out="$(mktemp)"
   outs+=("$out")
   reps=3
@@ -64,10 +66,10 @@ wire="$(mktemp)"
 if [ "${DYNAROCK_BENCH_WIRE:-1}" != 0 ]; then
   "$top/bench/wire/run.sh" "${DYNAROCK_BENCH_WIRE_SECONDS:-10}" | grep '^|' > "$wire" || true
 fi
-# bench/run_bulk.sh's section (dump and restore) is kept as it was: this
-# run does not measure it.
+# The sections of bench/run_bulk.sh (dump and restore) and bench/run_10m.sh
+# (10M scale) are kept as they were: this run does not measure them.
 bulk="$(mktemp)"
-sed -n '/^## Dump and restore/,$p' "$top/bench/RESULTS.md" > "$bulk" 2>/dev/null || true
+sed -n '/^## \(Dump and restore\|10M scale\)/,$p' "$top/bench/RESULTS.md" > "$bulk" 2>/dev/null || true
 AA_JSON="$aa" CALLGRIND_DIR="$callgrind" python3 "$top/bench/results.py" "$(IFS=,; echo "${outs[*]}")" "$vehicles" "$readings" "$small" "$peak_kb" \
   $([ -s "$wire" ] && echo "$wire") > "$top/bench/RESULTS.md"
 if [ -s "$bulk" ]; then
