@@ -293,8 +293,14 @@ DynarockSystem& DynTrafficOff() {
   static DynarockSystem& compacted = Compacted(s);
   return compacted;
 }
+// DYNAROCK_BENCH_CACHE_INDEX=1: Options::cache_index_and_filter_blocks
+// (bench/run_10m.sh measures both ways).
 DynarockSystem& Dyn() {
-  static DynarockSystem s;
+  static DynarockSystem s([] {
+    Options o;
+    o.cache_index_and_filter_blocks = EnvInt("DYNAROCK_BENCH_CACHE_INDEX", 0) != 0;
+    return o;
+  }());
   return s;
 }
 RocksSystem& Rocks() {
@@ -471,6 +477,11 @@ void GetDynarock(benchmark::State& state, DynarockSystem& d) {
                                     {"recordedAt", AttributeValue::S(Ts(7))}}});
     benchmark::DoNotOptimize(r);
   }
+  // RocksDB's memory after the reads (Database::GetMemoryUsage), in MiB.
+  const MemoryUsage m = d.db->GetMemoryUsage();
+  state.counters["cache_MiB"] = static_cast<double>(m.cache_usage_bytes) / (1 << 20);
+  state.counters["memtables_MiB"] = static_cast<double>(m.memtable_bytes) / (1 << 20);
+  state.counters["readers_MiB"] = static_cast<double>(m.table_reader_bytes) / (1 << 20);
 }
 void BM_Get_Dynarock(benchmark::State& s) { GetDynarock(s, Dyn()); }
 void BM_Get_TrafficOn(benchmark::State& s) { GetDynarock(s, DynTrafficOn()); }

@@ -222,8 +222,8 @@ if small_path:
             print(f"- {label}: {ta:.1f} µs -> {tb:.1f} µs ({tb / ta:.2f}x)")
 if peak_kb:
     print(f"\nPeak memory (RSS) of a process doing only Dynarock's bulk load: {peak_kb / 1024:.0f} MiB; configured: "
-          "block cache 64 MiB + write buffers 64 MiB for each of the items and indexes column families, "
-          "up to 2 memtables each (256 MiB) = 320 MiB.")
+          "Options::MemoryBudget() = 320 MiB: a 64 MiB block cache for every block read (index and "
+          "filter blocks included) and every column family's memtables within 4 x 64 MiB.")
 print("\nRatios are throughput ratios: above 1, Dynarock is faster.")
 if wire_path:
     wire = open(wire_path).read().strip()

@@ -119,5 +119,6 @@ void Database::SetCollectionTrafficTracking(bool on) { impl_->SetCollectionTraff
 Result<StatisticsReport> Database::RecountStatistics() { return impl_->RecountStatistics(); }
 Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
 Status Database::Health() { return impl_->Health(); }
+MemoryUsage Database::GetMemoryUsage() { return impl_->GetMemoryUsage(); }
 Status Database::WaitForBackfills() { return impl_->WaitForBackfills(); }
 }  // namespace dynarock

@@ -176,6 +176,7 @@ class Database::Impl {
   Result<StatisticsReport> RecountStatistics();
   Status WaitForCompactions();
   Status Health() { return background_errors_->Current(); }
+  MemoryUsage GetMemoryUsage();
   // Dump and restore (engine/bulk/).
   Result<ExportTableResult> ExportTable(const ExportTableOptions& options);
   Result<ImportTableResult> ImportTable(const ImportTableOptions& options);
@@ -398,6 +399,8 @@ class Database::Impl {
   std::string secondary_dir_;
   // Options::file_system's Env (declared before db_: it outlives the DB).
   std::unique_ptr<rocksdb::Env> env_;
+  // The block cache (null when Options::block_cache_bytes is 0).
+  std::shared_ptr<rocksdb::Cache> block_cache_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;

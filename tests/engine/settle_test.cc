@@ -1,4 +1,4 @@
-// Database::WaitForCompactions: after a burst of writes with tiny memtables,
+// Settling and bounds. Database::WaitForCompactions: after a burst of writes with tiny memtables,
 // RocksDB has flushed several L0 files; once the wait returns, compaction has
 // brought L0 below its trigger. Checked on the closed directory with RocksDB
 // itself (closing cancels pending compactions, so without the wait the
@@ -99,6 +99,65 @@ TEST_F(SettleTest, TheLogStaysBoundedDuringALoad) {
   EXPECT_LT(log_bytes, uint64_t{8} * options_.write_buffer_bytes) << files << " log files";
   Reopen();
   EXPECT_EQ(db_->Scan({.table_name = "Telemetry", .select = Select::kCount})->count, 6000);
+}
+
+// Options::cache_index_and_filter_blocks: index and filter blocks live in
+// the block cache instead of growing with the data outside it. Long sort
+// keys make the index a sizeable share of the files (an entry per 4 KB
+// block). Without the option the table readers hold all of it; with it
+// (reopened on the same files) they hold next to nothing.
+TEST_F(SettleTest, IndexAndFilterBlocksCanStayInTheBlockCache) {
+  options_.block_cache_bytes = 256 << 10;
+  options_.write_buffer_bytes = 64 << 10;
+  Reopen();
+  Create(testing::TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
+  const std::string long_key(600, 'k');
+  auto key = [&](int i) {
+    return Item{{"vehicleId", S("VEH#" + std::to_string(i % 40))},
+                {"recordedAt", S(long_key + std::to_string(100000 + i))}};
+  };
+  for (int i = 0; i < 3000; ++i) {
+    Item item = key(i);
+    item["note"] = S(std::string(100, 'x'));
+    Put("Telemetry", item);
+  }
+  ASSERT_OK(db_->Compact());
+  auto read_some = [&] {
+    for (int i = 0; i < 3000; i += 3) {
+      auto got = db_->GetItem({.table_name = "Telemetry", .key = key(i)});
+      ASSERT_OK(got.status());
+      ASSERT_TRUE(got->item.has_value());
+    }
+  };
+  read_some();
+  // The items' files hold about 3000 x 600 / 4096 x 600 bytes of index:
+  // ~260 KB, all of it in the table readers.
+  const MemoryUsage outside = db_->GetMemoryUsage();
+  EXPECT_EQ(outside.cache_capacity_bytes, options_.block_cache_bytes);
+  EXPECT_GT(outside.table_reader_bytes, size_t{200} << 10);
+
+  options_.cache_index_and_filter_blocks = true;
+  Reopen();
+  read_some();
+  const MemoryUsage inside = db_->GetMemoryUsage();
+  EXPECT_LT(inside.table_reader_bytes, size_t{32} << 10);
+  // Nothing is being read now: only pinned blocks may take it past capacity.
+  EXPECT_LE(inside.cache_usage_bytes, inside.cache_capacity_bytes * 5 / 4);
+  EXPECT_LE(inside.memtable_bytes, options_.MemtableBudget());
+}
+
+// With the cache off, every read reaches the files and there is no capacity.
+TEST_F(SettleTest, NoBlockCache) {
+  options_.block_cache_bytes = 0;
+  Reopen();
+  Create(testing::TableRequest("Telemetry", "vehicleId", T::kS, "recordedAt", T::kS));
+  Put("Telemetry", {{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#1")}});
+  ASSERT_OK(db_->Compact());
+  auto got = db_->GetItem(
+      {.table_name = "Telemetry", .key = {{"vehicleId", S("VEH#1")}, {"recordedAt", S("TS#1")}}});
+  ASSERT_OK(got.status());
+  EXPECT_TRUE(got->item.has_value());
+  EXPECT_EQ(db_->GetMemoryUsage().cache_capacity_bytes, 0u);
 }
 
 }  // namespace

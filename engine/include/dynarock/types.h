@@ -834,6 +834,19 @@ struct StatisticsReport {
   int64_t unreadable_items = 0;
 };
 
+// RocksDB's memory, as Database::GetMemoryUsage reports it.
+struct MemoryUsage {
+  // The block cache (Options::block_cache_bytes) and what it holds: data,
+  // index and filter blocks.
+  size_t cache_capacity_bytes = 0;
+  size_t cache_usage_bytes = 0;
+  // Every column family's memtables (within Options::MemtableBudget()).
+  size_t memtable_bytes = 0;
+  // Open files' table readers outside the cache (small: their index and
+  // filter blocks are in the cache).
+  size_t table_reader_bytes = 0;
+};
+
 struct QueryResponse {
   std::vector<Item> items{};  // ItemEncoding::kDecoded; empty for Select COUNT
   StoredItems stored_items{};  // ItemEncoding::kStored; empty for Select COUNT
