@@ -39,29 +39,35 @@ class Source {
   virtual const Status& status() const = 0;
 };
 
+// Reads a run a megabyte at a time; a record is a view into the buffer,
+// valid until the next Next (three freads per record, into strings resized
+// and zeroed each time, cost a restore's merge a tenth of its time).
 class RunReader final : public Source {
  public:
   explicit RunReader(std::string path) : path_(std::move(path)) {}
   Status Open() {
     file_.reset(std::fopen(path_.c_str(), "rb"));
     if (!file_) return IoError(path_, "cannot open a sort run");
-    std::setvbuf(file_.get(), nullptr, _IOFBF, 1 << 20);
+    buffer_.resize(kChunk);
     return Status::OK();
   }
   bool Next() override {
-    unsigned char header[kHeaderBytes];
-    const size_t n = std::fread(header, 1, sizeof header, file_.get());
-    if (n == 0 && std::feof(file_.get())) return false;
-    if (n != sizeof header) return Fail();
-    std::string_view in(reinterpret_cast<const char*>(header), sizeof header);
+    pos_ += current_;  // the previous record is consumed
+    current_ = 0;
+    if (!Fill(kHeaderBytes)) {
+      if (end_ == pos_ && status_.ok()) return false;  // the end, between records
+      return Fail();
+    }
+    std::string_view in(buffer_.data() + pos_, kHeaderBytes);
     uint32_t k = 0, v = 0;
     format::GetFixed32BE(&in, &k);
     format::GetFixed32BE(&in, &v);
     format::GetFixed64BE(&in, &seq_);
-    key_.resize(k);
-    value_.resize(v);
-    if (std::fread(key_.data(), 1, k, file_.get()) != k) return Fail();
-    if (std::fread(value_.data(), 1, v, file_.get()) != v) return Fail();
+    const size_t size = kHeaderBytes + size_t{k} + v;
+    if (!Fill(size)) return Fail();
+    key_ = {buffer_.data() + pos_ + kHeaderBytes, k};
+    value_ = {buffer_.data() + pos_ + kHeaderBytes + k, v};
+    current_ = size;
     return true;
   }
   std::string_view key() const override { return key_; }
@@ -70,13 +76,36 @@ class RunReader final : public Source {
   const Status& status() const override { return status_; }
 
  private:
+  static constexpr size_t kChunk = 1 << 20;
+  // Makes `n` bytes available at pos_, reading more of the file (and
+  // growing the buffer for a record larger than it) as needed. False if the
+  // file ends first or a read fails (status_ says which).
+  bool Fill(size_t n) {
+    if (end_ - pos_ >= n) return true;
+    std::memmove(buffer_.data(), buffer_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    pos_ = 0;
+    if (buffer_.size() < n) buffer_.resize(std::max(n, 2 * buffer_.size()));
+    while (end_ < n) {
+      const size_t got = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_.get());
+      end_ += got;
+      if (got == 0) {
+        if (std::ferror(file_.get())) status_ = IoError(path_, "cannot read a sort run");
+        return false;
+      }
+    }
+    return true;
+  }
   bool Fail() {
-    status_ = Status::IOError(path_ + ": a sort run is truncated");
+    if (status_.ok()) status_ = Status::IOError(path_ + ": a sort run is truncated");
     return false;
   }
   std::string path_;
   File file_;
-  std::string key_, value_;
+  std::string buffer_;
+  size_t pos_ = 0, end_ = 0;  // the unread bytes are buffer_[pos_, end_)
+  size_t current_ = 0;        // the current record's size, from pos_
+  std::string_view key_, value_;
   uint64_t seq_ = 0;
   Status status_;
 };
@@ -214,19 +243,27 @@ Status ExternalSorter::WriteRun(const std::string& path, const std::string& aren
   SortEntries(arena, entries);
   File f(std::fopen(path.c_str(), "wb"));
   if (!f) return IoError(path, "cannot create a sort run");
-  std::setvbuf(f.get(), nullptr, _IOFBF, 1 << 20);
-  std::string header;
-  for (const Entry& e : *entries) {
-    header.clear();
-    format::PutFixed32BE(&header, e.key_size);
-    format::PutFixed32BE(&header, e.value_size);
-    format::PutFixed64BE(&header, e.seq);
-    if (std::fwrite(header.data(), 1, header.size(), f.get()) != header.size() ||
-        std::fwrite(arena.data() + e.offset, 1, e.key_size + e.value_size, f.get()) !=
-            e.key_size + e.value_size) {
+  // Records are gathered into one buffer and written a megabyte at a time:
+  // two fwrite calls per record (each taking the FILE's lock) were an
+  // eighth of a restore's reading phase.
+  constexpr size_t kChunk = 1 << 20;
+  std::string out;
+  out.reserve(kChunk + (1 << 16));
+  auto write = [&]() -> Status {
+    if (std::fwrite(out.data(), 1, out.size(), f.get()) != out.size()) {
       return IoError(path, "cannot write a sort run");
     }
+    out.clear();
+    return Status::OK();
+  };
+  for (const Entry& e : *entries) {
+    format::PutFixed32BE(&out, e.key_size);
+    format::PutFixed32BE(&out, e.value_size);
+    format::PutFixed64BE(&out, e.seq);
+    out.append(arena.data() + e.offset, e.key_size + e.value_size);
+    if (out.size() >= kChunk) DYNAROCK_RETURN_IF_ERROR(write());
   }
+  DYNAROCK_RETURN_IF_ERROR(write());
   if (std::fclose(f.release()) != 0) return IoError(path, "cannot close a sort run");
   return Status::OK();
 }

@@ -662,6 +662,48 @@ TEST(ExternalSorterTest, MatchesAModelInMemoryAndSpilled) {
   }
 }
 
+// Runs are read back a megabyte at a time: records larger than that buffer
+// (a 400 KB item is far from it, but nothing bounds a record) come back
+// whole, records straddling chunk boundaries too; a run cut short is an
+// IOError naming it, not a silent end.
+TEST(ExternalSorterTest, LargeRecordsAndTruncatedRuns) {
+  const std::string dir = testing::MakeTempDir();
+  std::map<std::string, std::string> model;
+  {
+    bulk::ExternalSorter sorter(dir, 1 << 20);  // a spill every 512 KB
+    for (int i = 0; i < 40; ++i) {
+      std::string key = "k" + std::to_string(1000 + i);
+      std::string value(i % 7 == 0 ? (3 << 19) + i : 1000 + 997 * i, static_cast<char>('a' + i % 26));
+      ASSERT_OK(sorter.Add(key, static_cast<uint64_t>(i + 1), value));
+      model[key] = value;
+    }
+    ASSERT_GT(sorter.runs(), 2u);
+    auto it = model.begin();
+    ASSERT_OK(sorter.Merge([&](std::string_view k, uint64_t, std::string_view v) {
+      EXPECT_NE(it, model.end());
+      if (it == model.end()) return Status::Internal("too many");
+      EXPECT_EQ(k, it->first);
+      EXPECT_EQ(v.size(), it->second.size());
+      EXPECT_EQ(v, it->second);
+      ++it;
+      return Status::OK();
+    }));
+    EXPECT_EQ(it, model.end());
+
+    // The first run loses its last 10 bytes.
+    const fs::path run = fs::path(dir) / "run-0";
+    ASSERT_TRUE(fs::exists(run));
+    fs::resize_file(run, fs::file_size(run) - 10);
+    Status merged = sorter.Merge([](std::string_view, uint64_t, std::string_view) {
+      return Status::OK();
+    });
+    EXPECT_EQ(merged.code(), Status::Code::kIOError);
+    EXPECT_NE(merged.message().find("run-0: a sort run is truncated"), std::string::npos)
+        << merged.ToString();
+  }
+  fs::remove_all(dir);
+}
+
 // The dump's table definition is CreateTable's JSON and reads back as the
 // same request.
 TEST(TableDefinitionTest, RoundTripsThroughCreateTableJson) {
