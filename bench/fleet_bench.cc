@@ -330,6 +330,18 @@ Row ReadRow(sqlite3_stmt* s) {
           sqlite3_column_double(s, 4)};
 }
 
+// Steps a bound statement through its rows, reading each into a Row, and
+// resets it: the number of rows.
+int64_t ReadRows(sqlite3_stmt* s) {
+  int64_t n = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    benchmark::DoNotOptimize(ReadRow(s));
+    ++n;
+  }
+  sqlite3_reset(s);
+  return n;
+}
+
 // A reading read out of a stored item (ItemView, no Item built),
 // field by field, as ReadRow reads a SQLite row: what an application of
 // Query and Scan pays per item. Numbers stay DynamoDB numbers (decimal).
@@ -627,36 +639,41 @@ void BM_QueryWindowForward_Dynarock(benchmark::State& s) { QueryWindowDynarock(s
 // Newest first, either with RocksDB's Prev or (`replay`) read oldest first
 // into a buffer and walked backwards, which is faster for a bounded window:
 // the ceiling takes the faster.
+// Vehicle v's window of kWindow readings from reading `from`, newest first;
+// returns the number of items read.
+int ReadWindowRaw(rocksdb::DB* db, int v, int from, bool replay) {
+  AttributeValue pk = AttributeValue::S(VehicleId(v)), lo = AttributeValue::S(Ts(from)),
+                 hi = AttributeValue::S(Ts(from + kWindow - 1));
+  std::string lower = format::EncodeItemKey(1, pk, &lo).bytes();
+  std::string upper = format::EncodeItemKey(1, pk, &hi).bytes() + '\0';
+  rocksdb::Slice l(lower), u(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &l;
+  ro.iterate_upper_bound = &u;
+  ro.auto_prefix_mode = true;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
+  int n = 0;
+  if (replay) {
+    StoredItems values;  // an arena: no allocation per value
+    for (it->SeekToFirst(); it->Valid(); it->Next()) values.push_back(it->value().ToStringView());
+    for (size_t i = values.size(); i > 0; --i, ++n) {
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(values[i - 1])));
+    }
+  } else {
+    std::string value;
+    for (it->SeekToLast(); it->Valid(); it->Prev(), ++n) {
+      value.assign(it->value().data(), it->value().size());
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
+    }
+  }
+  return n;
+}
 void QueryWindowRaw(benchmark::State& state, RocksSystem& r, bool replay) {
   std::mt19937 rng(3);
   for (auto _ : state) {
     int v = static_cast<int>(rng() % kVehicles),
         from = static_cast<int>(rng() % (kReadings - kWindow));
-    AttributeValue pk = AttributeValue::S(VehicleId(v)), lo = AttributeValue::S(Ts(from)),
-                   hi = AttributeValue::S(Ts(from + kWindow - 1));
-    std::string lower = format::EncodeItemKey(1, pk, &lo).bytes();
-    std::string upper = format::EncodeItemKey(1, pk, &hi).bytes() + '\0';
-    rocksdb::Slice l(lower), u(upper);
-    rocksdb::ReadOptions ro;
-    ro.iterate_lower_bound = &l;
-    ro.iterate_upper_bound = &u;
-    ro.auto_prefix_mode = true;
-    std::unique_ptr<rocksdb::Iterator> it(r.db->NewIterator(ro));
-    int n = 0;
-    if (replay) {
-      StoredItems values;  // an arena: no allocation per value
-      for (it->SeekToFirst(); it->Valid(); it->Next()) values.push_back(it->value().ToStringView());
-      for (size_t i = values.size(); i > 0; --i, ++n) {
-        benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(values[i - 1])));
-      }
-    } else {
-      std::string value;
-      for (it->SeekToLast(); it->Valid(); it->Prev(), ++n) {
-        value.assign(it->value().data(), it->value().size());
-        benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
-      }
-    }
-    if (n != kWindow) state.SkipWithError("wrong count");
+    if (ReadWindowRaw(r.db.get(), v, from, replay) != kWindow) state.SkipWithError("wrong count");
   }
   state.SetItemsProcessed(state.iterations() * kWindow);
 }
@@ -678,13 +695,7 @@ void BM_QueryWindow_SQLite(benchmark::State& state) {
     sqlite3_bind_text(s, 1, id.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, a.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 3, b.c_str(), -1, SQLITE_TRANSIENT);
-    int n = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      benchmark::DoNotOptimize(ReadRow(s));
-      ++n;
-    }
-    sqlite3_reset(s);
-    if (n != kWindow) state.SkipWithError("wrong count");
+    if (ReadRows(s) != kWindow) state.SkipWithError("wrong count");
   }
   sqlite3_finalize(s);
   state.SetItemsProcessed(state.iterations() * kWindow);
@@ -790,22 +801,10 @@ void QueryFreshRocks(benchmark::State& state, bool flushed) {
   auto& r = FreshRocks(flushed);
   std::mt19937 rng(5);
   for (auto _ : state) {
-    AttributeValue pk = AttributeValue::S(VehicleId(static_cast<int>(rng() % kFreshVehicles))),
-                   lo = AttributeValue::S(Ts(FreshReading(0))),
-                   hi = AttributeValue::S(Ts(FreshReading(kWindow - 1)));
-    std::string lower = format::EncodeItemKey(1, pk, &lo).bytes();
-    std::string upper = format::EncodeItemKey(1, pk, &hi).bytes() + '\0';
-    rocksdb::Slice l(lower), u(upper);
-    rocksdb::ReadOptions ro;
-    ro.iterate_lower_bound = &l;
-    ro.iterate_upper_bound = &u;
-    std::unique_ptr<rocksdb::Iterator> it(r.db->NewIterator(ro));
-    StoredItems values;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) values.push_back(it->value().ToStringView());
-    for (size_t i = values.size(); i > 0; --i) {
-      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(values[i - 1])));
+    const int v = static_cast<int>(rng() % kFreshVehicles);
+    if (ReadWindowRaw(r.db.get(), v, FreshReading(0), true) != kWindow) {
+      state.SkipWithError("wrong count");
     }
-    if (values.size() != kWindow) state.SkipWithError("wrong count");
   }
   state.SetItemsProcessed(state.iterations() * kWindow);
 }
@@ -819,13 +818,7 @@ void QueryFreshSqlite(benchmark::State& state, bool flushed) {
     std::string id = VehicleId(static_cast<int>(rng() % kFreshVehicles));
     sqlite3_bind_text(s, 1, id.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, from.c_str(), -1, SQLITE_STATIC);
-    int n = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      benchmark::DoNotOptimize(ReadRow(s));
-      ++n;
-    }
-    sqlite3_reset(s);
-    if (n != kWindow) state.SkipWithError("wrong count");
+    if (ReadRows(s) != kWindow) state.SkipWithError("wrong count");
   }
   sqlite3_finalize(s);
   state.SetItemsProcessed(state.iterations() * kWindow);
@@ -909,11 +902,7 @@ void BM_Scan_SQLite(benchmark::State& state) {
   sqlite3_stmt* s = q.Prepare("SELECT * FROM readings");
   int64_t items = 0;
   for (auto _ : state) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      benchmark::DoNotOptimize(ReadRow(s));
-      ++items;
-    }
-    sqlite3_reset(s);
+    items += ReadRows(s);
   }
   sqlite3_finalize(s);
   state.SetItemsProcessed(items);

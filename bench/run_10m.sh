@@ -67,19 +67,6 @@ print(f"| peak RSS (MiB) | {rss[0]:,.0f} | {rss[1]:,.0f} | {rss[1] / rss[0]:.2f}
 print(f"| peak RSS / the 320 MiB budget | {rss[0] / 320:.2f} | {rss[1] / 320:.2f} | | {rss[2] / 320:.2f} | "
       f"{rss[3] / 320:.2f} | |")
 PY
-if grep -q '^## 10M scale' "$top/bench/RESULTS.md"; then
-  python3 - "$top/bench/RESULTS.md" "$section" <<'PY'
-import sys
-text = open(sys.argv[1]).read()
-new = open(sys.argv[2]).read()
-start = text.index("## 10M scale")
-end = text.find("\n## ", start + 1)
-text = text[:start] + new + ("" if end < 0 else text[end:])
-open(sys.argv[1], "w").write(text)
-PY
-else
-  printf '\n' >> "$top/bench/RESULTS.md"
-  cat "$section" >> "$top/bench/RESULTS.md"
-fi
+python3 "$top/bench/replace_section.py" "$top/bench/RESULTS.md" "## 10M scale" "$section"
 cat "$section"
 rm -f "${outs[@]}" "$section"

@@ -53,19 +53,6 @@ print(f"| bare SstFileWriter, same keys and values, sorted and encoded | "
       "of it (goal 0.5x) |")
 print(f"\nPeak RSS of `dynarock restore` of that dump, --memory-mb 256: **{peak_mb:,.0f} MB**.")
 PY
-if grep -q '^## Dump and restore' "$top/bench/RESULTS.md"; then
-  python3 - "$top/bench/RESULTS.md" "$out.md" <<'PY'
-import sys
-text = open(sys.argv[1]).read()
-new = open(sys.argv[2]).read()
-start = text.index("## Dump and restore")
-end = text.find("\n## ", start + 1)
-text = text[:start] + new + ("" if end < 0 else text[end:])
-open(sys.argv[1], "w").write(text)
-PY
-else
-  printf '\n' >> "$top/bench/RESULTS.md"
-  cat "$out.md" >> "$top/bench/RESULTS.md"
-fi
+python3 "$top/bench/replace_section.py" "$top/bench/RESULTS.md" "## Dump and restore" "$out.md"
 cat "$out.md"
 rm -f "$out" "$out.md"
