@@ -67,10 +67,13 @@ struct Options {
   // memory stays within MemoryBudget() however large the database grows.
   // Off, each open file holds its index and filter in memory outside the
   // budget: about 1.3 bytes per key of filter plus an index entry per 4 KB
-  // block (a 10M-item fleet with a GSI: its process peaked at 466 MiB
-  // against 320 MiB budgeted, 251 MiB with this on). On, every read looks
-  // its index and filter partitions up in the cache (bench/RESULTS.md:
-  // GetItem on 1M items took about 1.6x as long).
+  // block (a 10M-item fleet with a GSI: its process peaked at 461-466 MiB
+  // against 320 MiB budgeted, 246-251 MiB with this on). On, every read
+  // looks its index and filter partitions up in the cache: GetItem took
+  // 1.4-1.9x as long on 1M items, 2.3x on 10M where the default 64 MiB cache
+  // holds neither the partitions nor the data read (bench/run_10m.sh); give
+  // the cache more of the budget with it. No effect when block_cache_bytes
+  // is 0.
   bool cache_index_and_filter_blocks = false;
   size_t MemtableBudget() const { return 4 * write_buffer_bytes; }
   // RocksDB's memory: within it with cache_index_and_filter_blocks
@@ -443,9 +446,10 @@ class Database {
   Status Health();
 
   // RocksDB's memory now: the block cache, the memtables and the table
-  // readers outside the cache. Within Options::MemoryBudget() however large
-  // the database grows, give or take the table readers and the blocks pinned
-  // while reads use them. Thread-safe.
+  // readers outside the cache. With Options::cache_index_and_filter_blocks
+  // it stays within Options::MemoryBudget() however large the database
+  // grows, give or take the blocks pinned while reads use them; without,
+  // the table readers grow with the data. Thread-safe.
   MemoryUsage GetMemoryUsage();
 
   // Waits until no GSI backfill is queued or running (every index ACTIVE),

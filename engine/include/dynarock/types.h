@@ -842,8 +842,9 @@ struct MemoryUsage {
   size_t cache_usage_bytes = 0;
   // Every column family's memtables (within Options::MemtableBudget()).
   size_t memtable_bytes = 0;
-  // Open files' table readers outside the cache (small: their index and
-  // filter blocks are in the cache).
+  // Open files' table readers outside the cache: their index and filter
+  // blocks, unless Options::cache_index_and_filter_blocks puts those in the
+  // cache (then next to nothing).
   size_t table_reader_bytes = 0;
 };
 
