@@ -611,6 +611,16 @@ BENCHMARK(BM_Get_SQLite);
 
 // Each item read into an ItemRow from its stored bytes (ItemEncoding::kStored),
 // or, with `decoded`, handed back as an Item (the convenient form).
+// Runs a Query and reads each stored item into an ItemRow: the count, or -1
+// if the Query failed.
+int QueryRows(Database& db, const QueryRequest& q) {
+  auto r = db.Query(q);
+  if (!r.ok()) return -1;
+  for (std::string_view bytes : r->stored_items) {
+    benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
+  }
+  return r->count;
+}
 void QueryWindowDynarock(benchmark::State& state, bool decoded, bool forward = false) {
   auto& d = Dyn();
   std::mt19937 rng(3);
@@ -624,11 +634,7 @@ void QueryWindowDynarock(benchmark::State& state, bool decoded, bool forward = f
                          AttributeValue::S(Ts(from + kWindow - 1))}};
     q.scan_index_forward = forward;
     if (!decoded) q.item_encoding = ItemEncoding::kStored;
-    auto r = d.db->Query(q);
-    if (!r.ok() || r->count != kWindow) state.SkipWithError("wrong count");
-    for (std::string_view bytes : r->stored_items) {
-      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
-    }
+    if (QueryRows(*d.db, q) != kWindow) state.SkipWithError("wrong count");
   }
   state.SetItemsProcessed(state.iterations() * kWindow);
 }
@@ -787,11 +793,7 @@ void QueryFreshDynarock(benchmark::State& state, bool flushed) {
     q.key_condition = {"vehicleId", AttributeValue::S(VehicleId(v)),
                        SortKeyCondition{"recordedAt", SortKeyOperator::kGe,
                                         AttributeValue::S(Ts(FreshReading(0))), std::nullopt}};
-    auto r = d.db->Query(q);
-    if (!r.ok() || r->count != kWindow) state.SkipWithError("wrong count");
-    for (std::string_view bytes : r->stored_items) {
-      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
-    }
+    if (QueryRows(*d.db, q) != kWindow) state.SkipWithError("wrong count");
   }
   state.SetItemsProcessed(state.iterations() * kWindow);
 }
