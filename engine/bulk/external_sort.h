@@ -96,7 +96,13 @@ class ExternalSorter {
   // allocation per run faulted in (and zeroed) half the budget each time.
   std::string spare_arena_;
   std::vector<Entry> spare_entries_;
-  std::vector<std::string> runs_;
+  // Each spilled run's file and its record count (a run cut short at a
+  // chunk boundary would otherwise read as a shorter run).
+  struct Run {
+    std::string path;
+    size_t records;
+  };
+  std::vector<Run> runs_;
   int64_t records_ = 0;
   int spilling_ = 0;  // runs being written outside the lock
   std::condition_variable spilled_;

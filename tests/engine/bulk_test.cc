@@ -24,6 +24,7 @@
 #include "format/data_file.h"
 #include "format/export_format.h"
 #include "format/json.h"
+#include "format/key_codec.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/seed.h"
 #include "tools/server/table_definition.h"
@@ -662,15 +663,16 @@ TEST(ExternalSorterTest, MatchesAModelInMemoryAndSpilled) {
   }
 }
 
-// Runs are read back a megabyte at a time: records larger than that buffer
-// (a 400 KB item is far from it, but nothing bounds a record) come back
-// whole, records straddling chunk boundaries too; a run cut short is an
+// Runs are compressed chunks of about a megabyte: records larger than a
+// chunk (a 400 KB item is far from it, but nothing bounds a record) come
+// back whole, records straddling chunk boundaries too; a run cut short,
+// inside a chunk or exactly between two, or with a damaged chunk, is an
 // IOError naming it, not a silent end.
 TEST(ExternalSorterTest, LargeRecordsAndTruncatedRuns) {
   const std::string dir = testing::MakeTempDir();
   std::map<std::string, std::string> model;
   {
-    bulk::ExternalSorter sorter(dir, 1 << 20);  // a spill every 512 KB
+    bulk::ExternalSorter sorter(dir, 4 << 20);  // a spill every 2 MB
     for (int i = 0; i < 40; ++i) {
       std::string key = "k" + std::to_string(1000 + i);
       std::string value(i % 7 == 0 ? (3 << 19) + i : 1000 + 997 * i, static_cast<char>('a' + i % 26));
@@ -690,16 +692,67 @@ TEST(ExternalSorterTest, LargeRecordsAndTruncatedRuns) {
     }));
     EXPECT_EQ(it, model.end());
 
-    // The first run loses its last 10 bytes.
-    const fs::path run = fs::path(dir) / "run-0";
-    ASSERT_TRUE(fs::exists(run));
-    fs::resize_file(run, fs::file_size(run) - 10);
-    Status merged = sorter.Merge([](std::string_view, uint64_t, std::string_view) {
-      return Status::OK();
-    });
+    auto merge = [&] {
+      return sorter.Merge([](std::string_view, uint64_t, std::string_view) {
+        return Status::OK();
+      });
+    };
+    auto read = [](const fs::path& p) {
+      std::ifstream in(p, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    auto write = [](const fs::path& p, const std::string& bytes) {
+      std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+    };
+    // A run's chunks: raw size, compressed size (uint32 big-endian), frame.
+    auto chunk_starts = [](const std::string& bytes) {
+      std::vector<size_t> starts;
+      for (size_t at = 0; at + 8 <= bytes.size();) {
+        starts.push_back(at);
+        std::string_view header(bytes.data() + at + 4, 4);
+        uint32_t packed = 0;
+        format::GetFixed32BE(&header, &packed);
+        at += 8 + packed;
+      }
+      return starts;
+    };
+
+    // A run of two chunks or more, cut between its last two.
+    std::string name, whole;
+    std::vector<size_t> starts;
+    for (size_t i = 0; i < sorter.runs() && starts.size() < 2; ++i) {
+      name = "run-" + std::to_string(i);
+      whole = read(fs::path(dir) / name);
+      starts = chunk_starts(whole);
+    }
+    ASSERT_GE(starts.size(), 2u);
+    const fs::path run = fs::path(dir) / name;
+    write(run, whole.substr(0, starts.back()));
+    Status merged = merge();
     EXPECT_EQ(merged.code(), Status::Code::kIOError);
-    EXPECT_NE(merged.message().find("run-0: a sort run is truncated"), std::string::npos)
+    EXPECT_NE(merged.message().find(name + ": a sort run is truncated"), std::string::npos)
         << merged.ToString();
+
+    // Its last chunk's frame damaged.
+    std::string damaged = whole;
+    damaged[starts.back() + 8 + 4] ^= 0x5a;
+    damaged[damaged.size() - 3] ^= 0x5a;
+    write(run, damaged);
+    merged = merge();
+    EXPECT_EQ(merged.code(), Status::Code::kIOError);
+    EXPECT_NE(merged.message().find(name + ": a sort run is damaged"), std::string::npos)
+        << merged.ToString();
+
+    // Its last 10 bytes lost.
+    write(run, whole.substr(0, whole.size() - 10));
+    merged = merge();
+    EXPECT_EQ(merged.code(), Status::Code::kIOError);
+    EXPECT_NE(merged.message().find(name + ": a sort run is truncated"), std::string::npos)
+        << merged.ToString();
+
+    // Whole again, it merges again.
+    write(run, whole);
+    EXPECT_OK(merge());
   }
   fs::remove_all(dir);
 }
