@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "dynarock/number.h"
+#include "format/item_line_fast.h"
 #include "format/json.h"
 
 namespace dynarock::format {
@@ -589,6 +590,15 @@ Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate)
     DYNAROCK_ASSIGN_OR_RETURN(Item item, reader.Line());
     return Validated(std::move(item), validate);
   }
+  // Most lines: simdjson straight into the item. The rest, and every error,
+  // go through RapidJSON (item_line_fast.h).
+  if (line.find('\0') == std::string_view::npos) {
+    if (auto item = ItemLineFast(line)) return Validated(std::move(*item), validate);
+  }
+  return ParseJsonItemLineWithRapidJson(line, validate);
+}
+
+Result<Item> ParseJsonItemLineWithRapidJson(std::string_view line, bool validate) {
   // RapidJSON takes a NUL byte for the end of its input.
   if (const size_t nul = line.find('\0'); nul != std::string_view::npos) {
     return Status::InvalidArgument("invalid JSON: a NUL byte at offset " + std::to_string(nul));

@@ -47,6 +47,9 @@ std::string ItemLine(ExportFormat f, const Item& item);
 // whole-item check, for callers that run ValidateItem themselves (a restore:
 // PutItem's checks).
 Result<Item> ParseItemLine(ExportFormat f, std::string_view line, bool validate = true);
+// The DYNAMODB_JSON branch of ParseItemLine without its simdjson fast path
+// (item_line_fast.h): the reference that path is checked against.
+Result<Item> ParseJsonItemLineWithRapidJson(std::string_view line, bool validate = true);
 
 // Ion text for one value, as the ION export writes it: N as an Ion decimal
 // with trailing zeros in a `d` exponent (103., 6d2, 15d-1), sets as lists

@@ -13,6 +13,7 @@
 
 #include "dynarock/number.h"
 #include "format/data_file.h"
+#include "format/item_line_fast.h"
 #include "format/json.h"
 
 namespace dynarock::format {
@@ -107,6 +108,70 @@ TEST(ExportFormatTest, JsonLineIsTheExportDataLine) {
                           R"({"Item":{"a":{"N":"x"}}})", R"({"Item":{"a":{"SS":[]}}})"}) {
     EXPECT_FALSE(ParseItemLine(ExportFormat::kDynamoDbJson, bad).ok()) << bad;
   }
+}
+
+// simdjson's fast path (item_line_fast.h) takes the plain lines and gives
+// the same item as the RapidJSON path; every other line (and every error)
+// gets exactly the RapidJSON path's answer.
+TEST(ExportFormatTest, FastJsonLinePathAgreesWithRapidJson) {
+  const std::string deep = [] {
+    std::string v = R"({"S":"x"})";
+    for (int i = 0; i < 40; ++i) v = R"({"L":[)" + v + "]}";
+    return R"({"Item":{"a":)" + v + "}}";
+  }();
+  const std::vector<std::string> lines = {
+      // Taken by the fast path.
+      R"({"Item":{"pk":{"S":"VEH#V-7741"},"n":{"N":"-1.50E+3"},"b":{"B":"AAEC"}}})",
+      R"({"Item":{"m":{"M":{"z":{"BOOL":true},"a":{"NULL":true},"l":{"L":[{"N":"1"},{"M":{}}]}}}}})",
+      R"({"Item":{"a":{"S":"first"},"a":{"S":"last"}}})",  // the last wins
+      R"({"Item":{"m":{"M":{"k":{"S":"1"},"k":{"S":"2"}}}}})",
+      R"(  {"Item" : {"u":{"S":"\u00e9\ud83d\ude00\n"}}}  )",
+      R"({"Item":{}})",
+      // Left to RapidJSON: sets, null or unknown members, wrong types.
+      R"({"Item":{"ss":{"SS":["b","a"]},"ns":{"NS":["2","1"]},"bs":{"BS":["AA=="]}}})",
+      R"({"Item":{"ss":{"SS":["a","a"]}}})",
+      R"({"Item":{"a":{"S":"x","N":null}}})",
+      R"({"Item":{"a":{"S":"x","Q":1}}})",
+      R"({"Item":{"a":{"S":"x","N":"1"}}})",
+      R"({"Item":{"a":{"S":1}}})",
+      R"({"Item":{"a":{"N":"1e200"}}})",
+      R"({"Item":{"a":{"B":"!!"}}})",
+      R"({"Item":{"a":{"NULL":false}}})",
+      R"({"Item":{"a":{}}})",
+      R"({"Item":{"a":{"S":"\udc00"}}})",  // a lone surrogate escape
+      R"({"Item":{"\udc00":{"S":"x"}}})",
+      R"({"Item":{"a":{"S":"x"}},"Other":1})",
+      R"({"Item":{"a":{"S":"x"}}} trailing)",
+      R"({"Item":{"a":{"S":"x"}})",
+      R"({"Item":{"a":{"S":"x"}}},)",
+      R"({"item":{"a":{"S":"x"}}})",
+      R"([{"Item":{"a":{"S":"x"}}}])",
+      "{\"Item\":{\"a\":{\"S\":\"\xff\"}}}",  // not UTF-8
+      "{\"Item\":{\"a\":{\"S\":\"\x01\"}}}",  // a raw control character
+      deep,
+  };
+  constexpr size_t kFast = 6;  // the first six lines take the fast path
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(ItemLineFast(lines[i]).has_value(), i < kFast) << lines[i];
+  }
+  for (const std::string& line : lines) {
+    for (bool validate : {true, false}) {
+      auto fast = ParseItemLine(ExportFormat::kDynamoDbJson, line, validate);
+      auto reference = ParseJsonItemLineWithRapidJson(line, validate);
+      ASSERT_EQ(fast.ok(), reference.ok()) << line;
+      if (fast.ok()) {
+        EXPECT_EQ(*fast, *reference) << line;
+      } else {
+        EXPECT_EQ(fast.status().code(), reference.status().code()) << line;
+        EXPECT_EQ(fast.status().message(), reference.status().message()) << line;
+      }
+    }
+  }
+  auto last = ParseItemLine(ExportFormat::kDynamoDbJson, lines[2]);
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->at("a"), AttributeValue::S("last"));
+  EXPECT_FALSE(ParseItemLine(ExportFormat::kDynamoDbJson, lines[16]).ok());
+  EXPECT_FALSE(ParseItemLine(ExportFormat::kDynamoDbJson, deep).ok());
 }
 
 // RapidJSON takes a NUL byte for the end of its input: a line with one is

@@ -1,7 +1,9 @@
 // Export and import files (format/export_format.h, data_file.h): item lines
 // in DYNAMODB_JSON and Ion, both manifests, CSV records, and gzip/zstd data
 // files. The first byte picks the surface. A line that parses must write back
-// to a line that parses to the same item (the writers and readers agree).
+// to a line that parses to the same item (the writers and readers agree), and
+// a DYNAMODB_JSON line gets the same answer from the simdjson fast path as
+// from RapidJSON alone.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -19,6 +21,15 @@ using dynarock::format::ExportFormat;
 
 void RoundTrip(ExportFormat f, std::string_view line) {
   auto item = dynarock::format::ParseItemLine(f, line);
+  if (f == ExportFormat::kDynamoDbJson) {
+    // The simdjson fast path answers exactly as the RapidJSON path.
+    auto reference = dynarock::format::ParseJsonItemLineWithRapidJson(line);
+    if (item.ok() != reference.ok()) std::abort();
+    if (item.ok() ? !(*item == *reference)
+                  : item.status().message() != reference.status().message()) {
+      std::abort();
+    }
+  }
   if (!item.ok()) return;
   for (ExportFormat out : {ExportFormat::kDynamoDbJson, ExportFormat::kIon}) {
     auto back = dynarock::format::ParseItemLine(out, dynarock::format::ItemLine(out, *item));
