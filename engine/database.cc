@@ -98,9 +98,9 @@ Result<TransactGetItemsResponse> Database::TransactGetItems(const TransactGetIte
 }
 Result<QueryResponse> Database::Query(const QueryRequest& r) { return impl_->Query(r); }
 Result<ScanResponse> Database::Scan(const ScanRequest& r) { return impl_->Scan(r); }
-Result<std::vector<CollectionStatistics>> Database::LargestCollections(const std::string& table,
-                                                                       size_t limit) {
-  return impl_->LargestCollections(table, limit);
+Result<std::vector<CollectionStatistics>> Database::LargestCollections(
+    const std::string& table, size_t limit, const std::function<void(int64_t)>& progress) {
+  return impl_->LargestCollections(table, limit, progress);
 }
 Result<std::vector<CollectionStatistics>> Database::LargestIndexCollections(
     const std::string& table, const std::string& index, size_t limit,

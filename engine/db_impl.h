@@ -165,11 +165,16 @@ class Database::Impl {
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
   Result<DescribeCollectionResponse> DescribeCollection(const DescribeCollectionRequest& request);
+  // LargestCollections and LargestIndexCollections by reading a key space.
+  Result<std::vector<CollectionStatistics>> ScanLargestCollections(
+      rocksdb::ColumnFamilyHandle* cf, uint32_t space_id, const KeyAttribute& partition_key,
+      size_t limit, const std::function<void(int64_t)>& progress);
   Result<std::vector<CollectionStatistics>> LargestIndexCollections(
       const std::string& table_name, const std::string& index_name, size_t limit,
       const std::function<void(int64_t entries_read)>& progress);
-  Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
-                                                               size_t limit);
+  Result<std::vector<CollectionStatistics>> LargestCollections(
+      const std::string& table_name, size_t limit,
+      const std::function<void(int64_t items_read)>& progress);
   Result<HottestCollectionsResponse> HottestCollections(const std::string& table_name, size_t limit,
                                                         int64_t window_ms);
   void SetCollectionTrafficTracking(bool on) { traffic_.SetTracking(on); }

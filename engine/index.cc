@@ -91,7 +91,6 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item) {
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
                                 const SizedItem& before_side, const SizedItem& after_side,
-                                bool merge_collection,
                                 std::vector<IndexWriteUnits>* index_writes) {
   const Item* before = before_side.item;
   const Item* after = after_side.item;
@@ -165,11 +164,6 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
   if (after) {
     ++collection.items;
     collection.bytes += after_bytes;
-  }
-  const Item& any = after ? *after : *before;
-  if (merge_collection && (collection.items != 0 || collection.bytes != 0)) {
-    batch->Merge(stats_cf, CollectionStatsKey(table.space_id, any.at(table.partition_key.name)),
-                 EncodeCounter(collection));
   }
   return collection;
 }

@@ -55,8 +55,8 @@ struct SizedItem {
 
 // Adds to `batch` everything that changes besides the item itself when a
 // write turns `before` into `after` (either may be absent): index entries put
-// and deleted, per-index totals, and (if `merge_collection`) a merge of the
-// collection's delta into its counter. Returns the collection's delta.
+// and deleted, and per-index totals. Returns the collection's delta (which
+// only a table with an LSI keeps: the caller writes its counter).
 // `index_writes` (if not null) receives the write units each index spent:
 // one write per entry added or removed, two when the index key moved.
 // Each item is projected and sized once per index (an ALL projection is the
@@ -64,7 +64,6 @@ struct SizedItem {
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
                                 const SizedItem& before, const SizedItem& after,
-                                bool merge_collection,
                                 std::vector<IndexWriteUnits>* index_writes = nullptr);
 
 }  // namespace dynarock

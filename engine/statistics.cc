@@ -50,11 +50,49 @@ class Largest {
 
 }  // namespace
 
+// The largest collections of one key space (a table's items, or an
+// index's entries) by reading it: keys are space id | hash | enc(pk) | ...,
+// so one collection's keys are contiguous and end where that prefix
+// changes; each value is an encoded item, sized as DynamoDB sizes items.
+Result<std::vector<CollectionStatistics>> Database::Impl::ScanLargestCollections(
+    rocksdb::ColumnFamilyHandle* cf, uint32_t space_id, const KeyAttribute& partition_key,
+    size_t limit, const std::function<void(int64_t)>& progress) {
+  RangeIterator it(db_.get(), cf, SpaceBound(space_id), SpaceBound(space_id + 1));
+  Largest top(limit);
+  std::string prefix, value;
+  CollectionStatistics current;
+  int64_t read = 0;
+  for (; it->Valid(); it->Next()) {
+    if (progress && ++read % 16384 == 0) progress(read);
+    std::string_view key(it->key().data(), it->key().size());
+    if (prefix.empty() || !key.starts_with(prefix)) {
+      top.Offer(std::move(current));
+      current = {};
+      std::string_view rest = key.substr(std::min<size_t>(key.size(), 4 + 8));
+      AttributeValue pk;
+      DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, partition_key.type, &pk));
+      prefix.assign(key.substr(0, key.size() - rest.size()));
+      current.key = {{partition_key.name, std::move(pk)}};
+    }
+    value.assign(it->value().data(), it->value().size());
+    ++current.item_count;
+    current.size_bytes += static_cast<int64_t>(format::ItemSize(ItemView::OpenTrusted(value)));
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  top.Offer(std::move(current));
+  return top.Take();
+}
+
 Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
-    const std::string& table_name, size_t limit) {
+    const std::string& table_name, size_t limit,
+    const std::function<void(int64_t)>& progress) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(DescribeTableRequest{table_name}));
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table_name));
   const TableInfo& info = handle->info();
+  // Only a table with an LSI keeps collection counters (STORAGE_LAYOUT.md).
+  if (!info.has_lsi()) {
+    return ScanLargestCollections(items_cf_, info.space_id, info.partition_key, limit, progress);
+  }
   const std::string lower = CollectionStatsPrefix(info.space_id);
   RangeIterator it(db_.get(), stats_cf_, lower, *format::PrefixSuccessor(lower));
   Largest top(limit);
@@ -86,33 +124,8 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestIndexCollection
   if (index == info.indexes.end()) {
     return Status::Validation("The table does not have the specified index: " + index_name);
   }
-  // Entries are in key order, space id | hash | enc(index pk) | ...: one
-  // collection's entries are contiguous, and end where that prefix changes.
-  RangeIterator it(db_.get(), indexes_cf_, SpaceBound(index->space_id),
-                   SpaceBound(index->space_id + 1));
-  Largest top(limit);
-  std::string prefix, value;
-  CollectionStatistics current;
-  int64_t read = 0;
-  for (; it->Valid(); it->Next()) {
-    if (progress && ++read % 16384 == 0) progress(read);
-    std::string_view key(it->key().data(), it->key().size());
-    if (prefix.empty() || !key.starts_with(prefix)) {
-      top.Offer(std::move(current));
-      current = {};
-      std::string_view rest = key.substr(std::min<size_t>(key.size(), 4 + 8));
-      AttributeValue pk;
-      DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, index->partition_key.type, &pk));
-      prefix.assign(key.substr(0, key.size() - rest.size()));
-      current.key = {{index->partition_key.name, std::move(pk)}};
-    }
-    value.assign(it->value().data(), it->value().size());
-    ++current.item_count;
-    current.size_bytes += static_cast<int64_t>(format::ItemSize(ItemView::OpenTrusted(value)));
-  }
-  DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
-  top.Offer(std::move(current));
-  return top.Take();
+  return ScanLargestCollections(indexes_cf_, index->space_id, index->partition_key, limit,
+                                progress);
 }
 
 Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(
@@ -138,7 +151,9 @@ Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(
   }
   DescribeCollectionResponse out;
   for (const auto& i : info.indexes) out.size_limited |= !i.global;
-  if (!r.index_name) {
+  const std::string lower = format::CollectionPrefix(space, r.partition_key_value).bytes();
+  const std::string upper = *format::PrefixSuccessor(lower);
+  if (!r.index_name && out.size_limited) {
     std::string value;
     rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), stats_cf_,
                                  CollectionStatsKey(space, r.partition_key_value), &value);
@@ -148,9 +163,19 @@ Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(
     }
     if (!s.ok() && !s.IsNotFound()) return FromRocks(s);
     out.statistics = CollectionStatistics{{{key.name, r.partition_key_value}}, c.items, c.bytes};
+  } else if (!r.index_name) {
+    // Without an LSI there is no counter: the collection's items are read.
+    Counter c;
+    std::string value;
+    RangeIterator it(db_.get(), items_cf_, lower, upper);
+    for (; it->Valid(); it->Next()) {
+      value.assign(it->value().data(), it->value().size());
+      ++c.items;
+      c.bytes += static_cast<int64_t>(format::ItemSize(ItemView::OpenTrusted(value)));
+    }
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+    out.statistics = CollectionStatistics{{{key.name, r.partition_key_value}}, c.items, c.bytes};
   }
-  const std::string lower = format::CollectionPrefix(space, r.partition_key_value).bytes();
-  const std::string upper = *format::PrefixSuccessor(lower);
   std::vector<rocksdb::LiveFileMetaData> files;
   db_->GetLiveFilesMetaData(&files);
   std::set<int> levels;
@@ -169,14 +194,15 @@ Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(
 //
 // Each table in turn, held only against DeleteTable (item operations go on):
 // its items are read from one snapshot, collection by collection in key
-// order, beside its collection counters read from the same snapshot (a
-// counter's key is its collection's item-key prefix with a tag, so both
-// walks are in the same order and memory stays one collection's worth).
-// Every write changes items and counters in one batch, so a difference seen
-// at the snapshot is drift, and stays the same difference however many
-// writes follow: it is corrected by merging it in as a delta. On a table
-// with an LSI the writers read and rewrite the counter under the
-// collection's lock, so the delta goes in under that lock too.
+// order, beside its collection counters (a table with an LSI is the only
+// one that has them) read from the same snapshot (a counter's key is its
+// collection's item-key prefix with a tag, so both walks are in the same
+// order and memory stays one collection's worth). Every write changes items
+// and counters in one batch, so a difference seen at the snapshot is drift,
+// and stays the same difference however many writes follow: it is corrected
+// by merging it in as a delta. The writers read and rewrite a collection's
+// counter under the collection's lock, so the delta goes in under that lock
+// too. The table's and its indexes' totals are checked the same way.
 
 Result<StatisticsReport> Database::Impl::RecountStatistics() {
   std::vector<std::string> names;
@@ -213,17 +239,13 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
   const std::string upper = *format::PrefixSuccessor(lower);
   RangeIterator stored(db_.get(), stats_cf_, lower, upper, at);
 
-  rocksdb::WriteBatch corrections;  // deltas; LSI tables' are written under their lock
+  rocksdb::WriteBatch corrections;  // deltas of the totals
   std::vector<std::pair<std::string, Counter>> locked_corrections;  // (collection key, delta)
   auto correct = [&](const std::string& key, const Counter& actual, const Counter& was) {
-    Counter delta{actual.items - was.items, actual.bytes - was.bytes};
-    if (table.has_lsi()) {
-      locked_corrections.emplace_back(key, delta);
-    } else {
-      corrections.Merge(stats_cf_, key, EncodeCounter(delta));
-    }
+    locked_corrections.emplace_back(key, Counter{actual.items - was.items, actual.bytes - was.bytes});
     ++report->collections_corrected;
   };
+  const bool counters = table.has_lsi();
   // Compares the counters before `key` (collections without items) and the
   // one at `key` (if `actual`) with the truth.
   auto check_until = [&](std::string_view key, const Counter* actual) -> Status {
@@ -273,6 +295,9 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
       ++report->unreadable_items;
       continue;
     }
+    ++total.items;
+    total.bytes += static_cast<int64_t>(format::ItemSize(*item));
+    if (!counters) continue;
     std::string stats_key = CollectionStatsKey(id, decoded->pk);
     if (stats_key != collection) {
       if (!collection.empty()) DYNAROCK_RETURN_IF_ERROR(check_until(collection, &counted));
@@ -281,12 +306,12 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
     }
     ++counted.items;
     counted.bytes += CollectionBytes(table, *item);
-    ++total.items;
-    total.bytes += static_cast<int64_t>(format::ItemSize(*item));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(items->status()));
   if (!collection.empty()) DYNAROCK_RETURN_IF_ERROR(check_until(collection, &counted));
-  DYNAROCK_RETURN_IF_ERROR(check_until(upper, nullptr));  // counters after the last collection
+  // Counters after the last collection (on a table without an LSI, any at
+  // all: stray ones, which the upgrade to format version 7 removed).
+  DYNAROCK_RETURN_IF_ERROR(check_until(upper, nullptr));
 
   // The table's totals, and each index's, counted from its entries.
   auto check_total = [&](uint32_t space_id, const Counter& truth, int64_t* corrected) -> Status {

@@ -1,8 +1,9 @@
 // Statistics column family: exact counters kept in the same WriteBatch as the
 // writes they count, with a merge operator so writers never read-modify-write
 // a counter (each write adds its delta; RocksDB folds them). The exception:
-// the collection counters of tables with an LSI, which every write reads for
-// the 10 GB limit under the collection's lock; those are written whole.
+// the collection counters, kept by tables with an LSI only, which every
+// write reads for the 10 GB limit under the collection's lock; those are
+// written whole.
 //
 // Value and operand format (WRITTEN TO DISK): two little-endian int64s,
 // item count then size in bytes (DynamoDB item sizes).
@@ -33,6 +34,10 @@ bool DecodeCounter(std::string_view bytes, Counter* out);
 // statistics share its space_id prefix, so DeleteTable drops them with one
 // range deletion.
 std::string TableStatsKey(uint32_t space_id);
+
+// The memtable insert hints of the stats family are per key prefix of this
+// length (space id | tag); a range deletion there must begin at a shorter key.
+inline constexpr size_t kStatsHintPrefixBytes = 5;
 
 // Key of one collection's counter: space_id | 'C' | hash | enc(pk), the
 // collection's items key prefix with the tag after the space id.

@@ -249,7 +249,7 @@ int RunCollections(const CollectionsArgs& a) {
   struct Part {
     std::string label, index, key_name;
     int64_t total_bytes;
-    int64_t entries = 0;  // an index's, for the progress line
+    int64_t entries = 0;  // for the progress line
   };
   // A table collection's size counts its LSI entries too (each its size
   // plus 100 bytes, as DynamoDB's 10 GB limit does), so its share is of
@@ -260,7 +260,8 @@ int RunCollections(const CollectionsArgs& a) {
       with_lsi += l.index_size_bytes + 100 * l.item_count;
     }
   }
-  std::vector<Part> parts = {{a.table, "", t.key_schema[0].attribute_name, with_lsi}};
+  std::vector<Part> parts = {
+      {a.table, "", t.key_schema[0].attribute_name, with_lsi, t.item_count}};
   if (t.local_secondary_indexes) {
     for (const auto& l : *t.local_secondary_indexes) {
       parts.push_back({a.table + "." + l.index_name, l.index_name, l.key_schema[0].attribute_name,
@@ -275,19 +276,19 @@ int RunCollections(const CollectionsArgs& a) {
   }
   for (size_t p = 0; p < parts.size(); ++p) {
     const Part& part = parts[p];
-    // An index's collections are counted by reading every entry: a
-    // progress line on a terminal while that runs.
+    // An index's collections, and a table's without an LSI (no collection
+    // counters), are counted by reading every entry: a progress line on a
+    // terminal while that runs.
     Progress progress;
+    auto show = [&](int64_t read) {
+      progress.Show(fmt::format("reading {}: {} of {} entries ({:.0f}%), {:.1f} s", part.label,
+                                read, part.entries,
+                                part.entries > 0 ? 100.0 * read / part.entries : 0.0,
+                                progress.elapsed()));
+    };
     auto top = part.index.empty()
-                   ? (*db)->LargestCollections(a.table, a.limit)
-                   : (*db)->LargestIndexCollections(
-                         a.table, part.index, a.limit, [&](int64_t read) {
-                           progress.Show(fmt::format(
-                               "reading {}: {} of {} entries ({:.0f}%), {:.1f} s", part.label,
-                               read, part.entries, part.entries > 0 ? 100.0 * read / part.entries
-                                                                    : 0.0,
-                               progress.elapsed()));
-                         });
+                   ? (*db)->LargestCollections(a.table, a.limit, show)
+                   : (*db)->LargestIndexCollections(a.table, part.index, a.limit, show);
     progress.Done();
     if (!top.ok()) return Fail(top.status().ToString());
     if (a.json) {

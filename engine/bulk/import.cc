@@ -8,9 +8,9 @@
 //      ones are counted and skipped, or abort under `strict`), verify the
 //      checksums, and sort the items and their index entries externally
 //      (the last of equal keys in input order wins);
-//   3. walk the sorted items: write the items' SSTs and each collection's
-//      counter (collections are contiguous in key order); meanwhile, on
-//      another thread,
+//   3. walk the sorted items: write the items' SSTs and, on a table with an
+//      LSI, each collection's counter (collections are contiguous in key
+//      order); meanwhile, on another thread,
 //   4. write the index SSTs (again, skipping the entries of items that lost
 //      to a duplicate, if any did), then the totals and the catalog entry;
 //      ingest.
@@ -373,14 +373,16 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
   Counter table_total;
   std::string collection_key;
   Counter collection;
+  // Only a table with an LSI keeps collection counters (STORAGE_LAYOUT.md)
+  // and a collection size limit.
+  const bool has_lsi = info.has_lsi();
   auto flush_collection = [&]() -> Status {
-    if (collection.items == 0) return Status::OK();
+    if (collection.items == 0 || !has_lsi) return Status::OK();
     return stats_ssts.Put(collection_key, EncodeCounter(collection));
   };
   // Records that lost to a later duplicate, or were refused: their index
   // entries must not be written. Rare, so a set.
   std::unordered_set<uint64_t> dropped;
-  const bool has_lsi = info.has_lsi();
   std::string ckey;
   auto on_item = [&](std::string_view key, uint64_t seq, std::string_view value) -> Status {
     std::string_view in = value;
@@ -392,9 +394,11 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     }
     // The collection's statistics key: its item-key prefix with 'C' after
     // the space id (format/STORAGE_LAYOUT.md).
-    ckey.assign(key.substr(0, 4));
-    ckey.push_back('C');
-    ckey.append(key.substr(4, prefix - 4));
+    if (has_lsi) {
+      ckey.assign(key.substr(0, 4));
+      ckey.push_back('C');
+      ckey.append(key.substr(4, prefix - 4));
+    }
     if (ckey != collection_key) {
       DYNAROCK_RETURN_IF_ERROR(flush_collection());
       collection_key = ckey;

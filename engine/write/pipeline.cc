@@ -302,11 +302,10 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     batch.Delete(items_cf_, key.bytes());
   }
   batch.Merge(stats_cf_, TableStatsKey(table.space_id), EncodeCounter(delta));
-  // Tables without an LSI merge the collection's delta (no read); LSI tables
-  // read the counter anyway, for the size limit.
-  Counter collection =
-      AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table, before_side, after_side,
-                              !table.has_lsi(), &pending->index_writes);
+  // Only a table with an LSI keeps collection counters (the 10 GB limit and
+  // ItemCollectionMetrics): it reads and rewrites its collection's below.
+  Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table, before_side,
+                                               after_side, &pending->index_writes);
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);

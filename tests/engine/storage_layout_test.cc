@@ -12,6 +12,7 @@
 #include "engine/tokens.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/hex.h"
+#include "tests/util/raw_db.h"
 #include "tests/util/status_matchers.h"
 
 namespace dynarock {
@@ -66,8 +67,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 6 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 06");
+  // "DYNAROCK" | version 7 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 07");
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -130,8 +131,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 7; "
-                                                     "this build reads versions up to 6. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 8; "
+                                                     "this build reads versions up to 7. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -154,7 +155,7 @@ TEST_F(StorageLayoutTest, VersionOneIsUpgradedStepByStep) {
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  EXPECT_EQ(record, EncodeFormatRecord(6));
+  EXPECT_EQ(record, EncodeFormatRecord(kStorageFormatVersion));
   RawClose(std::move(raw), &handles);
 }
 
@@ -305,12 +306,12 @@ TEST_F(StorageLayoutTest, VersionThreeIsUpgradedAndServiceRecordsHaveTheirKeys) 
   { ASSERT_OK(Database::Open(dir_, {})); }
   raw = RawOpen(kColumnFamilies, &handles);
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
-  EXPECT_EQ(value, EncodeFormatRecord(6));
+  EXPECT_EQ(value, EncodeFormatRecord(kStorageFormatVersion));
   RawClose(std::move(raw), &handles);
 }
 
 // Version 4 kept ClientRequestTokens in memory: its directory has no tokens
-// column family. Open creates it (empty) and records version 6.
+// column family. Open creates it (empty) and records the current version.
 TEST_F(StorageLayoutTest, VersionFourGainsTheTokensColumnFamily) {
   const std::vector<std::string> v4(kColumnFamilies.begin(), kColumnFamilies.end() - 1);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -322,7 +323,7 @@ TEST_F(StorageLayoutTest, VersionFourGainsTheTokensColumnFamily) {
   raw = RawOpen(kColumnFamilies, &handles);
   std::string value;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
-  EXPECT_EQ(value, EncodeFormatRecord(6));
+  EXPECT_EQ(value, EncodeFormatRecord(kStorageFormatVersion));
   RawClose(std::move(raw), &handles);
 }
 
@@ -354,8 +355,81 @@ TEST_F(StorageLayoutTest, VersionFiveIsUpgradedAndItsTablesAreUnprotected) {
   raw = RawOpen(kColumnFamilies, &handles);
   std::string value;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &value));
-  EXPECT_EQ(value, EncodeFormatRecord(6));
+  EXPECT_EQ(value, EncodeFormatRecord(kStorageFormatVersion));
   RawClose(std::move(raw), &handles);
+}
+
+// 6 -> 7: only a table with an LSI keeps collection counters. A version 6
+// database's counters of other tables are deleted by the upgrade (those of
+// an LSI table stay), and both tables' largest collections stay exact.
+TEST_F(StorageLayoutTest, VersionSixLosesTheCollectionCountersOfTablesWithoutAnLsi) {
+  using T = ScalarAttributeType;
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->CreateTable(testing::TableRequest("Plain", "pk", T::kS, "sk", T::kS)));
+    CreateTableRequest lsi = testing::TableRequest("Limited", "pk", T::kS, "sk", T::kS);
+    lsi.attribute_definitions.push_back({"n", T::kN});
+    lsi.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+        {"ByN", {{"pk", KeyType::kHash}, {"n", KeyType::kRange}}, {}}};
+    ASSERT_OK((*db)->CreateTable(lsi));
+    for (const char* table : {"Plain", "Limited"}) {
+      for (int i = 0; i < 3; ++i) {
+        ASSERT_OK((*db)->PutItem({.table_name = table,
+                                  .item = {{"pk", S("V1")},
+                                           {"sk", S("S" + std::to_string(i))},
+                                           {"n", testing::N(std::to_string(i))}}}));
+      }
+    }
+  }
+  // Space ids: Plain 1, Limited 2 (its LSI 3). Version 6 kept Plain's
+  // counters too: one for its collection, and a zero one left behind.
+  {
+    testing::RawDb raw(dir_);
+    std::string value;
+    EXPECT_TRUE(
+        raw.db()->Get({}, raw.cf("stats"), CollectionStatsKey(1, S("V1")), &value).IsNotFound());
+    ASSERT_OK(raw.db()->Get({}, raw.cf("stats"), CollectionStatsKey(2, S("V1")), &value));
+    ASSERT_OK(raw.db()->Put({}, raw.cf("stats"), CollectionStatsKey(1, S("V1")),
+                            EncodeCounter({3, 999})));
+    ASSERT_OK(raw.db()->Put({}, raw.cf("stats"), CollectionStatsKey(1, S("V0")),
+                            EncodeCounter({0, 0})));
+    ASSERT_OK(raw.db()->Put({}, raw.cf("catalog"), "format", EncodeFormatRecord(6)));
+  }
+  int64_t limited_bytes = 0;
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    auto plain = (*db)->LargestCollections("Plain", 5);
+    ASSERT_OK(plain);
+    ASSERT_EQ(plain->size(), 1u);
+    EXPECT_EQ((*plain)[0].item_count, 3);
+    EXPECT_NE((*plain)[0].size_bytes, 999);  // read from the items, not the old counter
+    auto limited = (*db)->LargestCollections("Limited", 5);
+    ASSERT_OK(limited);
+    ASSERT_EQ(limited->size(), 1u);
+    EXPECT_EQ((*limited)[0].item_count, 3);
+    limited_bytes = (*limited)[0].size_bytes;
+    // An LSI table's collection counts its LSI entries (plus 100 bytes each).
+    EXPECT_GT(limited_bytes, (*plain)[0].size_bytes + 300);
+    auto report = (*db)->RecountStatistics();
+    ASSERT_OK(report);
+    EXPECT_EQ(report->collections_checked, 1);  // Limited's only
+    EXPECT_EQ(report->collections_corrected, 0);
+  }
+  testing::RawDb raw(dir_);
+  std::string value;
+  ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "format", &value));
+  EXPECT_EQ(value, EncodeFormatRecord(7));
+  EXPECT_TRUE(
+      raw.db()->Get({}, raw.cf("stats"), CollectionStatsKey(1, S("V1")), &value).IsNotFound());
+  EXPECT_TRUE(
+      raw.db()->Get({}, raw.cf("stats"), CollectionStatsKey(1, S("V0")), &value).IsNotFound());
+  ASSERT_OK(raw.db()->Get({}, raw.cf("stats"), CollectionStatsKey(2, S("V1")), &value));
+  Counter c;
+  ASSERT_TRUE(DecodeCounter(value, &c));
+  EXPECT_EQ(c.items, 3);
+  EXPECT_EQ(c.bytes, limited_bytes);
 }
 
 TEST(StorageLayoutGoldenTest, TokenRecords) {

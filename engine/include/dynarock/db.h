@@ -383,11 +383,15 @@ class Database {
   Status Compact();
 
   // The `limit` largest item collections of a table by size, largest first:
-  // where hot and big collections are. Read from the statistics kept with
-  // every write, not from a scan of the items. ResourceNotFoundException for
-  // an unknown table.
-  Result<std::vector<CollectionStatistics>> LargestCollections(const std::string& table_name,
-                                                               size_t limit);
+  // where hot and big collections are. Exact either way: a table with an LSI
+  // reads the collection counters it keeps with every write (its 10 GB
+  // limit); any other table keeps none, and this reads every item, so it
+  // takes time in proportion to the table; `progress`, when set, is then
+  // called with the number of items read so far every 16,384 items.
+  // ResourceNotFoundException for an unknown table.
+  Result<std::vector<CollectionStatistics>> LargestCollections(
+      const std::string& table_name, size_t limit,
+      const std::function<void(int64_t items_read)>& progress = {});
   // The same for an index's collections (the entries sharing an index
   // partition key value, e.g. every reading of one depot), largest first.
   // Index collections have no statistics: this reads every entry of the
@@ -397,8 +401,9 @@ class Database {
   Result<std::vector<CollectionStatistics>> LargestIndexCollections(
       const std::string& table_name, const std::string& index_name, size_t limit,
       const std::function<void(int64_t entries_read)>& progress = {});
-  // One collection's statistics (table collections) and the SST files and
-  // levels its key range spans. ResourceNotFoundException for an unknown
+  // One collection's statistics (table collections: from its counter on a
+  // table with an LSI, by reading its items on any other) and the SST files
+  // and levels its key range spans. ResourceNotFoundException for an unknown
   // table; ValidationException for an unknown index or a partition key
   // value of the wrong type.
   Result<DescribeCollectionResponse> DescribeCollection(const DescribeCollectionRequest& request);

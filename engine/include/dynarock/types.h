@@ -789,8 +789,9 @@ struct DescribeCollectionRequest {
 };
 struct DescribeCollectionResponse {
   // A table collection's exact count and size (DynamoDB item sizes, plus
-  // LSI entries when the table has an LSI), from the statistics kept with
-  // every write; absent for an index collection, which has none.
+  // LSI entries when the table has an LSI): from the counter a table with
+  // an LSI keeps with every write, by reading the collection on any other
+  // table; absent for an index collection.
   std::optional<CollectionStatistics> statistics{};
   // The table has an LSI: its collections are held to DynamoDB's 10 GB.
   bool size_limited = false;
