@@ -1,4 +1,5 @@
-// Secondary index entries and collection statistics for one item write.
+// Secondary index entries and index totals for one item write, and the
+// change to its collection's size (which a table with an LSI counts).
 //
 // The write pipeline (engine/write/) computes each item before and after a
 // write, and AddIndexAndStatsChanges turns the pair into the index

@@ -165,6 +165,7 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
     rocksdb::WriteOptions sync;
     sync.sync = true;
     DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+    version = 7;
   }
   return Status::OK();
 }

@@ -86,6 +86,8 @@ std::optional<AttributeValue> Value(element json, int level) {
 }  // namespace
 
 std::optional<Item> ItemLineFast(std::string_view line) {
+  // A byte order mark: RapidJSON refuses it, and some simdjson versions skip it.
+  if (line.starts_with("\xEF\xBB\xBF")) return std::nullopt;
   // simdjson reads up to SIMDJSON_PADDING bytes past the end: the line is
   // copied into a buffer that has them.
   thread_local simdjson::dom::parser parser;

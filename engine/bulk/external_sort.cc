@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <queue>
 
@@ -27,6 +28,11 @@ constexpr size_t kHeaderBytes = 16;
 // them; at zstd's level 1 they are a fraction of that, at ~0.8 GB/s.
 constexpr size_t kChunkBytes = 1 << 20;
 constexpr size_t kChunkHeaderBytes = 8;
+// A chunk holds records up to a megabyte and then the one that crosses it:
+// a record of a gigabyte (nothing a restore writes comes near: an item is at
+// most 400 KB) is refused on the way in, and a header claiming more is
+// damage, not a reason to allocate it.
+constexpr size_t kMaxChunkBytes = size_t{1} << 30;
 constexpr int kRunCompressionLevel = 1;
 
 struct FileCloser {
@@ -62,6 +68,9 @@ class RunReader final : public Source {
     file_.reset(std::fopen(path_.c_str(), "rb"));
     if (!file_) return IoError(path_, "cannot open a sort run");
     if (!context_) return Status::Internal("cannot allocate a zstd context");
+    std::error_code ec;
+    left_ = std::filesystem::file_size(path_, ec);
+    if (ec) return Status::IOError(path_ + ": cannot size a sort run: " + ec.message());
     buffer_.resize(2 * kChunkBytes);
     return Status::OK();
   }
@@ -108,6 +117,12 @@ class RunReader final : public Source {
       uint32_t raw = 0, packed = 0;
       format::GetFixed32BE(&in, &raw);
       format::GetFixed32BE(&in, &packed);
+      if (raw > kMaxChunkBytes || packed > ZSTD_compressBound(raw)) {
+        status_ = Status::IOError(path_ + ": a sort run is damaged");
+        return false;
+      }
+      if (packed > left_ - got) return Fail();  // the file ends inside the chunk
+      left_ -= got + packed;
       compressed_.resize(packed);
       if (std::fread(compressed_.data(), 1, packed, file_.get()) != packed) {
         if (std::ferror(file_.get())) status_ = IoError(path_, "cannot read a sort run");
@@ -138,6 +153,7 @@ class RunReader final : public Source {
   std::string path_;
   const size_t records_;  // in the run, as written
   size_t read_ = 0;
+  uintmax_t left_ = 0;  // bytes of the file not yet read
   File file_;
   std::unique_ptr<ZSTD_DCtx, FreeContext> context_{ZSTD_createDCtx()};
   std::string compressed_;  // the chunk being read
@@ -296,6 +312,9 @@ Status ExternalSorter::WriteRun(const std::string& path, const std::string& aren
   out.reserve(kChunkBytes + (1 << 16));
   auto write = [&]() -> Status {
     if (out.empty()) return Status::OK();
+    if (out.size() > kMaxChunkBytes) {
+      return Status::InvalidArgument(path + ": a sort record over a gigabyte");
+    }
     packed.resize(kChunkHeaderBytes + ZSTD_compressBound(out.size()));
     const size_t size = ZSTD_compress2(context.get(), packed.data() + kChunkHeaderBytes,
                                        packed.size() - kChunkHeaderBytes, out.data(), out.size());

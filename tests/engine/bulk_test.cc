@@ -743,6 +743,15 @@ TEST(ExternalSorterTest, LargeRecordsAndTruncatedRuns) {
     EXPECT_NE(merged.message().find(name + ": a sort run is damaged"), std::string::npos)
         << merged.ToString();
 
+    // Its last chunk's header claiming 4 GB: damage, not an allocation.
+    damaged = whole;
+    for (size_t i = 0; i < 4; ++i) damaged[starts.back() + i] = '\xff';
+    write(run, damaged);
+    merged = merge();
+    EXPECT_EQ(merged.code(), Status::Code::kIOError);
+    EXPECT_NE(merged.message().find(name + ": a sort run is damaged"), std::string::npos)
+        << merged.ToString();
+
     // Its last 10 bytes lost.
     write(run, whole.substr(0, whole.size() - 10));
     merged = merge();

@@ -412,9 +412,13 @@ TEST_F(StorageLayoutTest, VersionSixLosesTheCollectionCountersOfTablesWithoutAnL
     limited_bytes = (*limited)[0].size_bytes;
     // An LSI table's collection counts its LSI entries (plus 100 bytes each).
     EXPECT_GT(limited_bytes, (*plain)[0].size_bytes + 300);
+    // The tables' totals ('T') are outside the deleted ranges.
+    EXPECT_EQ((*db)->DescribeTable({"Plain"})->table.item_count, 3);
+    EXPECT_EQ((*db)->DescribeTable({"Limited"})->table.item_count, 3);
     auto report = (*db)->RecountStatistics();
     ASSERT_OK(report);
     EXPECT_EQ(report->collections_checked, 1);  // Limited's only
+    EXPECT_EQ(report->table_totals_corrected, 0);
     EXPECT_EQ(report->collections_corrected, 0);
   }
   testing::RawDb raw(dir_);

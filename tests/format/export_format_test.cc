@@ -148,6 +148,7 @@ TEST(ExportFormatTest, FastJsonLinePathAgreesWithRapidJson) {
       R"([{"Item":{"a":{"S":"x"}}}])",
       "{\"Item\":{\"a\":{\"S\":\"\xff\"}}}",  // not UTF-8
       "{\"Item\":{\"a\":{\"S\":\"\x01\"}}}",  // a raw control character
+      "\xEF\xBB\xBF{\"Item\":{\"a\":{\"S\":\"x\"}}}",  // a byte order mark
       deep,
   };
   constexpr size_t kFast = 6;  // the first six lines take the fast path

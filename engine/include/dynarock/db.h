@@ -424,7 +424,8 @@ class Database {
   // may not be counted.
   void SetCollectionTrafficTracking(bool on);
 
-  // Recounts every collection, each table's totals and each index's from
+  // Recounts each table's totals, each index's, and the collection
+  // counters of tables with an LSI (the only ones that keep them) from
   // the items and entries themselves, table by table, each read from one
   // snapshot; corrects counters that drifted (by the difference seen at the
   // snapshot, which later writes do not change) and has the statistics
