@@ -377,35 +377,29 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
   // and a collection size limit.
   const bool has_lsi = info.has_lsi();
   auto flush_collection = [&]() -> Status {
-    if (collection.items == 0 || !has_lsi) return Status::OK();
+    if (collection.items == 0) return Status::OK();
     return stats_ssts.Put(collection_key, EncodeCounter(collection));
   };
   // Records that lost to a later duplicate, or were refused: their index
   // entries must not be written. Rare, so a set.
   std::unordered_set<uint64_t> dropped;
   std::string ckey;
-  auto on_item = [&](std::string_view key, uint64_t seq, std::string_view value) -> Status {
-    std::string_view in = value;
-    uint32_t prefix = 0;
-    uint64_t size = 0, bytes = 0;
-    if (!format::GetFixed32BE(&in, &prefix) || !format::GetFixed64BE(&in, &size) ||
-        !format::GetFixed64BE(&in, &bytes) || prefix > key.size()) {
-      return Status::Internal("restore: a damaged sort record");
-    }
+  // The item's collection on a table with an LSI: its counter, and the
+  // 10 GB limit. False if the item would take it past the limit (refused).
+  auto count_in_collection = [&](std::string_view key, uint32_t prefix, uint64_t seq,
+                                 uint64_t bytes) -> Result<bool> {
     // The collection's statistics key: its item-key prefix with 'C' after
     // the space id (format/STORAGE_LAYOUT.md).
-    if (has_lsi) {
-      ckey.assign(key.substr(0, 4));
-      ckey.push_back('C');
-      ckey.append(key.substr(4, prefix - 4));
-    }
+    ckey.assign(key.substr(0, 4));
+    ckey.push_back('C');
+    ckey.append(key.substr(4, prefix - 4));
     if (ckey != collection_key) {
       DYNAROCK_RETURN_IF_ERROR(flush_collection());
       collection_key = ckey;
       collection = Counter();
     }
-    if (has_lsi && collection.bytes + static_cast<int64_t>(bytes) >
-                       options_.item_collection_size_limit_bytes) {
+    if (collection.bytes + static_cast<int64_t>(bytes) >
+        options_.item_collection_size_limit_bytes) {
       dropped.insert(seq);
       ++result.error_count;
       const std::string& name =
@@ -418,10 +412,24 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       if (o.strict)
         return Status::InvalidArgument(e.file + ":" + std::to_string(e.line) + ": " + e.message);
       if (result.errors.size() < o.max_reported_errors) result.errors.push_back(std::move(e));
-      return Status::OK();
+      return false;
     }
     ++collection.items;
     collection.bytes += static_cast<int64_t>(bytes);
+    return true;
+  };
+  auto on_item = [&](std::string_view key, uint64_t seq, std::string_view value) -> Status {
+    std::string_view in = value;
+    uint32_t prefix = 0;
+    uint64_t size = 0, bytes = 0;
+    if (!format::GetFixed32BE(&in, &prefix) || !format::GetFixed64BE(&in, &size) ||
+        !format::GetFixed64BE(&in, &bytes) || prefix > key.size()) {
+      return Status::Internal("restore: a damaged sort record");
+    }
+    if (has_lsi) {
+      DYNAROCK_ASSIGN_OR_RETURN(bool counted, count_in_collection(key, prefix, seq, bytes));
+      if (!counted) return Status::OK();
+    }
     ++table_total.items;
     table_total.bytes += static_cast<int64_t>(size);
     if ((table_total.items & 4095) == 0) report("sorting");

@@ -514,6 +514,66 @@ TEST_F(BulkTest, CsvAndZstdInputs) {
   EXPECT_EQ(r2->imported_items, 1);
 }
 
+// A restore holds a table with an LSI to the item collection size limit as
+// PutItem does: the items that would take a collection past it are refused,
+// counted and reported with their line (the rest land), and the counters
+// are what a recount finds; `strict` refuses the whole restore.
+class BulkLimitTest : public BulkTest {
+ protected:
+  void SetUp() override {
+    options_.item_collection_size_limit_bytes = 2000;
+    BulkTest::SetUp();
+  }
+};
+
+TEST_F(BulkLimitTest, RestoreRefusesWhatPassesTheCollectionSizeLimit) {
+  const std::string path = (fs::path(out_) / "limit.json").string();
+  {
+    std::ofstream f(path);
+    for (int i = 0; i < 30; ++i) {
+      f << R"({"Item":{"PK":{"S":"VEH#1"},"SK":{"S":"TS#)" << 100 + i
+        << R"("},"speed":{"N":")" << i << R"("},"pad":{"S":")" << std::string(40, 'p')
+        << R"("}}})" << "\n";
+    }
+    f << R"({"Item":{"PK":{"S":"VEH#2"},"SK":{"S":"META"},"speed":{"N":"1"}}})" << "\n";
+  }
+  ImportTableOptions o;
+  o.table = FleetTable("Limited");
+  o.files = {{path, "limit.json", std::nullopt, std::nullopt}};
+  o.compression = ImportCompression::kNone;
+  auto r = db_->ImportTable(o);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->processed_items, 31);
+  EXPECT_GT(r->imported_items, 2);
+  EXPECT_LT(r->imported_items, 31);
+  EXPECT_EQ(r->error_count, 31 - r->imported_items);
+  ASSERT_FALSE(r->errors.empty());
+  EXPECT_EQ(r->errors[0].file, "limit.json");
+  EXPECT_EQ(r->errors[0].line, r->imported_items);  // the first refused is the next line
+  EXPECT_NE(r->errors[0].message.find("Item collection size limit exceeded"), std::string::npos);
+  auto top = db_->LargestCollections("Limited", 5);
+  ASSERT_OK(top);
+  ASSERT_EQ(top->size(), 2u);
+  EXPECT_EQ((*top)[0].item_count, r->imported_items - 1);
+  EXPECT_LE((*top)[0].size_bytes, 2000);
+  EXPECT_EQ(QueryAll(db_.get(), "Limited", "BySpeed", "PK", S("VEH#1"), true).size(),
+            static_cast<size_t>(r->imported_items - 1));
+  auto report = db_->RecountStatistics();
+  ASSERT_OK(report);
+  EXPECT_EQ(report->collections_corrected, 0);
+  EXPECT_EQ(report->table_totals_corrected, 0);
+  EXPECT_EQ(report->index_totals_corrected, 0);
+
+  o.table.table_name = "Strict";
+  o.strict = true;
+  auto strict = db_->ImportTable(o);
+  EXPECT_EQ(strict.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(strict.status().message().find("Item collection size limit exceeded"),
+            std::string::npos);
+  EXPECT_EQ(db_->DescribeTable({.table_name = "Strict"}).status().code(),
+            Status::Code::kResourceNotFound);
+}
+
 // Transactions keep a group of items (one per segment, on average) at one
 // version; a dump that did not read from one snapshot would mix versions.
 TEST_F(BulkTest, DumpWhileWritersRunIsOneSnapshot) {
