@@ -179,6 +179,33 @@ Status Database::Impl::FromRocks(const rocksdb::Status& s) {
   return Status::Internal(s.ToString());
 }
 
+namespace {
+
+void FlushReplayedMemtables(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
+  // Open leaves what the log replayed in the memtables (avoid_flush_during_
+  // recovery: Open does not wait for the writes), but a skip list is slow to
+  // walk backwards: each of RocksDB's Prev steps searches it again from the
+  // top. A newest-first Query with a Limit over a 100k-item table reopened
+  // that way took 3x raw RocksDB's time, whose Open had flushed. They are
+  // written out now, in the background, so Open stays as fast.
+  std::vector<rocksdb::ColumnFamilyHandle*> replayed;
+  for (auto* cf : handles) {
+    uint64_t entries = 0;
+    if (db->GetIntProperty(cf, "rocksdb.num-entries-active-mem-table", &entries) && entries > 0) {
+      replayed.push_back(cf);
+    }
+  }
+  if (replayed.empty()) return;
+  rocksdb::FlushOptions flush;
+  flush.wait = false;
+  flush.allow_write_stall = true;
+  // A failure here is a background error like any other flush's: the
+  // listener records it and writes report it.
+  db->Flush(flush, replayed).PermitUncheckedError();
+}
+
+}  // namespace
+
 Status Database::Impl::Open(const std::string& path) {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options_.create_if_missing;
@@ -372,8 +399,11 @@ Status Database::Impl::Open(const std::string& path) {
     tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(table)));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
-  return LoadStreams();
+  DYNAROCK_RETURN_IF_ERROR(LoadStreams());
+  if (!options_.read_only) FlushReplayedMemtables(db_.get(), handles_);
+  return Status::OK();
 }
+
 
 MemoryUsage Database::Impl::GetMemoryUsage() {
   MemoryUsage usage;
