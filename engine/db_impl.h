@@ -292,6 +292,7 @@ class Database::Impl {
     // LSI tables: collection stats key -> its counter with this batch's writes.
     std::map<std::string, Counter> collections;
     std::vector<IndexWriteUnits> index_writes;  // for consumed capacity
+    TotalsDelta totals;  // merged into `batch` once it holds every write
   };
   // Adds the write of `after` (or the deletion of the item when null) to
   // `pending`: the item, its index entries and statistics; enforces the

@@ -89,7 +89,7 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item) {
 }
 
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
-                                rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
+                                TotalsDelta* totals, const TableInfo& table,
                                 const SizedItem& before_side, const SizedItem& after_side,
                                 std::vector<IndexWriteUnits>* index_writes) {
   const Item* before = before_side.item;
@@ -135,9 +135,7 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
       if (!index.global) after_bytes += new_size + kIndexEntryOverheadBytes;
       batch->Put(indexes_cf, new_key->bytes(), value);
     }
-    if (delta.items != 0 || delta.bytes != 0) {
-      batch->Merge(stats_cf, TableStatsKey(index.space_id), EncodeCounter(delta));
-    }
+    totals->Add(index.space_id, delta);
     if (index_writes && (old_key || new_key)) {
       IndexWriteUnits w{&index};
       if (old_key && new_key && *old_key == *new_key) {

@@ -56,14 +56,14 @@ struct SizedItem {
 
 // Adds to `batch` everything that changes besides the item itself when a
 // write turns `before` into `after` (either may be absent): index entries put
-// and deleted, and per-index totals. Returns the collection's delta (which
+// and deleted; each index's change of total goes to `totals`. Returns the collection's delta (which
 // only a table with an LSI keeps: the caller writes its counter).
 // `index_writes` (if not null) receives the write units each index spent:
 // one write per entry added or removed, two when the index key moved.
 // Each item is projected and sized once per index (an ALL projection is the
 // item itself: neither copied nor sized again).
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
-                                rocksdb::ColumnFamilyHandle* stats_cf, const TableInfo& table,
+                                TotalsDelta* totals, const TableInfo& table,
                                 const SizedItem& before, const SizedItem& after,
                                 std::vector<IndexWriteUnits>* index_writes = nullptr);
 

@@ -33,6 +33,26 @@ bool DecodeCounter(std::string_view bytes, Counter* out) {
   return true;
 }
 
+void TotalsDelta::Add(uint32_t space_id, const Counter& delta) {
+  for (auto& [space, total] : spaces_) {
+    if (space == space_id) {
+      total.items += delta.items;
+      total.bytes += delta.bytes;
+      return;
+    }
+  }
+  spaces_.emplace_back(space_id, delta);
+}
+
+void TotalsDelta::MergeInto(rocksdb::WriteBatch* batch,
+                            rocksdb::ColumnFamilyHandle* stats_cf) const {
+  for (const auto& [space, total] : spaces_) {
+    if (total.items != 0 || total.bytes != 0) {
+      batch->Merge(stats_cf, TableStatsKey(space), EncodeCounter(total));
+    }
+  }
+}
+
 std::string TableStatsKey(uint32_t space_id) {
   std::string key;
   format::PutFixed32BE(&key, space_id);

@@ -196,6 +196,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
 
   // 8. One WriteBatch: every item, index entry, counter and stream record,
   // or none.
+  pending.totals.MergeInto(&pending.batch, stats_cf_);
   if (options.commit_also) options.commit_also(&pending.batch);
   if (!records.empty()) {
     const uint64_t first = sequencer_.Assign(NowMs(), records.size());
@@ -301,10 +302,10 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
   } else {
     batch.Delete(items_cf_, key.bytes());
   }
-  batch.Merge(stats_cf_, TableStatsKey(table.space_id), EncodeCounter(delta));
+  pending->totals.Add(table.space_id, delta);
   // Only a table with an LSI keeps collection counters (the 10 GB limit and
   // ItemCollectionMetrics): it reads and rewrites its collection's below.
-  Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, stats_cf_, table, before_side,
+  Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, &pending->totals, table, before_side,
                                                after_side, &pending->index_writes);
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {

@@ -143,6 +143,66 @@ TEST_F(RecountTest, CorrectsIndexTotals) {
   EXPECT_EQ(again->index_totals_corrected, 0);
 }
 
+TEST_F(RecountTest, BatchedWritesKeepEveryTotalExact) {
+  // A WriteBatch sums each table's and index's change and merges it once
+  // (TotalsDelta). Two BatchWriteItems across two tables: puts with and
+  // without the GSI key, overwrites that move or drop an entry, deletes.
+  CreateTableRequest g = testing::TableRequest("Depots", "vehicleId", T::kS, "recordedAt", T::kS);
+  g.attribute_definitions.push_back({"depotCode", T::kS});
+  g.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+      {"ByDepot", {{"depotCode", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}, std::nullopt}};
+  Create(g);
+  auto reading = [](int i, std::optional<std::string> depot) {
+    Item item{{"vehicleId", S("VEH#" + std::to_string(i % 4))},
+              {"recordedAt", S("TS#" + std::to_string(i))}};
+    if (depot) item.emplace("depotCode", S(*depot));
+    return item;
+  };
+  BatchWriteItemRequest first;
+  for (int i = 0; i < 20; ++i) {  // 15 with a depot, 5 without
+    first.request_items["Depots"].push_back(
+        {.put_request = PutRequest{reading(i, i % 4 == 3 ? std::nullopt
+                                                          : std::optional<std::string>("D1"))}});
+  }
+  for (int i = 0; i < 5; ++i) {  // overwrites of the fixture's items, one larger
+    first.request_items["Telemetry"].push_back(
+        {.put_request = PutRequest{{{"vehicleId", S("VEH#0")},
+                                    {"recordedAt", S("TS#" + std::to_string(i))},
+                                    {"speedKph", N(std::to_string(i))},
+                                    {"note", S(std::string(10 * i, 'n'))}}}});
+  }
+  ASSERT_OK(db_->BatchWriteItem(first));
+  BatchWriteItemRequest second;
+  for (int i = 0; i < 5; ++i) {  // the entry moves to D2
+    second.request_items["Depots"].push_back({.put_request = PutRequest{reading(i, "D2")}});
+  }
+  for (int i = 5; i < 10; ++i) {  // the entry goes (i == 7 had none)
+    second.request_items["Depots"].push_back({.put_request = PutRequest{reading(i, std::nullopt)}});
+  }
+  for (int i = 10; i < 15; ++i) {  // deleted
+    Item key = reading(i, std::nullopt);
+    second.request_items["Depots"].push_back({.delete_request = DeleteRequest{key}});
+  }
+  for (int i = 0; i < 5; ++i) {  // VEH#1 deleted
+    second.request_items["Telemetry"].push_back(
+        {.delete_request = DeleteRequest{{{"vehicleId", S("VEH#1")},
+                                          {"recordedAt", S("TS#" + std::to_string(i))}}}});
+  }
+  ASSERT_OK(db_->BatchWriteItem(second));
+
+  auto depots = db_->DescribeTable({"Depots"});
+  ASSERT_OK(depots);
+  EXPECT_EQ(depots->table.item_count, 15);
+  // With a depot: i = 0..4 (D2) and 16, 17, 18 (D1).
+  EXPECT_EQ((*depots->table.global_secondary_indexes)[0].item_count, 8);
+  EXPECT_EQ(db_->DescribeTable({"Telemetry"})->table.item_count, 10);
+  auto report = db_->RecountStatistics();
+  ASSERT_OK(report);
+  EXPECT_EQ(report->table_totals_corrected, 0);
+  EXPECT_EQ(report->index_totals_corrected, 0);
+  EXPECT_EQ(report->collections_corrected, 0);
+}
+
 }  // namespace
 }  // namespace dynarock
 
