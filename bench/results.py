@@ -9,6 +9,8 @@ paths, vehicles, readings = sys.argv[1].split(","), int(sys.argv[2]), int(sys.ar
 small_path = sys.argv[4] if len(sys.argv) > 4 else None  # same queries at a tenth of the scale
 peak_kb = int(sys.argv[5]) if len(sys.argv) > 5 else None  # peak RSS of Dynarock's bulk load
 wire_path = sys.argv[6] if len(sys.argv) > 6 else None  # bench/wire/run.sh's table
+# The loads alone at a tenth of the scale: the disk rows at that scale too.
+small_loads_path = os.environ.get("SMALL_LOADS_JSON")
 
 
 def load_medians(data):
@@ -53,9 +55,13 @@ print("Durability, stated on each row. **relaxed**: the write reaches the log be
       "synchronous=FULL); one thread, so a PutItem pays one fsync and a batch of 25 shares one; each side starts from "
       "an empty table (an fsync costs the same on a big one), raw RocksDB reads the old value before each PutItem as "
       "the engine does. "
-      "Medians of 3 repetitions, wall-clock time (the Load row: three bulk loads of each system); "
+      "Medians of 3 repetitions, wall-clock time (the Load row: three bulk loads of each system, every side in "
+      "batches of 25: BatchWriteItem, a WriteBatch, a SQLite transaction); "
       "each system in its own process of the same binary, one after the other. Dynarock's table has the ByDepot GSI; raw RocksDB stores "
-      "the same keys and value bytes with no index. **Raw RocksDB** is the best configuration found for this workload "
+      "the same keys and value bytes with no index, and **raw with the index** also keeps the ByDepot index as the engine "
+      "does (an entry keyed like the engine's, the item's bytes as its value, in the item's WriteBatch; its PutItem "
+      "reads the old value first and deletes the old entry): the GSI rows compare against it. "
+      "**Raw RocksDB** is the best configuration found for this workload "
       "(RocksDB's defaults, a 10-bit bloom filter, the same 64 MiB block cache, LZ4, no prefix extractor); "
       "**raw, engine options** is a copy of the options the engine gives its items column family (prefix extractor, "
       "memtable bloom, 64 MiB write buffers), shown for what they cost; the Dynarock / raw ratio is against the faster of "
@@ -65,10 +71,13 @@ print("Durability, stated on each row. **relaxed**: the write reaches the log be
       "GetItem hands back a decoded item on the RocksDB sides.\n")
 print("| operation | durability | Dynarock | raw RocksDB | raw, engine options | SQLite | Dynarock / raw RocksDB | Dynarock / SQLite |")
 print("|---|---|---:|---:|---:|---:|---:|---:|")
-rows = [("Load (µs per item)", "Load"), ("PutItem (µs)", "Put"), ("GetItem (µs)", "Get"),
-        ("Query window newest first, 120 items (µs per item)", "QueryWindow"), ("Scan (µs per item)", "Scan")]
+rows = [("Load, BatchWriteItem of 25 (µs per item)", "Load"), ("PutItem (µs)", "Put"), ("GetItem (µs)", "Get"),
+        ("Query window newest first, 120 items (µs per item)", "QueryWindow"), ("Scan (µs per item)", "Scan"),
+        ("Query ByDepot GSI, newest 100 of a depot (µs per item; raw: with the index)", "QueryDepotGsi")]
 for label, op in rows:
     names = [f"BM_{op}_{x}" for x in ("Dynarock", "RocksDB", "RawEngineOpts", "SQLite")]
+    if op == "QueryDepotGsi":
+        names[1] = "BM_QueryDepotGsi_RocksDBGsi"
     if op == "Load":
         names = [n + "/iterations:1" for n in names]
     try:
@@ -106,12 +115,35 @@ if fresh_rows:
           "(SQLite: in its WAL, up to its automatic checkpoint), then again after a flush and compaction of "
           "everything (SQLite: a checkpoint); each side in a process of its own.")
 loads = {x: medians.get(f"BM_Load_{x}/iterations:1") for x in ("Dynarock", "RocksDB", "RawEngineOpts", "SQLite")}
+indexed = medians.get("BM_Load_RocksDBGsi/iterations:1")
+
+
+def disk_line(scale, d, r, g):
+    line = (f"Disk right after the load of {scale:,} items (nothing settled): Dynarock {d['disk_mb']:.1f} MiB, "
+            f"raw RocksDB {r['disk_mb']:.1f} MiB (Dynarock / raw = {d['disk_mb'] / r['disk_mb']:.2f}x the space)")
+    if g:
+        line += (f", raw with the index {g['disk_mb']:.1f} MiB (Dynarock / it = "
+                 f"**{d['disk_mb'] / g['disk_mb']:.2f}x**)")
+    return line
+
+
 if all(loads.values()) and "disk_mb" in loads["Dynarock"]:
     d, r = loads["Dynarock"], loads["RocksDB"]
-    print(f"\nDisk right after the load (nothing settled): Dynarock {d['disk_mb']:.0f} MiB, raw RocksDB {r['disk_mb']:.0f} MiB "
-          f"(Dynarock / raw = {d['disk_mb'] / r['disk_mb']:.2f}x the space), raw with the engine's options "
+    print("\n" + disk_line(vehicles * readings, d, r, indexed) + f"; raw with the engine's options "
           f"{loads['RawEngineOpts']['disk_mb']:.0f} MiB, SQLite {loads['SQLite']['disk_mb']:.0f} MiB (database and WAL before a checkpoint).")
+    if small_loads_path and os.path.getsize(small_loads_path) > 0:
+        small_loads = load_medians(json.load(open(small_loads_path)))
+        sd, sr, sg = (small_loads.get(f"BM_Load_{x}/iterations:1") for x in ("Dynarock", "RocksDB", "RocksDBGsi"))
+        if sd and sr:
+            print(disk_line(vehicles // 10 * readings, sd, sr, sg) + " (one load of each, in one process).")
     print(f"Reopen right after the load (log replay): Dynarock {d['reopen_seconds']:.2f} s, raw RocksDB {r['reopen_seconds']:.2f} s.")
+if indexed and loads["Dynarock"]:
+    d = loads["Dynarock"]
+    print(f"\nRaw RocksDB keeping the ByDepot index: load {1e6 / indexed['items_per_second']:.2f} µs per item "
+          f"(Dynarock / it = **{d['items_per_second'] / indexed['items_per_second']:.2f}**, relaxed)" +
+          (f"; PutItem into an empty table of its own, old value read first, {us(medians['BM_PutGsi_RocksDBGsi']):.2f} µs "
+           f"(Dynarock's PutItem into a GSI table / it = **{us(medians['BM_PutGsi_RocksDBGsi']) / us(medians['BM_PutGsi_Dynarock']):.2f}**, relaxed)"
+           if medians.get("BM_PutGsi_RocksDBGsi") and medians.get("BM_PutGsi_Dynarock") else "") + ".")
 forward, backward = medians.get("BM_QueryWindowForward_Dynarock"), medians.get("BM_QueryWindow_Dynarock")
 if forward and backward:
     print(f"\nThe same windows oldest first on Dynarock: {per_item_us('BM_QueryWindowForward_Dynarock'):.2f} µs per item; "

@@ -4,6 +4,9 @@
 # then runs the wire benchmark (bench/wire/run.sh) and appends its table.
 #
 #   bench/run.sh [VEHICLES] [READINGS]      default 2000 500 (1M items)
+#
+# DYNAROCK_BENCH_10M=1 also runs bench/run_10m.sh (about 20 minutes more)
+# and bench/run_bulk.sh, so one run refreshes every section.
 set -euo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
 vehicles="${1:-2000}"
@@ -19,7 +22,9 @@ outs=()
 # one process per side.
 # Sync: PutItem and a BatchWriteItem load with an fsync per acknowledged
 # write, on all three sides (their own small tables).
-for system in Dynarock RocksDB RawEngineOpts SQLite FreshDynarock FreshRocksDB FreshSQLite TrafficAB Sync; do
+# RocksDBGsi: raw RocksDB keeping the ByDepot index too (load, disk, the GSI
+# Query and a GSI table's PutItem).
+for system in Dynarock RocksDB RawEngineOpts RocksDBGsi SQLite FreshDynarock FreshRocksDB FreshSQLite TrafficAB Sync; do
   out="$(mktemp)"
   outs+=("$out")
   reps=3
@@ -42,6 +47,11 @@ DYNAROCK_BENCH_VEHICLES="$(( vehicles / 10 > 0 ? vehicles / 10 : 1 ))" DYNAROCK_
   "$top/build/bench/fleet_bench" --benchmark_filter='Query.*_Dynarock|Get_Dynarock' \
   --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_min_time=0.5 \
   --benchmark_format=json --benchmark_out="$small" --benchmark_out_format=json > /dev/null
+# The disk right after a load at that tenth of the scale too (one load each).
+small_loads="$(mktemp)"
+DYNAROCK_BENCH_VEHICLES="$(( vehicles / 10 > 0 ? vehicles / 10 : 1 ))" DYNAROCK_BENCH_READINGS="$readings" \
+  "$top/build/bench/fleet_bench" --benchmark_filter='^BM_Load_(Dynarock|RocksDB|RocksDBGsi)/' \
+  --benchmark_format=json --benchmark_out="$small_loads" --benchmark_out_format=json > /dev/null
 # Peak memory of a process that does nothing but Dynarock's bulk load.
 peak_kb="$(DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" /usr/bin/time -f '%M' \
   "$top/build/bench/fleet_bench" --benchmark_filter='BM_Load_Dynarock' 2>&1 >/dev/null | tail -1)"
@@ -70,12 +80,16 @@ fi
 # (10M scale) are kept as they were: this run does not measure them.
 bulk="$(mktemp)"
 sed -n '/^## \(Dump and restore\|10M scale\)/,$p' "$top/bench/RESULTS.md" > "$bulk" 2>/dev/null || true
-AA_JSON="$aa" CALLGRIND_DIR="$callgrind" python3 "$top/bench/results.py" "$(IFS=,; echo "${outs[*]}")" "$vehicles" "$readings" "$small" "$peak_kb" \
+SMALL_LOADS_JSON="$small_loads" AA_JSON="$aa" CALLGRIND_DIR="$callgrind" python3 "$top/bench/results.py" "$(IFS=,; echo "${outs[*]}")" "$vehicles" "$readings" "$small" "$peak_kb" \
   $([ -s "$wire" ] && echo "$wire") > "$top/bench/RESULTS.md"
 if [ -s "$bulk" ]; then
   printf '\n' >> "$top/bench/RESULTS.md"
   cat "$bulk" >> "$top/bench/RESULTS.md"
 fi
 rm -rf "$bulk" "$callgrind"
-rm -f "${outs[@]}" "$small" "$wire" "$aa"
+rm -f "${outs[@]}" "$small" "$small_loads" "$wire" "$aa"
+if [ "${DYNAROCK_BENCH_10M:-0}" = 1 ]; then
+  "$top/bench/run_10m.sh" > /dev/null
+  "$top/bench/run_bulk.sh" > /dev/null
+fi
 cat "$top/bench/RESULTS.md"

@@ -43,7 +43,7 @@ def us(b):
 n = int(sys.argv[1]) * int(sys.argv[2])
 runs = [(medians(sys.argv[i]), int(sys.argv[i + 1]) / 1024) for i in range(3, len(sys.argv), 2)]
 print("## 10M scale\n")
-print(f"bench/run_10m.sh (not in CI): Dynarock alone, loaded by PutItem (relaxed durability) to {n // 10:,} "
+print(f"bench/run_10m.sh (not in CI): Dynarock alone, loaded by BatchWriteItem of 25 (relaxed durability) to {n // 10:,} "
       f"and to {n:,} items, each in a process of its own, then the reads of the table above (medians of 3, "
       "the tree settled first); with the default options, and with Options::cache_index_and_filter_blocks "
       "(index and filter blocks in the block cache, partitioned). Peak RSS is the whole process's, the load "
