@@ -56,8 +56,9 @@ struct SizedItem {
 
 // Adds to `batch` everything that changes besides the item itself when a
 // write turns `before` into `after` (either may be absent): index entries put
-// and deleted; each index's change of total goes to `totals`. Returns the collection's delta (which
-// only a table with an LSI keeps: the caller writes its counter).
+// and deleted; each index's change of total goes to `totals`. Returns the
+// collection's delta (which only a table with an LSI keeps: the caller
+// writes its counter).
 // `index_writes` (if not null) receives the write units each index spent:
 // one write per entry added or removed, two when the index key moved.
 // Each item is projected and sized once per index (an ALL projection is the

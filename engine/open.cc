@@ -181,7 +181,8 @@ Status Database::Impl::FromRocks(const rocksdb::Status& s) {
 
 namespace {
 
-void FlushReplayedMemtables(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
+void FlushReplayedMemtables(rocksdb::DB* db,
+                            const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
   // Open leaves what the log replayed in the memtables (avoid_flush_during_
   // recovery: Open does not wait for the writes), but a skip list is slow to
   // walk backwards: each of RocksDB's Prev steps searches it again from the
@@ -403,7 +404,6 @@ Status Database::Impl::Open(const std::string& path) {
   if (!options_.read_only) FlushReplayedMemtables(db_.get(), handles_);
   return Status::OK();
 }
-
 
 MemoryUsage Database::Impl::GetMemoryUsage() {
   MemoryUsage usage;

@@ -30,6 +30,8 @@ struct Counter {
 };
 
 std::string EncodeCounter(const Counter& c);
+// False if `bytes` is not exactly one encoded counter.
+bool DecodeCounter(std::string_view bytes, Counter* out);
 
 // The changes one WriteBatch makes to table and index totals, summed per
 // space id and merged once each when the batch is complete: a
@@ -44,8 +46,6 @@ class TotalsDelta {
  private:
   std::vector<std::pair<uint32_t, Counter>> spaces_;  // few: a table and its indexes
 };
-// False if `bytes` is not exactly one encoded counter.
-bool DecodeCounter(std::string_view bytes, Counter* out);
 
 // Key of a table's totals: space_id (4, big-endian) | 'T'. All of a table's
 // statistics share its space_id prefix, so DeleteTable drops them with one

@@ -305,8 +305,8 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
   pending->totals.Add(table.space_id, delta);
   // Only a table with an LSI keeps collection counters (the 10 GB limit and
   // ItemCollectionMetrics): it reads and rewrites its collection's below.
-  Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, &pending->totals, table, before_side,
-                                               after_side, &pending->index_writes);
+  Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, &pending->totals, table,
+                                               before_side, after_side, &pending->index_writes);
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);
