@@ -502,6 +502,10 @@ void PutSqlite(benchmark::State& state, SqliteSystem& q) {
 }
 void BM_Put_SQLite(benchmark::State& s) { PutSqlite(s, Sql()); }
 
+void PutOneDynarock(Database& db, const std::string& table, int v, int i) {
+  (void)db.PutItem({.table_name = table, .item = Reading(v, i)}).value();
+}
+
 // PutItem by table shape: no index, the ByDepot GSI, a BySpeed LSI (which
 // also locks and checks the collection size), a stream (NEW_AND_OLD_IMAGES:
 // the largest record). Each in its own table.
@@ -534,11 +538,7 @@ void PutVariant(benchmark::State& state, const std::string& table, bool gsi, boo
   (void)d.db->CreateTable(t);  // ResourceInUse on repetitions: the table is reused
   int i = 0;
   std::mt19937 rng(5);
-  for (auto _ : state) {
-    (void)d.db
-        ->PutItem({.table_name = table, .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
-        .value();
-  }
+  for (auto _ : state) PutOneDynarock(*d.db, table, static_cast<int>(rng() % kVehicles), i++);
 }
 void BM_PutNoIndex_Dynarock(benchmark::State& s) { PutVariant(s, "PlainTable", false, false); }
 void BM_PutGsi_Dynarock(benchmark::State& s) { PutVariant(s, "GsiTable", true, false); }
@@ -559,15 +559,16 @@ void BM_PutStream_Dynarock(benchmark::State& s) {
 
 // ---- GetItem ------------------------------------------------------------------------------------
 
+// One GetItem of vehicle v's eighth reading.
+void GetOneDynarock(Database& db, int v) {
+  auto r = db.GetItem({.table_name = "Telemetry",
+                       .key = {{"vehicleId", AttributeValue::S(VehicleId(v))},
+                               {"recordedAt", AttributeValue::S(Ts(7))}}});
+  benchmark::DoNotOptimize(r);
+}
 void GetDynarock(benchmark::State& state, DynarockSystem& d) {
   std::mt19937 rng(2);
-  for (auto _ : state) {
-    int v = static_cast<int>(rng() % kVehicles);
-    auto r = d.db->GetItem({.table_name = "Telemetry",
-                            .key = {{"vehicleId", AttributeValue::S(VehicleId(v))},
-                                    {"recordedAt", AttributeValue::S(Ts(7))}}});
-    benchmark::DoNotOptimize(r);
-  }
+  for (auto _ : state) GetOneDynarock(*d.db, static_cast<int>(rng() % kVehicles));
   // RocksDB's memory after the reads (Database::GetMemoryUsage), in MiB.
   const MemoryUsage m = d.db->GetMemoryUsage();
   state.counters["cache_MiB"] = static_cast<double>(m.cache_usage_bytes) / (1 << 20);
@@ -647,17 +648,17 @@ void TrafficAB(benchmark::State& state, bool put) {
 }
 void BM_Get_TrafficAB(benchmark::State& s) { TrafficAB(s, false); }
 void BM_Put_TrafficAB(benchmark::State& s) { TrafficAB(s, true); }
+void GetOneRaw(rocksdb::DB* db, int v) {
+  AttributeValue pk = AttributeValue::S(VehicleId(v)), sk = AttributeValue::S(Ts(7));
+  rocksdb::PinnableSlice value;  // the block's bytes, not a copy
+  db->Get({}, db->DefaultColumnFamily(), format::EncodeItemKey(1, pk, &sk).bytes(), &value);
+  // Both sides hand back a decoded item, without the verifier (as ReadItem).
+  auto item = format::DecodeTrustedItem(value.ToStringView());
+  benchmark::DoNotOptimize(item);
+}
 void GetRaw(benchmark::State& state, RocksSystem& r) {
   std::mt19937 rng(2);
-  for (auto _ : state) {
-    int v = static_cast<int>(rng() % kVehicles);
-    AttributeValue pk = AttributeValue::S(VehicleId(v)), sk = AttributeValue::S(Ts(7));
-    rocksdb::PinnableSlice value;  // the block's bytes, not a copy
-    r.db->Get({}, r.db->DefaultColumnFamily(), format::EncodeItemKey(1, pk, &sk).bytes(), &value);
-    // Both sides hand back a decoded item, without the verifier (as ReadItem).
-    auto item = format::DecodeTrustedItem(value.ToStringView());
-    benchmark::DoNotOptimize(item);
-  }
+  for (auto _ : state) GetOneRaw(r.db.get(), static_cast<int>(rng() % kVehicles));
 }
 void BM_Get_RocksDB(benchmark::State& s) { GetRaw(s, Rocks()); }
 void BM_Get_RawEngineOpts(benchmark::State& s) { GetRaw(s, RawEngineOpts()); }
@@ -929,36 +930,38 @@ void BM_QueryDepotGsi_Dynarock(benchmark::State& state) {
     q.scan_index_forward = false;
     q.limit = 100;
     q.item_encoding = ItemEncoding::kStored;
-    auto r = d.db->Query(q);
-    if (!r.ok() || r->count != 100) state.SkipWithError("wrong count");
-    for (std::string_view bytes : r->stored_items) {
-      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
-    }
+    if (QueryRows(*d.db, q) != 100) state.SkipWithError("wrong count");
   }
   state.SetItemsProcessed(state.iterations() * 100);
 }
 // Raw RocksDB's index range of the depot, newest first (Prev from its end:
 // a depot holds a fiftieth of the readings, too many to read forward and
 // replay).
+// The newest `limit` entries of a depot, each read into an ItemRow: the count.
+int ReadDepotRaw(rocksdb::DB* db, int d, int limit) {
+  const AttributeValue depot = AttributeValue::S(Depot(d));
+  const std::string lower = format::CollectionPrefix(kRawIndexId, depot).bytes();
+  const std::string upper = *format::PrefixSuccessor(lower);
+  const rocksdb::Slice l(lower), u(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &l;
+  ro.iterate_upper_bound = &u;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
+  std::string value;
+  int n = 0;
+  for (it->SeekToLast(); it->Valid() && n < limit; it->Prev(), ++n) {
+    value.assign(it->value().data(), it->value().size());
+    benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
+  }
+  return n;
+}
 void BM_QueryDepotGsi_RocksDBGsi(benchmark::State& state) {
   auto& r = RocksGsi();
   std::mt19937 rng(4);
-  std::string value;
   for (auto _ : state) {
-    const AttributeValue depot = AttributeValue::S(Depot(static_cast<int>(rng() % 50)));
-    const std::string lower = format::CollectionPrefix(kRawIndexId, depot).bytes();
-    const std::string upper = *format::PrefixSuccessor(lower);
-    const rocksdb::Slice l(lower), u(upper);
-    rocksdb::ReadOptions ro;
-    ro.iterate_lower_bound = &l;
-    ro.iterate_upper_bound = &u;
-    std::unique_ptr<rocksdb::Iterator> it(r.db->NewIterator(ro));
-    int n = 0;
-    for (it->SeekToLast(); it->Valid() && n < 100; it->Prev(), ++n) {
-      value.assign(it->value().data(), it->value().size());
-      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
+    if (ReadDepotRaw(r.db.get(), static_cast<int>(rng() % 50), 100) != 100) {
+      state.SkipWithError("wrong count");
     }
-    if (n != 100) state.SkipWithError("wrong count");
   }
   state.SetItemsProcessed(state.iterations() * 100);
 }
@@ -981,38 +984,46 @@ BENCHMARK(BM_QueryDepotGsi_SQLite);
 // ---- Scan
 // ------------------------------------------------------------------------------------------
 
+// One whole Scan, page by page, each item read into an ItemRow: the items.
+// (A function of its own, as each operation here: callgrind counts it.)
+int64_t ScanDynarock(Database& db) {
+  int64_t items = 0;
+  ScanRequest s{.table_name = "Telemetry", .item_encoding = ItemEncoding::kStored};
+  while (true) {
+    auto r = db.Scan(s);
+    items += r->count;
+    for (std::string_view bytes : r->stored_items) {
+      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
+    }
+    if (!r->last_evaluated_key) break;
+    s.exclusive_start_key = r->last_evaluated_key;
+  }
+  return items;
+}
 void BM_Scan_Dynarock(benchmark::State& state) {
   auto& d = Dyn();
   int64_t items = 0;
-  for (auto _ : state) {
-    ScanRequest s{.table_name = "Telemetry", .item_encoding = ItemEncoding::kStored};
-    while (true) {
-      auto r = d.db->Scan(s);
-      items += r->count;
-      for (std::string_view bytes : r->stored_items) {
-        benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(bytes)));
-      }
-      if (!r->last_evaluated_key) break;
-      s.exclusive_start_key = r->last_evaluated_key;
-    }
-  }
+  for (auto _ : state) items += ScanDynarock(*d.db);
   state.SetItemsProcessed(items);
+}
+int64_t ScanRawOnce(rocksdb::DB* db) {
+  int64_t items = 0;
+  std::string value;
+  rocksdb::ReadOptions ro;
+  ro.total_order_seek = true;
+  const std::string end("\0\0\0\x02", 4);  // the fleet table's keys only (id 1)
+  const rocksdb::Slice upper(end);
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++items) {
+    value.assign(it->value().data(), it->value().size());
+    benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
+  }
+  return items;
 }
 void ScanRaw(benchmark::State& state, RocksSystem& r) {
   int64_t items = 0;
-  std::string value;
-  for (auto _ : state) {
-    rocksdb::ReadOptions ro;
-    ro.total_order_seek = true;
-    const std::string end("\0\0\0\x02", 4);  // the fleet table's keys only (id 1)
-    const rocksdb::Slice upper(end);
-    ro.iterate_upper_bound = &upper;
-    std::unique_ptr<rocksdb::Iterator> it(r.db->NewIterator(ro));
-    for (it->SeekToFirst(); it->Valid(); it->Next(), ++items) {
-      value.assign(it->value().data(), it->value().size());
-      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
-    }
-  }
+  for (auto _ : state) items += ScanRawOnce(r.db.get());
   state.SetItemsProcessed(items);
 }
 void BM_Scan_RocksDB(benchmark::State& s) { ScanRaw(s, Rocks()); }
