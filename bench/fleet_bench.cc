@@ -76,11 +76,14 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-// Bytes of every file under `dir`: the disk a system uses.
+// Bytes of every file under `dir`: the disk a system uses. A file that
+// background work deletes while it is listed (a released log) counts nothing.
 uint64_t DirBytes(const std::string& dir) {
   uint64_t bytes = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) bytes += e.file_size();
+    std::error_code gone;
+    const uint64_t size = std::filesystem::file_size(e.path(), gone);
+    if (!gone && e.is_regular_file(gone)) bytes += size;
   }
   return bytes;
 }
@@ -240,8 +243,8 @@ struct RocksSystem {
   // Query and Scan read holds what Dynarock's does: the load and BM_Put's
   // readings.
   void Put(int v, int i, bool read_first = false) { PutRaw(db.get(), {}, v, i, read_first); }
-  static void PutRaw(rocksdb::DB* db, const rocksdb::WriteOptions& w, int v, int i,
-                     bool read_first) {
+  [[gnu::noinline]] static void PutRaw(rocksdb::DB* db, const rocksdb::WriteOptions& w, int v,
+                                       int i, bool read_first) {
     const auto [key, value] = RawReading(v, i, read_first ? 2 : 1);
     if (read_first) {
       rocksdb::PinnableSlice old;
@@ -253,7 +256,7 @@ struct RocksSystem {
   // A new reading in table kRawGsiPutTable with its index entry, the old
   // value read first and, if there was one, its index entry deleted in the
   // same WriteBatch: what keeping a GSI exact takes on raw RocksDB.
-  static void PutRawIndexed(rocksdb::DB* db, int v, int i) {
+  [[gnu::noinline]] static void PutRawIndexed(rocksdb::DB* db, int v, int i) {
     const auto [key, value] = RawReading(v, i, kRawGsiPutTable);
     rocksdb::PinnableSlice old;
     const auto s = db->Get({}, db->DefaultColumnFamily(), key, &old);
@@ -502,7 +505,7 @@ void PutSqlite(benchmark::State& state, SqliteSystem& q) {
 }
 void BM_Put_SQLite(benchmark::State& s) { PutSqlite(s, Sql()); }
 
-void PutOneDynarock(Database& db, const std::string& table, int v, int i) {
+[[gnu::noinline]] void PutOneDynarock(Database& db, const std::string& table, int v, int i) {
   (void)db.PutItem({.table_name = table, .item = Reading(v, i)}).value();
 }
 
@@ -560,7 +563,7 @@ void BM_PutStream_Dynarock(benchmark::State& s) {
 // ---- GetItem ------------------------------------------------------------------------------------
 
 // One GetItem of vehicle v's eighth reading.
-void GetOneDynarock(Database& db, int v) {
+[[gnu::noinline]] void GetOneDynarock(Database& db, int v) {
   auto r = db.GetItem({.table_name = "Telemetry",
                        .key = {{"vehicleId", AttributeValue::S(VehicleId(v))},
                                {"recordedAt", AttributeValue::S(Ts(7))}}});
@@ -648,7 +651,7 @@ void TrafficAB(benchmark::State& state, bool put) {
 }
 void BM_Get_TrafficAB(benchmark::State& s) { TrafficAB(s, false); }
 void BM_Put_TrafficAB(benchmark::State& s) { TrafficAB(s, true); }
-void GetOneRaw(rocksdb::DB* db, int v) {
+[[gnu::noinline]] void GetOneRaw(rocksdb::DB* db, int v) {
   AttributeValue pk = AttributeValue::S(VehicleId(v)), sk = AttributeValue::S(Ts(7));
   rocksdb::PinnableSlice value;  // the block's bytes, not a copy
   db->Get({}, db->DefaultColumnFamily(), format::EncodeItemKey(1, pk, &sk).bytes(), &value);
@@ -693,7 +696,7 @@ BENCHMARK(BM_Get_SQLite);
 // or, with `decoded`, handed back as an Item (the convenient form).
 // Runs a Query and reads each stored item into an ItemRow: the count, or -1
 // if the Query failed.
-int QueryRows(Database& db, const QueryRequest& q) {
+[[gnu::noinline]] int QueryRows(Database& db, const QueryRequest& q) {
   auto r = db.Query(q);
   if (!r.ok()) return -1;
   for (std::string_view bytes : r->stored_items) {
@@ -727,7 +730,7 @@ void BM_QueryWindowForward_Dynarock(benchmark::State& s) { QueryWindowDynarock(s
 // the ceiling takes the faster.
 // Vehicle v's window of kWindow readings from reading `from`, newest first;
 // returns the number of items read.
-int ReadWindowRaw(rocksdb::DB* db, int v, int from, bool replay) {
+[[gnu::noinline]] int ReadWindowRaw(rocksdb::DB* db, int v, int from, bool replay) {
   AttributeValue pk = AttributeValue::S(VehicleId(v)), lo = AttributeValue::S(Ts(from)),
                  hi = AttributeValue::S(Ts(from + kWindow - 1));
   std::string lower = format::EncodeItemKey(1, pk, &lo).bytes();
@@ -938,7 +941,7 @@ void BM_QueryDepotGsi_Dynarock(benchmark::State& state) {
 // a depot holds a fiftieth of the readings, too many to read forward and
 // replay).
 // The newest `limit` entries of a depot, each read into an ItemRow: the count.
-int ReadDepotRaw(rocksdb::DB* db, int d, int limit) {
+[[gnu::noinline]] int ReadDepotRaw(rocksdb::DB* db, int d, int limit) {
   const AttributeValue depot = AttributeValue::S(Depot(d));
   const std::string lower = format::CollectionPrefix(kRawIndexId, depot).bytes();
   const std::string upper = *format::PrefixSuccessor(lower);
@@ -985,8 +988,9 @@ BENCHMARK(BM_QueryDepotGsi_SQLite);
 // ------------------------------------------------------------------------------------------
 
 // One whole Scan, page by page, each item read into an ItemRow: the items.
-// (A function of its own, as each operation here: callgrind counts it.)
-int64_t ScanDynarock(Database& db) {
+// (A function of its own, never inlined, as each measured operation here:
+// callgrind counts its calls and instructions.)
+[[gnu::noinline]] int64_t ScanDynarock(Database& db) {
   int64_t items = 0;
   ScanRequest s{.table_name = "Telemetry", .item_encoding = ItemEncoding::kStored};
   while (true) {
@@ -1006,7 +1010,7 @@ void BM_Scan_Dynarock(benchmark::State& state) {
   for (auto _ : state) items += ScanDynarock(*d.db);
   state.SetItemsProcessed(items);
 }
-int64_t ScanRawOnce(rocksdb::DB* db) {
+[[gnu::noinline]] int64_t ScanRawOnce(rocksdb::DB* db) {
   int64_t items = 0;
   std::string value;
   rocksdb::ReadOptions ro;
