@@ -76,10 +76,11 @@ wire="$(mktemp)"
 if [ "${DYNAROCK_BENCH_WIRE:-1}" != 0 ]; then
   "$top/bench/wire/run.sh" "${DYNAROCK_BENCH_WIRE_SECONDS:-10}" | grep '^|' > "$wire" || true
 fi
-# The sections of bench/run_bulk.sh (dump and restore) and bench/run_10m.sh
-# (10M scale) are kept as they were: this run does not measure them.
+# The sections of bench/run_bulk.sh (dump and restore), bench/run_10m.sh
+# (10M scale) and bench/profile_ops.sh (instructions per operation) are kept
+# as they were: this run does not measure them.
 bulk="$(mktemp)"
-sed -n '/^## \(Dump and restore\|10M scale\)/,$p' "$top/bench/RESULTS.md" > "$bulk" 2>/dev/null || true
+sed -n '/^## \(Dump and restore\|10M scale\|Instructions per operation\)/,$p' "$top/bench/RESULTS.md" > "$bulk" 2>/dev/null || true
 SMALL_LOADS_JSON="$small_loads" AA_JSON="$aa" CALLGRIND_DIR="$callgrind" python3 "$top/bench/results.py" "$(IFS=,; echo "${outs[*]}")" "$vehicles" "$readings" "$small" "$peak_kb" \
   $([ -s "$wire" ] && echo "$wire") > "$top/bench/RESULTS.md"
 if [ -s "$bulk" ]; then
