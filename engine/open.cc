@@ -181,14 +181,16 @@ Status Database::Impl::FromRocks(const rocksdb::Status& s) {
 
 namespace {
 
-void FlushReplayedMemtables(rocksdb::DB* db,
-                            const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
-  // Open leaves what the log replayed in the memtables (avoid_flush_during_
-  // recovery: Open does not wait for the writes), but a skip list is slow to
-  // walk backwards: each of RocksDB's Prev steps searches it again from the
-  // top. A newest-first Query with a Limit over a 100k-item table reopened
-  // that way took 3x raw RocksDB's time, whose Open had flushed. They are
-  // written out now, in the background, so Open stays as fast.
+// Open leaves what the log replayed in the memtables (avoid_flush_during_
+// recovery: Open does not wait for the writes), but a skip list is slow to
+// walk backwards: each of RocksDB's Prev steps searches it again from the
+// top. A newest-first Query with a Limit over a 100k-item table reopened
+// that way took 3x raw RocksDB's time, whose Open had flushed. So Open notes
+// the column families the replay filled, right after RocksDB opened them
+// (before Open's own writes: a new database's format record, a stream's
+// shard roll), and flushes those in the background as it returns.
+std::vector<rocksdb::ColumnFamilyHandle*> ReplayedColumnFamilies(
+    rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
   std::vector<rocksdb::ColumnFamilyHandle*> replayed;
   for (auto* cf : handles) {
     uint64_t entries = 0;
@@ -196,13 +198,17 @@ void FlushReplayedMemtables(rocksdb::DB* db,
       replayed.push_back(cf);
     }
   }
-  if (replayed.empty()) return;
+  return replayed;
+}
+
+void FlushInBackground(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& cfs) {
+  if (cfs.empty()) return;
   rocksdb::FlushOptions flush;
   flush.wait = false;
   flush.allow_write_stall = true;
   // A failure here is a background error like any other flush's: the
   // listener records it and writes report it.
-  db->Flush(flush, replayed).PermitUncheckedError();
+  db->Flush(flush, cfs).PermitUncheckedError();
 }
 
 }  // namespace
@@ -370,6 +376,9 @@ Status Database::Impl::Open(const std::string& path) {
     RemoveRestoreScratch(path);
   }
   db_.reset(raw);
+  const std::vector<rocksdb::ColumnFamilyHandle*> replayed =
+      options_.read_only ? std::vector<rocksdb::ColumnFamilyHandle*>()
+                         : ReplayedColumnFamilies(db_.get(), handles_);
   catalog_cf_ = handles_[1];
   items_cf_ = handles_[2];
   stats_cf_ = handles_[3];
@@ -401,7 +410,7 @@ Status Database::Impl::Open(const std::string& path) {
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
   DYNAROCK_RETURN_IF_ERROR(LoadStreams());
-  if (!options_.read_only) FlushReplayedMemtables(db_.get(), handles_);
+  FlushInBackground(db_.get(), replayed);
   return Status::OK();
 }
 
