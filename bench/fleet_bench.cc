@@ -263,7 +263,8 @@ struct RocksSystem {
     if (!s.ok() && !s.IsNotFound()) std::abort();
     rocksdb::WriteBatch batch;
     if (s.ok()) {
-      const ItemView was = ItemView::OpenTrusted(old.ToStringView());
+      const std::string bytes = old.ToString();  // ItemView needs aligned bytes
+      const ItemView was = ItemView::OpenTrusted(bytes);
       batch.Delete(RawIndexKey(kRawGsiPutIndex, was.Find("depotCode")->bytes(),
                                was.Find("recordedAt")->bytes(), was.Find("vehicleId")->bytes()));
     }

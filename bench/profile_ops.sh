@@ -22,7 +22,8 @@ count() {  # NAME BENCHMARK FUNCTION [PER]: instructions in FUNCTION per call (o
   local total calls
   total="$(awk '/^totals:/ {print $2}' "$out/$1.cg")"
   calls="$(callgrind_annotate --tree=calling --inclusive=yes "$out/$1.cg" 2>/dev/null |
-    grep -E '>  +\?\?\?:' | grep -F "${4:-$3}(" | head -1 | grep -o '([0-9,]*x)' | tr -d '(),x')"
+    grep -E '^ *[0-9,]+ .*>  +[^ ]*:' | grep -F "${4:-$3}(" | head -1 | grep -o '([0-9,]*x)' | tr -d '(),x')"
+  [ -n "$calls" ] || { echo "profile_ops: no calls of ${4:-$3} counted in $out/$1.cg" >&2; exit 1; }
   echo $(( total / calls ))
 }
 row() {  # LABEL DYNAROCK RAW

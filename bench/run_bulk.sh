@@ -43,7 +43,7 @@ restore, bare = pairs["restore_items_per_second"], pairs["bare_items_per_second"
 print("## Dump and restore\n")
 print(f"bench/run_bulk.sh: {n:,} fleet items (one GSI, ALL), one process; the load and the "
       "dump run once; restores and bare writes alternate, five of each (this machine's speed "
-      "drifts by a third within minutes: each pair runs back to back; each bare writer twice, "
+      "drifts by a third within minutes: a restore and its bare writes run back to back; the bare writer twice, "
       "with RocksDB's defaults and with the engine's table options), and the figures are "
       "their medians and the median of the pairs' ratios. The bare writers run on one thread, "
       "the restore on two (a thread per file read, then the item and index merges side by side). The load is BatchWriteItem of 25 "
