@@ -77,11 +77,15 @@ bool CounterMergeOperator::Merge(const rocksdb::Slice& /*key*/,
 }
 
 std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk) {
-  std::string prefix = format::CollectionPrefix(space_id, pk).bytes();
-  std::string key = prefix.substr(0, 4);
-  key.push_back(kCollectionStatsTag);
-  key.append(prefix, 4, std::string::npos);  // hash | enc(pk)
+  std::string key;
+  CollectionStatsKeyOfPrefix(format::CollectionPrefix(space_id, pk).bytes(), &key);
   return key;
+}
+
+void CollectionStatsKeyOfPrefix(std::string_view collection_prefix, std::string* out) {
+  out->assign(collection_prefix.substr(0, 4));  // space_id
+  out->push_back(kCollectionStatsTag);
+  out->append(collection_prefix.substr(4));  // hash | enc(pk)
 }
 
 std::string CollectionStatsPrefix(uint32_t space_id) {

@@ -59,6 +59,9 @@ inline constexpr size_t kStatsHintPrefixBytes = 5;
 // Key of one collection's counter: space_id | 'C' | hash | enc(pk), the
 // collection's items key prefix with the tag after the space id.
 std::string CollectionStatsKey(uint32_t space_id, const AttributeValue& pk);
+// The same from the collection's encoded item-key prefix (space_id | hash |
+// enc(pk)), into `out` (reused: a restore builds one per item).
+void CollectionStatsKeyOfPrefix(std::string_view collection_prefix, std::string* out);
 inline constexpr char kCollectionStatsTag = 'C';
 // space_id | 'C': the prefix every collection counter of a table shares.
 std::string CollectionStatsPrefix(uint32_t space_id);

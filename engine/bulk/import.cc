@@ -388,11 +388,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
   // 10 GB limit. False if the item would take it past the limit (refused).
   auto count_in_collection = [&](std::string_view key, uint32_t prefix, uint64_t seq,
                                  uint64_t bytes) -> Result<bool> {
-    // The collection's statistics key: its item-key prefix with 'C' after
-    // the space id (format/STORAGE_LAYOUT.md).
-    ckey.assign(key.substr(0, 4));
-    ckey.push_back('C');
-    ckey.append(key.substr(4, prefix - 4));
+    CollectionStatsKeyOfPrefix(key.substr(0, prefix), &ckey);
     if (ckey != collection_key) {
       DYNAROCK_RETURN_IF_ERROR(flush_collection());
       collection_key = ckey;

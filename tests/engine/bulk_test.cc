@@ -133,6 +133,16 @@ class BulkTest : public testing::DbTest {
     }
   }
 
+  // One uncompressed file of export lines into a new fleet table.
+  static ImportTableOptions FromPlainFile(const std::string& table, const std::string& path,
+                                          const std::string& name = "") {
+    ImportTableOptions o;
+    o.table = FleetTable(table);
+    o.files = {{path, name, std::nullopt, std::nullopt}};
+    o.compression = ImportCompression::kNone;
+    return o;
+  }
+
   ImportTableOptions FromExport(const ExportTableResult& exported, const std::string& name) {
     auto manifest = ReadExportManifest(exported.export_dir);
     EXPECT_OK(manifest);
@@ -437,10 +447,7 @@ TEST_F(BulkTest, BadInputsGetClearErrorsAndChangeNothing) {
       << "\n";  // 5: LSI key type
     f << format::ItemLine(format::ExportFormat::kDynamoDbJson, Reading(1, 2)) << "\n";
   }
-  ImportTableOptions o;
-  o.table = FleetTable("Partial");
-  o.files = {{plain, "", std::nullopt, std::nullopt}};
-  o.compression = ImportCompression::kNone;
+  ImportTableOptions o = FromPlainFile("Partial", plain);
   auto partial = db_->ImportTable(o);
   ASSERT_OK(partial);
   EXPECT_EQ(partial->processed_items, 5);
@@ -537,10 +544,7 @@ TEST_F(BulkLimitTest, RestoreRefusesWhatPassesTheCollectionSizeLimit) {
     }
     f << R"({"Item":{"PK":{"S":"VEH#2"},"SK":{"S":"META"},"speed":{"N":"1"}}})" << "\n";
   }
-  ImportTableOptions o;
-  o.table = FleetTable("Limited");
-  o.files = {{path, "limit.json", std::nullopt, std::nullopt}};
-  o.compression = ImportCompression::kNone;
+  ImportTableOptions o = FromPlainFile("Limited", path, "limit.json");
   auto r = db_->ImportTable(o);
   ASSERT_OK(r);
   EXPECT_EQ(r->processed_items, 31);
