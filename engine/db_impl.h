@@ -29,6 +29,7 @@
 #include "engine/streams/records.h"
 #include "engine/tokens.h"
 #include "engine/traffic.h"
+#include "engine/wal_order.h"
 #include "engine/write/action.h"
 
 namespace dynarock {
@@ -403,7 +404,10 @@ class Database::Impl {
   std::string path_;  // the database directory
   // Options::read_only: the secondary instance's own directory (removed at close).
   std::string secondary_dir_;
-  // Options::file_system's Env (declared before db_: it outlives the DB).
+  // RocksDB's file system: Options::file_system (or the operating system's)
+  // under a WalOrderFileSystem, and its Env (declared before db_: they
+  // outlive the DB).
+  std::shared_ptr<WalOrderFileSystem> log_order_fs_;
   std::unique_ptr<rocksdb::Env> env_;
   // The block cache (null when Options::block_cache_bytes is 0).
   std::shared_ptr<rocksdb::Cache> block_cache_;

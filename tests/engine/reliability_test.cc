@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <random>
@@ -386,6 +387,100 @@ TEST_F(ReliabilityTest, RelaxedWritesSurvivePowerCutsAsAPrefix) {
   }
   std::cout << next << " readings survived 3 power cuts as a prefix; " << lost
             << " acknowledged relaxed writes were lost to the cuts\n";
+}
+
+// The newest write-ahead log of the database in `dir` (RocksDB numbers them).
+std::string NewestLog(const std::string& dir) {
+  std::string newest;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".log") && name > std::filesystem::path(newest).filename().string()) {
+      newest = entry.path().string();
+    }
+  }
+  return newest;
+}
+
+// Under relaxed durability RocksDB starts a new log when a memtable fills,
+// and syncs the old one only when the flush that follows begins. The page
+// cache may write the files back in any order, so a power cut in between can
+// keep the new log's writes and lose the old one's tail: later writes
+// without earlier ones. (The CI run of RelaxedWritesSurvivePowerCutsAsAPrefix
+// on a loaded machine saw exactly such a gap.) Here the background sync is
+// slowed, so the cut always falls in that window, and the cut keeps the new
+// log whole.
+TEST_F(ReliabilityTest, ALogSwitchKeepsRelaxedWritesAPrefix) {
+  options_.sync_writes = false;
+  fs_->DelaySyncs(std::chrono::milliseconds(500), ".log");
+  Open();
+  ASSERT_OK(db_->CreateTable(FleetTable()));
+  auto put = [&](int i) {
+    char reading[16];
+    snprintf(reading, sizeof(reading), "TS#%06d", i);
+    Key k{"VEH#" + std::to_string(i % 5), reading};
+    return db_->PutItem({.table_name = kTable, .item = FullItem(k, "r" + std::to_string(i))})
+        .status();
+  };
+  const std::string first_log = NewestLog(dir_);
+  int written = 0;
+  while (NewestLog(dir_) == first_log) {
+    ASSERT_LT(written, 100000) << "no new log";
+    ASSERT_OK(put(written++));
+  }
+  const int before_switch = written;
+  for (int i = 0; i < 3; ++i) ASSERT_OK(put(written++));
+  const std::string new_log = NewestLog(dir_);
+  fs_->CutPower();
+  db_.reset();
+  ASSERT_TRUE(fs_->DropUnsyncedKeepingWhole(new_log).ok());
+  fs_->ClearFaults();
+  Open();
+  const State after = ReadAll(db_.get());
+  std::set<int> present;
+  for (const auto& [k, v] : after) present.insert(std::stoi(k.reading.substr(3)));
+  ASSERT_FALSE(present.empty());
+  EXPECT_EQ(*present.begin(), 0) << before_switch << " writes before the new log, " << written
+                                 << " in all; " << present.size() << " survived";
+  EXPECT_EQ(*present.rbegin(), static_cast<int>(present.size()) - 1) << "a gap";
+  // The earlier log was synced before the new one took a write, and the cut
+  // kept the new one whole: nothing is lost.
+  EXPECT_EQ(static_cast<int>(present.size()), written);
+  ExpectConsistent(db_.get(), after);
+}
+
+// The same order across a restart: a process that stopped (here: closed,
+// with its relaxed writes still in the page cache) leaves a log that the
+// next Open replays; the writes after the Open go to a new log, and a power
+// cut must not keep those and lose the replayed ones.
+TEST_F(ReliabilityTest, WritesAfterAReopenNeverOutliveTheReplayedOnes) {
+  options_.sync_writes = false;
+  Open();
+  ASSERT_OK(db_->CreateTable(FleetTable()));
+  auto put = [&](int i) {
+    char reading[16];
+    snprintf(reading, sizeof(reading), "TS#%06d", i);
+    Key k{"VEH#" + std::to_string(i % 5), reading};
+    return db_->PutItem({.table_name = kTable, .item = FullItem(k, "r" + std::to_string(i))})
+        .status();
+  };
+  int written = 0;
+  for (; written < 20; ++written) ASSERT_OK(put(written));
+  Open();  // the process stops and starts again; the power stays on
+  const std::string new_log = NewestLog(dir_);
+  for (int i = 0; i < 3; ++i) ASSERT_OK(put(written++));
+  ASSERT_EQ(NewestLog(dir_), new_log);
+  fs_->CutPower();
+  db_.reset();
+  ASSERT_TRUE(fs_->DropUnsyncedKeepingWhole(new_log).ok());
+  Open();
+  const State after = ReadAll(db_.get());
+  std::set<int> present;
+  for (const auto& [k, v] : after) present.insert(std::stoi(k.reading.substr(3)));
+  ASSERT_FALSE(present.empty());
+  EXPECT_EQ(*present.begin(), 0) << present.size() << " of " << written << " survived";
+  EXPECT_EQ(*present.rbegin(), static_cast<int>(present.size()) - 1) << "a gap";
+  EXPECT_EQ(static_cast<int>(present.size()), written);
+  ExpectConsistent(db_.get(), after);
 }
 
 // Reads failing at random: every call either answers exactly what the model

@@ -1,6 +1,7 @@
 #include "tests/util/fault_fs.h"
 
 #include <filesystem>
+#include <thread>
 
 namespace dynarock::testing {
 namespace {
@@ -74,6 +75,7 @@ class TrackedFile : public rocksdb::FSWritableFileOwnerWrapper {
 
  private:
   IOStatus DoSync(const IOOptions& o, IODebugContext* dbg, bool full) {
+    fs_->WaitBeforeSync(path_);
     IOStatus s = fs_->Check(FaultFs::Op::kSync, path_);
     if (!s.ok()) return s;
     s = full ? target()->Fsync(o, dbg) : target()->Sync(o, dbg);
@@ -184,6 +186,22 @@ void FaultFs::FailWithProbability(Op op, double p, IOStatus error, uint64_t seed
 void FaultFs::ClearFaults() {
   std::lock_guard lock(mu_);
   rules_.clear();
+  sync_delay_ = std::chrono::milliseconds(0);
+}
+
+void FaultFs::DelaySyncs(std::chrono::milliseconds delay, std::string path_part) {
+  std::lock_guard lock(mu_);
+  sync_delay_ = delay;
+  sync_delay_path_ = std::move(path_part);
+}
+
+void FaultFs::WaitBeforeSync(const std::string& path) {
+  std::chrono::milliseconds delay{0};
+  {
+    std::lock_guard lock(mu_);
+    if (path.find(sync_delay_path_) != std::string::npos) delay = sync_delay_;
+  }
+  if (delay.count() > 0) std::this_thread::sleep_for(delay);
 }
 
 IOStatus FaultFs::Check(Op op, const std::string& path) {
@@ -248,20 +266,36 @@ void FaultFs::CutPower() {
 }
 
 IOStatus FaultFs::DropUnsynced(std::mt19937_64* rng) {
+  return Drop([rng](const std::string& /*path*/, const FileState& state, uint64_t size) {
+    bool entry = state.entry_durable || (rng != nullptr && (*rng)() % 2 == 0);
+    uint64_t kept = std::min(state.synced, size);
+    if (rng != nullptr && size > kept) kept += (*rng)() % (size - kept + 1);
+    return std::make_pair(entry, kept);
+  });
+}
+
+IOStatus FaultFs::DropUnsyncedKeepingWhole(const std::string& whole) {
+  const std::string keep_whole = Normalize(whole);
+  return Drop([&](const std::string& path, const FileState& state, uint64_t size) {
+    if (path == keep_whole) return std::make_pair(true, size);
+    return std::make_pair(state.entry_durable, std::min(state.synced, size));
+  });
+}
+
+IOStatus FaultFs::Drop(const std::function<std::pair<bool, uint64_t>(
+                           const std::string& path, const FileState& state, uint64_t size)>& keep) {
   std::lock_guard lock(mu_);
   for (const auto& [path, state] : files_) {
     if (!Exists(path)) continue;
     uint64_t size = 0;
     IOStatus s = target()->GetFileSize(path, IOOptions(), &size, nullptr);
     if (!s.ok()) return s;
-    bool keep = state.entry_durable || (rng != nullptr && (*rng)() % 2 == 0);
-    if (!keep) {
+    const auto [entry, kept] = keep(path, state, size);
+    if (!entry) {
       s = target()->DeleteFile(path, IOOptions(), nullptr);
       if (!s.ok()) return s;
       continue;
     }
-    uint64_t kept = std::min(state.synced, size);
-    if (rng != nullptr && size > kept) kept += (*rng)() % (size - kept + 1);
     if (kept < size) {
       std::error_code ec;
       std::filesystem::resize_file(path, kept, ec);

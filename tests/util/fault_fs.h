@@ -13,7 +13,9 @@
 // the unsynced tail survives, and a file whose entry was not synced
 // survives half of the time (with a random prefix of its unsynced data).
 // Renames are atomic (the target's entry stays durable if it was); deletes
-// are durable at once.
+// are durable at once. DropUnsyncedKeepingWhole() is the page cache's worst
+// order: one named file was written back whole, every other file lost what
+// it appended since its last sync.
 //
 // Errors. FailAt() makes the Nth matching call from now fail (and every one
 // after it when sticky: a full disk stays full); FailWithProbability() makes
@@ -28,7 +30,9 @@
 #include <rocksdb/file_system.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -52,6 +56,10 @@ class FaultFs : public rocksdb::FileSystemWrapper {
   void FailWithProbability(Op op, double p, rocksdb::IOStatus error, uint64_t seed,
                            std::string path_part = "");
   void ClearFaults();
+  // Every Sync/Fsync of a file whose path contains `path_part` first waits
+  // `delay` (then fails if the power went off meanwhile): widens the window
+  // between a write and the sync that RocksDB makes of it in the background.
+  void DelaySyncs(std::chrono::milliseconds delay, std::string path_part);
   uint64_t injected() const { return injected_.load(); }
 
   void CutPower();
@@ -59,9 +67,13 @@ class FaultFs : public rocksdb::FileSystemWrapper {
   // system open. Applies the power cut to the files (see above), then
   // restores power and forgets every file (all that is left is durable).
   rocksdb::IOStatus DropUnsynced(std::mt19937_64* rng = nullptr);
+  // The same, but `whole` (a path) keeps its entry and everything written to
+  // it; every other file keeps exactly what was synced.
+  rocksdb::IOStatus DropUnsyncedKeepingWhole(const std::string& whole);
 
   // Called by the file wrappers (fault_fs.cc).
   rocksdb::IOStatus Check(Op op, const std::string& path);
+  void WaitBeforeSync(const std::string& path);
   void Synced(const std::string& path, uint64_t size);
   void DirSynced(const std::string& dir);
 
@@ -102,6 +114,10 @@ class FaultFs : public rocksdb::FileSystemWrapper {
     bool entry_durable = false;  // the directory entry was synced
   };
   bool Exists(const std::string& path);
+  // What DropUnsynced* keep of each file: its entry, and how many bytes.
+  rocksdb::IOStatus Drop(
+      const std::function<std::pair<bool, uint64_t>(const std::string& path, const FileState& state,
+                                                    uint64_t size)>& keep);
   void Track(const std::string& path, bool keep_durable_entry);
 
   std::mutex mu_;
@@ -109,6 +125,8 @@ class FaultFs : public rocksdb::FileSystemWrapper {
   std::mt19937_64 rng_;
   bool powered_ = true;
   std::map<std::string, FileState> files_;  // files written since the last DropUnsynced
+  std::chrono::milliseconds sync_delay_{0};
+  std::string sync_delay_path_;
   std::atomic<uint64_t> injected_{0};
 };
 
