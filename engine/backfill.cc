@@ -163,7 +163,9 @@ Result<Counter> Database::Impl::CountIndexEntries(uint32_t index_space_id,
   for (; scan->Valid(); scan->Next()) {
     value.assign(scan->value().data(), scan->value().size());
     ++total.items;
-    total.bytes += static_cast<int64_t>(format::ItemSize(ItemView::OpenTrusted(value)));
+    // From the attributes, not the stored size: RecountStatistics checks the
+    // sizes the writers stored against this.
+    total.bytes += static_cast<int64_t>(format::ComputeItemSize(ItemView::OpenTrusted(value)));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));
   return total;

@@ -153,10 +153,10 @@ inline constexpr std::string_view kCatalogServicePrefix = "service/";
 // upgrades older versions step by step (1 -> 2 adds the streams column family;
 // 2 -> 3 adds backfill cursors; 3 -> 4 adds service records and the
 // descriptors' point-in-time recovery fields; ...; 6 -> 7 deletes the
-// collection counters of tables without an LSI; STORAGE_LAYOUT.md has them
-// all).
+// collection counters of tables without an LSI; 7 -> 8 adds the items'
+// stored size; STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 7;
+inline constexpr uint32_t kStorageFormatVersion = 8;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

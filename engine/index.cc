@@ -119,7 +119,7 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
       if (all) {
         new_size = after_side.size;
         if (after_side.encoded.empty()) {
-          format::EncodeItem(*after, &projected_encoding);
+          format::EncodeItem(*after, static_cast<size_t>(after_side.size), &projected_encoding);
           value = projected_encoding;
         } else {
           value = after_side.encoded;
@@ -127,7 +127,7 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
       } else {
         const Item projected = ProjectForIndex(table, index, *after);
         new_size = static_cast<int64_t>(format::ItemSize(projected));
-        format::EncodeItem(projected, &projected_encoding);
+        format::EncodeItem(projected, static_cast<size_t>(new_size), &projected_encoding);
         value = projected_encoding;
       }
       ++delta.items;

@@ -2,9 +2,11 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <cassert>
 #include <cstring>
 #include <vector>
 
+#include "format/item_size.h"
 #include "format/key_codec.h"
 #include "schemas/item_generated.h"
 
@@ -185,11 +187,17 @@ Status DecodeMembers(const fbs::Vector<fbs::Offset<fb::Blob>>* members, std::vec
 
 }  // namespace
 
-void format::EncodeItem(const Item& item, std::string* out) {
+void format::EncodeItem(const Item& item, size_t size, std::string* out) {
+  assert(size == ItemSize(item));
   fbs::FlatBufferBuilder b(256);
   auto attrs = EncodeEntries(b, item);
-  b.Finish(fb::CreateItem(b, kItemFormatVersion, attrs), fb::ItemIdentifier());
+  b.Finish(fb::CreateItem(b, kItemFormatVersion, attrs, static_cast<uint32_t>(size)),
+           fb::ItemIdentifier());
   out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+void format::EncodeItem(const Item& item, std::string* out) {
+  EncodeItem(item, ItemSize(item), out);
 }
 
 std::string format::EncodeItem(const Item& item) {
@@ -311,8 +319,14 @@ Result<ItemView> ItemView::Open(std::string_view bytes) {
       }
     }
   }
-  return ItemView(item);
+  const ItemView view(item);
+  if (view.stored_size() != 0 && view.stored_size() != format::ComputeItemSize(view)) {
+    return Corrupt("stored size differs from the attributes' size");
+  }
+  return view;
 }
+
+uint32_t ItemView::stored_size() const { return item_->size(); }
 
 ItemView ItemView::OpenTrusted(std::string_view bytes) {
   return ItemView(fb::GetItem(bytes.data()));

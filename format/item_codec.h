@@ -22,10 +22,14 @@ namespace dynarock::format {
 
 inline constexpr uint8_t kItemFormatVersion = 1;
 
-// Appends nothing: replaces *out with the encoding of `item`.
+// Appends nothing: replaces *out with the encoding of `item`, which stores
+// the item's size (ItemSize(item)).
 // REQUIRES: ValidateItem(item).ok() (nesting within limits).
 void EncodeItem(const Item& item, std::string* out);
 std::string EncodeItem(const Item& item);
+// The same for a caller that has the size already.
+// REQUIRES: size == ItemSize(item).
+void EncodeItem(const Item& item, size_t size, std::string* out);
 
 // Verify-then-decode in one call; copies a misaligned buffer first.
 Result<Item> DecodeItem(std::string_view bytes);

@@ -104,6 +104,11 @@ size_t ValueSize(const ValueView& v) {
 }  // namespace
 
 size_t ItemSize(const ItemView& item) {
+  const uint32_t stored = item.stored_size();
+  return stored != 0 ? stored : ComputeItemSize(item);
+}
+
+size_t ComputeItemSize(const ItemView& item) {
   size_t size = 0;
   for (size_t i = 0; i < item.size(); ++i) size += item.name(i).size() + ValueSize(item.value(i));
   return size;

@@ -25,9 +25,12 @@ size_t AttributeValueSize(const AttributeValue& v);
 
 // Sum over attributes of (name bytes + value size).
 size_t ItemSize(const Item& item);
-// The same, read from an encoded item in place (no decoding); a number whose
-// encoding is corrupt counts as 1 byte.
+// The same for an encoded item: the size it stores (ItemView::stored_size),
+// or else ComputeItemSize(item).
 size_t ItemSize(const ItemView& item);
+// The size from the attributes, read in place (no decoding), whatever the
+// item stores; a number whose encoding is corrupt counts as 1 byte.
+size_t ComputeItemSize(const ItemView& item);
 
 }  // namespace dynarock::format
 

@@ -247,7 +247,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       const uint64_t item_size = format::ItemSize(*item);
       uint64_t collection_bytes = item_size;
       // The item's encoding, which an ALL projection shares.
-      format::EncodeItem(*item, &encoded);
+      format::EncodeItem(*item, item_size, &encoded);
       entries.clear();
       for (const IndexInfo& index : info.indexes) {
         auto ikey = IndexKeyFor(info, index, *item);
@@ -260,7 +260,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
         } else {
           Item projected = ProjectForIndex(info, index, *item);
           size = format::ItemSize(projected);
-          format::EncodeItem(projected, &projected_encoded);
+          format::EncodeItem(projected, size, &projected_encoded);
           format::PutFixed64BE(&v, size);
           v += projected_encoded;
         }

@@ -296,7 +296,7 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     const auto size = static_cast<int64_t>(format::ItemSize(*after));
     delta.bytes += size;
     *item_bytes = std::max(*item_bytes, size);
-    format::EncodeItem(*after, &encoded);
+    format::EncodeItem(*after, static_cast<size_t>(size), &encoded);
     batch.Put(items_cf_, key.bytes(), encoded);
     after_side = {after, size, encoded};
   } else {

@@ -10,8 +10,10 @@
 #include "engine/catalog.h"
 #include "engine/stats.h"
 #include "engine/tokens.h"
+#include "format/item_size.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/hex.h"
+#include "tests/util/item_v7.h"
 #include "tests/util/raw_db.h"
 #include "tests/util/status_matchers.h"
 
@@ -67,8 +69,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 7 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 07");
+  // "DYNAROCK" | version 8 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 08");
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -131,8 +133,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 8; "
-                                                     "this build reads versions up to 7. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 9; "
+                                                     "this build reads versions up to 8. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -424,7 +426,7 @@ TEST_F(StorageLayoutTest, VersionSixLosesTheCollectionCountersOfTablesWithoutAnL
   testing::RawDb raw(dir_);
   std::string value;
   ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "format", &value));
-  EXPECT_EQ(value, EncodeFormatRecord(7));
+  EXPECT_EQ(value, EncodeFormatRecord(kStorageFormatVersion));
   EXPECT_TRUE(
       raw.db()->Get({}, raw.cf("stats"), CollectionStatsKey(1, S("V1")), &value).IsNotFound());
   EXPECT_TRUE(
@@ -434,6 +436,57 @@ TEST_F(StorageLayoutTest, VersionSixLosesTheCollectionCountersOfTablesWithoutAnL
   ASSERT_TRUE(DecodeCounter(value, &c));
   EXPECT_EQ(c.items, 3);
   EXPECT_EQ(c.bytes, limited_bytes);
+}
+
+// Version 7 stored no item sizes. The upgrade rewrites nothing: an item
+// without one is sized from its attributes wherever a size is counted, and
+// a write stores it again.
+TEST_F(StorageLayoutTest, VersionSevenItemsWithoutAStoredSizeKeepTheirSizes) {
+  using T = ScalarAttributeType;
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->CreateTable(testing::TableRequest("Plain", "pk", T::kS, "sk", T::kS)));
+    ASSERT_OK((*db)->PutItem(
+        {.table_name = "Plain", .item = {{"pk", S("V1")}, {"sk", S("A")}, {"v", S("xyz")}}}));
+  }
+  std::string key;
+  {
+    testing::RawDb raw(dir_);
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf("items")));
+    it->SeekToFirst();
+    ASSERT_TRUE(it->Valid());
+    key = it->key().ToString();
+    const std::string stored = it->value().ToString();  // aligned, as views require
+    ASSERT_NE(ItemView::OpenTrusted(stored).stored_size(), 0u);
+    ASSERT_OK(raw.db()->Put(
+        {}, raw.cf("items"), key,
+        testing::EncodeStringItemWithoutSize({{"pk", "V1"}, {"sk", "A"}, {"v", "xyz"}})));
+    ASSERT_OK(raw.db()->Put({}, raw.cf("catalog"), "format", EncodeFormatRecord(7)));
+  }
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ScanRequest scan{.table_name = "Plain"};
+    auto page = (*db)->Scan(scan);
+    ASSERT_OK(page);
+    ASSERT_EQ(page->items.size(), 1u);
+    EXPECT_EQ(page->items[0].at("v").s(), "xyz");
+    auto report = (*db)->RecountStatistics();
+    ASSERT_OK(report);
+    EXPECT_EQ(report->table_totals_corrected, 0);  // the old item's size is the counted one
+    // A write stores the size again.
+    ASSERT_OK((*db)->PutItem(
+        {.table_name = "Plain", .item = {{"pk", S("V1")}, {"sk", S("A")}, {"v", S("xy")}}}));
+  }
+  testing::RawDb raw(dir_);
+  std::string value;
+  ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "format", &value));
+  EXPECT_EQ(value, EncodeFormatRecord(kStorageFormatVersion));
+  std::string item;
+  ASSERT_OK(raw.db()->Get({}, raw.cf("items"), key, &item));
+  const Item rewritten{{"pk", S("V1")}, {"sk", S("A")}, {"v", S("xy")}};
+  EXPECT_EQ(ItemView::OpenTrusted(item).stored_size(), format::ItemSize(rewritten));
 }
 
 TEST(StorageLayoutGoldenTest, TokenRecords) {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <random>
 
+#include "format/item_size.h"
 #include "format/json.h"
 #include "format/key_codec.h"
 #include "tests/util/seed.h"
@@ -189,6 +190,9 @@ TEST_F(ItemCodecRandomTest, RoundTrip) {
     // Every top-level attribute is reachable without decoding the rest.
     auto view = ItemView::Open(bytes);
     ASSERT_OK(view);
+    // The stored size is the item's, and what the attributes give.
+    ASSERT_EQ(view->stored_size(), ItemSize(item)) << DebugString(item);
+    ASSERT_EQ(ComputeItemSize(*view), ItemSize(item)) << DebugString(item);
     for (const auto& [name, value] : item) {
       auto v = view->Find(name);
       ASSERT_TRUE(v.has_value());

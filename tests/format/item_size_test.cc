@@ -1,8 +1,11 @@
 #include "format/item_size.h"
 
 #include "format/item_codec.h"
+#include "tests/util/item_v7.h"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 namespace dynarock::format {
 namespace {
@@ -71,7 +74,50 @@ TEST(ItemSizeTest, EncodedItemSizeEqualsDecodedSize) {
             {"m", AttributeValue::M({{"k", AttributeValue::L({AttributeValue::Bool(true),
                                                               AttributeValue::Null()})}})}};
   std::string bytes = EncodeItem(item);
-  EXPECT_EQ(ItemSize(*ItemView::Open(bytes)), ItemSize(item));
+  EXPECT_EQ(ItemView::Open(bytes)->stored_size(), ItemSize(item));
+  EXPECT_EQ(ComputeItemSize(*ItemView::Open(bytes)), ItemSize(item));
+}
+
+// Storage format 7 and before stored no size: the view's size is then
+// computed from the attributes.
+TEST(ItemSizeTest, AnItemWithoutAStoredSizeIsSizedFromItsAttributes) {
+  const std::string old = testing::EncodeStringItemWithoutSize({{"pk", "VEH#1"}, {"sk", "META"}});
+  auto view = ItemView::Open(old);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->stored_size(), 0u);
+  const Item item{{"pk", AttributeValue::S("VEH#1")}, {"sk", AttributeValue::S("META")}};
+  EXPECT_EQ(ItemSize(*view), ItemSize(item));
+  EXPECT_EQ(ItemSize(item), 2u + 5u + 2u + 4u);
+  // The same item written now is the old bytes plus the size.
+  const std::string now = EncodeItem(item);
+  EXPECT_GT(now.size(), old.size());
+  EXPECT_EQ(ItemView::Open(now)->stored_size(), ItemSize(item));
+  EXPECT_EQ(*ItemView::Open(now)->Decode(), *ItemView::Open(old)->Decode());
+}
+
+// A stored size that is not the attributes' is corruption to Open (bytes of
+// unknown origin); OpenTrusted believes it, as it believes everything.
+TEST(ItemSizeTest, OpenChecksTheStoredSize) {
+  const Item item{{"pk", AttributeValue::S("VEH#1")}, {"n", AttributeValue::N(N("12.5"))}};
+  const std::string bytes = EncodeItem(item);
+  const auto size = static_cast<uint32_t>(ItemSize(item));
+  // Patch each 4-byte little-endian occurrence of the size to size + 1: the
+  // one that is the stored field makes Open fail, and OpenTrusted reads it.
+  bool found = false;
+  for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+    uint32_t v;
+    std::memcpy(&v, bytes.data() + i, 4);
+    if (v != size) continue;
+    std::string patched = bytes;
+    const uint32_t wrong = size + 1;
+    std::memcpy(patched.data() + i, &wrong, 4);
+    auto view = ItemView::Open(patched);
+    if (view.ok() || view.status().message().find("stored size") == std::string::npos) continue;
+    EXPECT_EQ(view.status().code(), Status::Code::kCorruption);
+    EXPECT_EQ(ItemSize(ItemView::OpenTrusted(patched)), size + 1);
+    found = true;
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
@@ -93,7 +139,7 @@ TEST(ItemSizeTest, EncodedNumberSizeEqualsDecodedSizeAcrossClasses) {
         const Number n = Number::FromParts(negative, c, exponent);
         const Item item{{"n", AttributeValue::N(n)}, {"ns", AttributeValue::NS({n})}};
         const std::string bytes = EncodeItem(item);
-        ASSERT_EQ(ItemSize(*ItemView::Open(bytes)), ItemSize(item)) << n.ToString();
+        ASSERT_EQ(ComputeItemSize(*ItemView::Open(bytes)), ItemSize(item)) << n.ToString();
       }
     }
   }

@@ -79,6 +79,10 @@ class ItemView {
   static ItemView OpenTrusted(std::string_view bytes);
 
   size_t size() const;  // number of top-level attributes
+  // The item's DynamoDB size as its writer stored it (format/item_size.h;
+  // Open checks it against the attributes); 0 for items written before
+  // storage format 8, which did not store it. format::ItemSize(view) uses it.
+  uint32_t stored_size() const;
   std::string_view name(size_t i) const;
   ValueView value(size_t i) const;
   // The top-level attribute `name` (binary search), or nullopt.
