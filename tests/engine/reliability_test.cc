@@ -87,6 +87,13 @@ State ReadAll(Database* db) {
   }
 }
 
+// The readings PutReading wrote that `items` holds.
+std::set<int> ReadingNumbers(const State& items) {
+  std::set<int> out;
+  for (const auto& [k, v] : items) out.insert(std::stoi(k.reading.substr(3)));
+  return out;
+}
+
 int64_t CountIndex(Database* db, const std::string& index) {
   int64_t n = 0;
   ScanRequest scan{.table_name = kTable};
@@ -135,6 +142,15 @@ class ReliabilityTest : public ::testing::Test {
     auto db = Database::Open(dir_, options_);
     ASSERT_OK(db);
     db_ = std::move(db).value();
+  }
+  // Reading i of the relaxed-prefix tests: a new item of vehicle i % 5 at
+  // TS#<i> (ReadingNumbers gives the i back).
+  Status PutReading(int i) {
+    char reading[16];
+    snprintf(reading, sizeof(reading), "TS#%06d", i);
+    Key k{"VEH#" + std::to_string(i % 5), reading};
+    return db_->PutItem({.table_name = kTable, .item = FullItem(k, "r" + std::to_string(i))})
+        .status();
   }
   // The rest of a power cut, after fs_->CutPower() (and the clients have
   // seen their writes fail): the process "dies" (the database is dropped),
@@ -353,12 +369,7 @@ TEST_F(ReliabilityTest, RelaxedWritesSurvivePowerCutsAsAPrefix) {
     std::atomic<int> acknowledged{next};
     std::thread client([&] {
       for (int i = next;; ++i) {
-        char reading[16];
-        snprintf(reading, sizeof(reading), "TS#%06d", i);
-        Key k{"VEH#" + std::to_string(i % 5), reading};
-        Status s =
-            db_->PutItem({.table_name = kTable, .item = FullItem(k, "r" + std::to_string(i))})
-                .status();
+        Status s = PutReading(i);
         if (!s.ok()) {
           ASSERT_EQ(s.code(), Status::Code::kIOError) << s;
           return;
@@ -372,8 +383,7 @@ TEST_F(ReliabilityTest, RelaxedWritesSurvivePowerCutsAsAPrefix) {
     AfterPowerCut(&rng);
     Open();
     const State after = ReadAll(db_.get());
-    std::set<int> present;
-    for (const auto& [k, v] : after) present.insert(std::stoi(k.reading.substr(3)));
+    const std::set<int> present = ReadingNumbers(after);
     const int survivors = static_cast<int>(present.size());
     ASSERT_GE(survivors, 1);
     // A prefix: 0 .. survivors-1, nothing after a gap.
@@ -414,21 +424,14 @@ TEST_F(ReliabilityTest, ALogSwitchKeepsRelaxedWritesAPrefix) {
   fs_->DelaySyncs(std::chrono::milliseconds(500), ".log");
   Open();
   ASSERT_OK(db_->CreateTable(FleetTable()));
-  auto put = [&](int i) {
-    char reading[16];
-    snprintf(reading, sizeof(reading), "TS#%06d", i);
-    Key k{"VEH#" + std::to_string(i % 5), reading};
-    return db_->PutItem({.table_name = kTable, .item = FullItem(k, "r" + std::to_string(i))})
-        .status();
-  };
   const std::string first_log = NewestLog(dir_);
   int written = 0;
   while (NewestLog(dir_) == first_log) {
     ASSERT_LT(written, 100000) << "no new log";
-    ASSERT_OK(put(written++));
+    ASSERT_OK(PutReading(written++));
   }
   const int before_switch = written;
-  for (int i = 0; i < 3; ++i) ASSERT_OK(put(written++));
+  for (int i = 0; i < 3; ++i) ASSERT_OK(PutReading(written++));
   const std::string new_log = NewestLog(dir_);
   fs_->CutPower();
   db_.reset();
@@ -436,8 +439,7 @@ TEST_F(ReliabilityTest, ALogSwitchKeepsRelaxedWritesAPrefix) {
   fs_->ClearFaults();
   Open();
   const State after = ReadAll(db_.get());
-  std::set<int> present;
-  for (const auto& [k, v] : after) present.insert(std::stoi(k.reading.substr(3)));
+  const std::set<int> present = ReadingNumbers(after);
   ASSERT_FALSE(present.empty());
   EXPECT_EQ(*present.begin(), 0) << before_switch << " writes before the new log, " << written
                                  << " in all; " << present.size() << " survived";
@@ -456,26 +458,18 @@ TEST_F(ReliabilityTest, WritesAfterAReopenNeverOutliveTheReplayedOnes) {
   options_.sync_writes = false;
   Open();
   ASSERT_OK(db_->CreateTable(FleetTable()));
-  auto put = [&](int i) {
-    char reading[16];
-    snprintf(reading, sizeof(reading), "TS#%06d", i);
-    Key k{"VEH#" + std::to_string(i % 5), reading};
-    return db_->PutItem({.table_name = kTable, .item = FullItem(k, "r" + std::to_string(i))})
-        .status();
-  };
   int written = 0;
-  for (; written < 20; ++written) ASSERT_OK(put(written));
+  for (; written < 20; ++written) ASSERT_OK(PutReading(written));
   Open();  // the process stops and starts again; the power stays on
   const std::string new_log = NewestLog(dir_);
-  for (int i = 0; i < 3; ++i) ASSERT_OK(put(written++));
+  for (int i = 0; i < 3; ++i) ASSERT_OK(PutReading(written++));
   ASSERT_EQ(NewestLog(dir_), new_log);
   fs_->CutPower();
   db_.reset();
   ASSERT_TRUE(fs_->DropUnsyncedKeepingWhole(new_log).ok());
   Open();
   const State after = ReadAll(db_.get());
-  std::set<int> present;
-  for (const auto& [k, v] : after) present.insert(std::stoi(k.reading.substr(3)));
+  const std::set<int> present = ReadingNumbers(after);
   ASSERT_FALSE(present.empty());
   EXPECT_EQ(*present.begin(), 0) << present.size() << " of " << written << " survived";
   EXPECT_EQ(*present.rbegin(), static_cast<int>(present.size()) - 1) << "a gap";
