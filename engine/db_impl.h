@@ -29,7 +29,6 @@
 #include "engine/streams/records.h"
 #include "engine/tokens.h"
 #include "engine/traffic.h"
-#include "engine/wal_order.h"
 #include "engine/write/action.h"
 
 namespace dynarock {
@@ -404,10 +403,9 @@ class Database::Impl {
   std::string path_;  // the database directory
   // Options::read_only: the secondary instance's own directory (removed at close).
   std::string secondary_dir_;
-  // RocksDB's file system: Options::file_system (or the operating system's)
-  // under a WalOrderFileSystem, and its Env (declared before db_: they
-  // outlive the DB).
-  std::shared_ptr<WalOrderFileSystem> log_order_fs_;
+  // RocksDB's Env: its file system is Options::file_system (or the
+  // operating system's) under a WalOrderFileSystem. Declared before db_: it
+  // outlives the DB.
   std::unique_ptr<rocksdb::Env> env_;
   // The block cache (null when Options::block_cache_bytes is 0).
   std::shared_ptr<rocksdb::Cache> block_cache_;

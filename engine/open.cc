@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "engine/db_impl.h"
+#include "engine/wal_order.h"
 #include "format/item_codec.h"
 
 namespace dynarock {
@@ -241,9 +242,9 @@ Status Database::Impl::Open(const std::string& path) {
   db_options.avoid_flush_during_recovery = true;
   db_options.listeners.push_back(background_errors_);
   // Relaxed writes stay a prefix across a log switch (engine/wal_order.h).
-  log_order_fs_ = std::make_shared<WalOrderFileSystem>(
-      options_.file_system ? options_.file_system : rocksdb::FileSystem::Default());
-  env_ = rocksdb::NewCompositeEnv(log_order_fs_);
+  const std::shared_ptr<rocksdb::FileSystem> file_system =
+      options_.file_system ? options_.file_system : rocksdb::FileSystem::Default();
+  env_ = rocksdb::NewCompositeEnv(std::make_shared<WalOrderFileSystem>(file_system));
   db_options.env = env_.get();
 
   rocksdb::BlockBasedTableOptions table_options;
@@ -382,7 +383,7 @@ Status Database::Impl::Open(const std::string& path) {
   } else {
     // The logs an earlier process left may still be in the page cache; the
     // writes that follow the replay must not be durable before them.
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(SyncLogs(log_order_fs_->target(), path)));
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(SyncLogs(file_system.get(), path)));
     DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
     RemoveRestoreScratch(path);
   }

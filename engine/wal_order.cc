@@ -27,8 +27,7 @@ IOStatus SyncDirectory(rocksdb::FileSystem* fs, const std::string& dir) {
   return s.ok() ? closed : s;
 }
 
-}  // namespace
-
+// RocksDB's write-ahead log names: "<digits>.log".
 bool IsWalFileName(const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string_view name =
@@ -39,6 +38,8 @@ bool IsWalFileName(const std::string& path) {
   }
   return true;
 }
+
+}  // namespace
 
 // Counts appends and the appends each successful sync covered; Close and the
 // destructor take it out of the file system's set first, so a log never
@@ -104,7 +105,8 @@ IOStatus WalOrderFileSystem::NewWritableFile(const std::string& f, const rocksdb
   if (!IsWalFileName(f)) return target()->NewWritableFile(f, o, r, dbg);
   IOStatus s = SyncEarlierLogs(f);
   if (s.ok()) s = target()->NewWritableFile(f, o, r, dbg);
-  return s.ok() ? Register(r) : s;
+  if (s.ok()) Register(r);
+  return s;
 }
 
 IOStatus WalOrderFileSystem::ReuseWritableFile(const std::string& f, const std::string& old,
@@ -114,7 +116,8 @@ IOStatus WalOrderFileSystem::ReuseWritableFile(const std::string& f, const std::
   if (!IsWalFileName(f)) return target()->ReuseWritableFile(f, old, o, r, dbg);
   IOStatus s = SyncEarlierLogs(f);
   if (s.ok()) s = target()->ReuseWritableFile(f, old, o, r, dbg);
-  return s.ok() ? Register(r) : s;
+  if (s.ok()) Register(r);
+  return s;
 }
 
 IOStatus WalOrderFileSystem::SyncEarlierLogs(const std::string& log) {
@@ -130,14 +133,13 @@ IOStatus WalOrderFileSystem::SyncEarlierLogs(const std::string& log) {
   return synced ? SyncDirectory(target(), DirectoryOf(log)) : IOStatus::OK();
 }
 
-IOStatus WalOrderFileSystem::Register(std::unique_ptr<rocksdb::FSWritableFile>* r) {
+void WalOrderFileSystem::Register(std::unique_ptr<rocksdb::FSWritableFile>* r) {
   auto log = std::make_unique<LogFile>(this, std::move(*r));
   {
     std::lock_guard lock(mu_);
     open_.insert(log.get());
   }
   *r = std::move(log);
-  return IOStatus::OK();
 }
 
 void WalOrderFileSystem::Forget(LogFile* log) {

@@ -53,15 +53,12 @@ class WalOrderFileSystem : public rocksdb::FileSystemWrapper {
   // Syncs the logs in open_ that have unsynced appends, then the directory
   // of `log` if any was. An error is returned and no log is created.
   rocksdb::IOStatus SyncEarlierLogs(const std::string& log);
-  rocksdb::IOStatus Register(std::unique_ptr<rocksdb::FSWritableFile>* r);
+  void Register(std::unique_ptr<rocksdb::FSWritableFile>* r);  // wraps *r in a LogFile
   void Forget(LogFile* log);
 
   std::mutex mu_;            // held while open_'s logs sync, so none of them closes meanwhile
   std::set<LogFile*> open_;  // the logs being written
 };
-
-// True for RocksDB's write-ahead log names: "<digits>.log".
-bool IsWalFileName(const std::string& path);
 
 // Syncs every write-ahead log in `dir` and then `dir`. REQUIRES: no
 // database has `dir` open (a log could be deleted under it). A missing

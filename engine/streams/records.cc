@@ -125,9 +125,15 @@ std::string EventId(uint32_t stream_id, uint64_t sequence) {
   return buf;
 }
 
-Result<Item> NestedItem(const flatbuffers::Vector<uint8_t>* v) {
+// A nested item; adds its size to *size: the one it stores (which Open
+// checked against its attributes), or for records written before storage
+// format 8 the attributes' own.
+Result<Item> NestedItem(const flatbuffers::Vector<uint8_t>* v, int64_t* size) {
   // Copied: the nested buffer need not be aligned for the item verifier.
-  return format::DecodeItem(std::string(reinterpret_cast<const char*>(v->data()), v->size()));
+  const std::string bytes(reinterpret_cast<const char*>(v->data()), v->size());
+  DYNAROCK_ASSIGN_OR_RETURN(ItemView item, ItemView::Open(bytes));
+  *size += static_cast<int64_t>(format::ItemSize(item));
+  return item.Decode();
 }
 
 }  // namespace
@@ -147,15 +153,13 @@ Result<StreamRecord> DecodeRecord(uint32_t stream_id, uint64_t sequence, std::st
   out.event_name = static_cast<StreamEventName>(r->event());
   out.time_to_live_deletion = r->ttl_deletion();
   out.approximate_creation_date_time = static_cast<double>(SequenceTimeMs(sequence) / 1000);
-  DYNAROCK_ASSIGN_OR_RETURN(out.keys, NestedItem(r->keys()));
-  int64_t size = static_cast<int64_t>(format::ItemSize(out.keys));
+  int64_t size = 0;
+  DYNAROCK_ASSIGN_OR_RETURN(out.keys, NestedItem(r->keys(), &size));
   if (r->new_image()) {
-    DYNAROCK_ASSIGN_OR_RETURN(out.new_image, NestedItem(r->new_image()));
-    size += static_cast<int64_t>(format::ItemSize(*out.new_image));
+    DYNAROCK_ASSIGN_OR_RETURN(out.new_image, NestedItem(r->new_image(), &size));
   }
   if (r->old_image()) {
-    DYNAROCK_ASSIGN_OR_RETURN(out.old_image, NestedItem(r->old_image()));
-    size += static_cast<int64_t>(format::ItemSize(*out.old_image));
+    DYNAROCK_ASSIGN_OR_RETURN(out.old_image, NestedItem(r->old_image(), &size));
   }
   out.sequence_number = SequenceString(sequence);
   out.size_bytes = size;
