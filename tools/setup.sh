@@ -58,9 +58,18 @@ case "$mode" in
                -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${@:2}") ;;
   *) dir="$top/build"; cfg=(-DCMAKE_BUILD_TYPE=Release) ;;
 esac
-if [ "$mode" = --test ] && [ ! -d "$top/tests/wire/js/node_modules/playwright-core" ]; then
-  # The SDK's exact versions, from the lockfile.
-  (cd "$top/tests/wire/js" && npm ci --no-audit --no-fund --loglevel=error)
+if [ "$mode" = --test ]; then
+  # The JS tests run on the machine's Node.js: Debian 12's is 18.20, and
+  # tests/wire/js pins only releases whose engines accept it
+  # (tests/wire/js/engines.mjs checks again before the tests run).
+  echo "setup: Node.js $(node --version) at $(command -v node), npm $(npm --version)"
+  js="$top/tests/wire/js"
+  # The exact versions of the lockfile, installed again whenever it changed;
+  # --engine-strict refuses a package whose engines exclude this Node.js.
+  if ! cmp -s "$js/package-lock.json" "$js/node_modules/.dynarock-lock"; then
+    (cd "$js" && npm ci --engine-strict --no-audit --no-fund --loglevel=error &&
+       cp package-lock.json node_modules/.dynarock-lock)
+  fi
 fi
 cmake -S "$top" -B "$dir" -G Ninja "${cfg[@]}"
 cmake --build "$dir" -j2

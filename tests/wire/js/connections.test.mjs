@@ -3,6 +3,7 @@
 // sockets open and idle. Every client must be served, also when their
 // sockets outnumber the server's connection bound (the idlest are closed
 // gracefully; nothing is reset mid-request). Run by ctest (wire_js).
+import "./engines.mjs";  // first: Node.js and the install match the lockfile
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";

@@ -10,6 +10,7 @@
 // DYNAROCK_BIN, DYNAROCK_FLEET_DEMO: the binaries; CHROMIUM: the browser
 // (/usr/bin/chromium). DYNAROCK_CONSOLE_SCREENSHOTS=DIR saves a PNG of each
 // page there (tools/console/screenshots/ holds the committed ones).
+import "./engines.mjs";  // first: Node.js and the install match the lockfile
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";

@@ -1,6 +1,7 @@
 // The AWS SDK for JavaScript v3 against `dynarock serve`: the fleet table's
 // stream read with DynamoDBStreamsClient (same port as DynamoDB), following
 // shard lineage. Run by ctest (wire_js) with DYNAROCK_BIN set.
+import "./engines.mjs";  // first: Node.js and the install match the lockfile
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
