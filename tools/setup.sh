@@ -33,6 +33,11 @@ mode="${1:-}"
 # The web console's browser test (tests/wire/js/console.test.mjs) runs in
 # Debian's Chromium: the test build only.
 [ "$mode" = --test ] && packages+=(chromium)
+# llvm-symbolizer: sanitizer reports name their frames, and the TSan
+# suppressions (tests/tsan.supp) match on those names; without it a
+# minimal Debian 12 (which clang alone does not give it) reports
+# RocksDB's internal hand-offs as races.
+[ "$mode" = --test ] && packages+=(llvm)
 
 missing=()
 for p in "${packages[@]}"; do
