@@ -1,9 +1,37 @@
-// Database's public methods: each forwards to Database::Impl.
-#include "dynarock/db.h"
+// Database's public methods: each forwards to Database::Impl, but for the
+// static CheckDirectory.
+#include <filesystem>
 
+#include "dynarock/db.h"
 #include "engine/db_impl.h"
 
 namespace dynarock {
+
+Status Database::CheckDirectory(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (st.type() == fs::file_type::not_found) {
+    std::error_code ignored;
+    if (fs::is_symlink(fs::symlink_status(path, ignored))) {
+      return Status::InvalidArgument(path + " is a symbolic link to nothing");
+    }
+    return Status::OK();  // Open creates it
+  }
+  if (ec) return Status::IOError(path + ": " + ec.message());
+  if (!fs::is_directory(st)) return Status::InvalidArgument(path + " is not a directory");
+  const bool empty = fs::is_empty(path, ec);
+  if (ec) return Status::IOError(path + " cannot be listed: " + ec.message());
+  if (empty) return Status::OK();
+  // What a read-only Open asks first (engine/open.cc): RocksDB reads CURRENT
+  // and the MANIFEST it names, and writes nothing. A database found here is
+  // Open's to accept or refuse (a foreign one, untouched).
+  std::vector<std::string> families;
+  if (rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &families).ok()) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(path + " holds no Dynarock database");
+}
 
 Result<CreateTableResponse> Database::CreateTable(const CreateTableRequest& r) {
   return impl_->CreateTable(r);

@@ -1,7 +1,9 @@
 #include "tools/bulk_cli.h"
 
 #include <fmt/core.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,7 +24,56 @@ std::string Duration(double s) {
   return fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60);
 }
 
+// What stat(2) says a path is, in messages about what is not a file or a folder.
+std::string KindOf(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::regular:
+      return "a file";
+    case fs::file_type::directory:
+      return "a folder";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "of an unknown kind";
+  }
+}
+
+// The error for `path`, which stat(2) found (or failed to find, `ec`) to be
+// neither a regular file nor, if `folder_too`, a folder.
+Status NotFileOrFolder(const std::string& path, fs::file_type type, const std::error_code& ec,
+                       bool folder_too) {
+  if (type == fs::file_type::not_found) {
+    std::error_code ignored;
+    return Status::InvalidArgument(path + (fs::is_symlink(fs::symlink_status(path, ignored))
+                                               ? " is a symbolic link to nothing"
+                                               : " does not exist"));
+  }
+  if (ec) return Status::IOError(path + ": " + ec.message());
+  return Status::InvalidArgument(path + " is " + KindOf(type) +
+                                 (folder_too ? ", not a file or a folder" : ", not a file"));
+}
+
+// OK if `path` is a regular file (a link to one included), or also a folder
+// if `folder_too`; else an error naming it and what it is. A device, a FIFO
+// or a socket is no data: it would be read forever (/dev/zero), block (a
+// FIFO) or read as nothing (/dev/null).
+Status CheckFileOrFolder(const std::string& path, bool folder_too) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);  // follows links, as stat(2)
+  if (!ec && (fs::is_regular_file(st) || (folder_too && fs::is_directory(st)))) {
+    return Status::OK();
+  }
+  return NotFileOrFolder(path, st.type(), ec, folder_too);
+}
+
 Result<std::string> ReadFile(const std::string& path) {
+  DYNAROCK_RETURN_IF_ERROR(CheckFileOrFolder(path, false));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::InvalidArgument(path + ": cannot be read");
   std::stringstream ss;
@@ -118,8 +169,19 @@ std::optional<fs::path> FindExport(const fs::path& source, std::string* error) {
   const fs::path root = source / "AWSDynamoDB";
   if (!fs::is_directory(root, ec)) return std::nullopt;
   std::vector<fs::path> found;
-  for (const auto& e : fs::directory_iterator(root, ec)) {
-    if (fs::exists(e.path() / "manifest-summary.json")) found.push_back(e.path());
+  fs::directory_iterator it(root, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path manifest = it->path() / "manifest-summary.json";
+    std::error_code probe;
+    if (fs::exists(manifest, probe)) found.push_back(it->path());
+    if (probe) {
+      *error = manifest.string() + ": " + probe.message();
+      return std::nullopt;
+    }
+  }
+  if (ec) {
+    *error = root.string() + " cannot be listed: " + ec.message();
+    return std::nullopt;
   }
   if (found.size() == 1) return found[0];
   *error = found.empty() ? root.string() + " holds no export (no manifest-summary.json)"
@@ -128,19 +190,59 @@ std::optional<fs::path> FindExport(const fs::path& source, std::string* error) {
   return std::nullopt;
 }
 
-// Data files of an ImportTable-style source: one file, or every regular file
-// under a directory (recursively, in name order), as an S3 key prefix is.
-std::vector<ImportFile> SourceFiles(const fs::path& source) {
+// Appends to `paths` every file under the folder `dir`. What stat(2) says
+// decides, as for the source itself: a link to a file is a file, a link to
+// a folder is walked (a loop back into a folder being walked is an error).
+// Anything else (a FIFO, a socket, a device, a link to nothing) and a folder
+// that cannot be listed are errors naming the path, not files left out: a
+// restore reads everything or nothing.
+Status WalkFolder(const fs::path& dir, std::vector<std::pair<dev_t, ino_t>>* ancestors,
+                  std::vector<std::string>* paths) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    return Status::IOError(dir.string() + ": " +
+                           std::error_code(errno, std::generic_category()).message());
+  }
+  for (const auto& [dev, ino] : *ancestors) {
+    if (dev == st.st_dev && ino == st.st_ino) {
+      return Status::InvalidArgument(dir.string() +
+                                     " leads back to a folder that holds it (a loop of "
+                                     "symbolic links)");
+    }
+  }
+  ancestors->emplace_back(st.st_dev, st.st_ino);
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path& p = it->path();
+    std::error_code stat_ec;
+    const fs::file_status s = fs::status(p, stat_ec);
+    if (s.type() == fs::file_type::directory) {
+      DYNAROCK_RETURN_IF_ERROR(WalkFolder(p, ancestors, paths));
+    } else if (s.type() == fs::file_type::regular) {
+      paths->push_back(p.string());
+    } else {  // a FIFO, a device, a link to nothing, or stat(2) failed (ELOOP)
+      return NotFileOrFolder(p.string(), s.type(), stat_ec, true);
+    }
+  }
+  if (ec) return Status::IOError(dir.string() + " cannot be listed: " + ec.message());
+  ancestors->pop_back();
+  return Status::OK();
+}
+
+// Data files of an ImportTable-style source: one file, or every file under a
+// folder (recursively, in name order), as under an S3 key prefix.
+// REQUIRES: CheckFileOrFolder(source, true) is OK.
+Result<std::vector<ImportFile>> SourceFiles(const std::string& source) {
   std::vector<ImportFile> files;
   std::error_code ec;
   if (fs::is_regular_file(source, ec)) {
-    files.push_back({source.string(), "", std::nullopt, std::nullopt});
+    files.push_back({source, "", std::nullopt, std::nullopt});
     return files;
   }
+  std::vector<std::pair<dev_t, ino_t>> ancestors;
   std::vector<std::string> paths;
-  for (const auto& e : fs::recursive_directory_iterator(source, ec)) {
-    if (e.is_regular_file()) paths.push_back(e.path().string());
-  }
+  DYNAROCK_RETURN_IF_ERROR(WalkFolder(source, &ancestors, &paths));
   std::sort(paths.begin(), paths.end());
   for (auto& p : paths) files.push_back({std::move(p), "", std::nullopt, std::nullopt});
   return files;
@@ -159,6 +261,12 @@ ImportCompression Sniff(const std::string& path) {
 }
 
 int RunRestore(const RestoreArgs& a) {
+  // Nothing is created or opened for writing until every check has passed:
+  // a refused destination is left as it was, a missing one still missing.
+  // Open refuses a foreign RocksDB database itself; this refuses a folder
+  // of other files, in which RocksDB would create a database.
+  if (Status s = Database::CheckDirectory(a.db_dir); !s.ok()) return Fail(s);
+  if (Status s = CheckFileOrFolder(a.source, true); !s.ok()) return Fail(s);
   ImportTableOptions o;
   std::string definition_path = a.table_definition;
   std::string error;
@@ -182,10 +290,9 @@ int RunRestore(const RestoreArgs& a) {
       }
     }
   } else {
-    std::error_code ec;
-    if (!fs::exists(a.source, ec))
-      return Fail(Status::InvalidArgument(a.source + " does not exist"));
-    o.files = SourceFiles(a.source);
+    auto files = SourceFiles(a.source);
+    if (!files.ok()) return Fail(files.status());
+    o.files = std::move(*files);
     if (definition_path.empty()) {
       return Fail(Status::InvalidArgument(
           a.source + " is not an export: give --table-definition FILE (a CreateTable JSON)"));

@@ -6,13 +6,16 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -538,11 +541,12 @@ TEST_F(BulkLimitTest, RestoreRefusesWhatPassesTheCollectionSizeLimit) {
   {
     std::ofstream f(path);
     for (int i = 0; i < 30; ++i) {
-      f << R"({"Item":{"PK":{"S":"VEH#1"},"SK":{"S":"TS#)" << 100 + i
-        << R"("},"speed":{"N":")" << i << R"("},"pad":{"S":")" << std::string(40, 'p')
-        << R"("}}})" << "\n";
+      f << R"({"Item":{"PK":{"S":"VEH#1"},"SK":{"S":"TS#)" << 100 + i << R"("},"speed":{"N":")" << i
+        << R"("},"pad":{"S":")" << std::string(40, 'p') << R"("}}})"
+        << "\n";
     }
-    f << R"({"Item":{"PK":{"S":"VEH#2"},"SK":{"S":"META"},"speed":{"N":"1"}}})" << "\n";
+    f << R"({"Item":{"PK":{"S":"VEH#2"},"SK":{"S":"META"},"speed":{"N":"1"}}})"
+      << "\n";
   }
   ImportTableOptions o = FromPlainFile("Limited", path, "limit.json");
   auto r = db_->ImportTable(o);
@@ -739,7 +743,8 @@ TEST(ExternalSorterTest, LargeRecordsAndTruncatedRuns) {
     bulk::ExternalSorter sorter(dir, 4 << 20);  // a spill every 2 MB
     for (int i = 0; i < 40; ++i) {
       std::string key = "k" + std::to_string(1000 + i);
-      std::string value(i % 7 == 0 ? (3 << 19) + i : 1000 + 997 * i, static_cast<char>('a' + i % 26));
+      std::string value(i % 7 == 0 ? (3 << 19) + i : 1000 + 997 * i,
+                        static_cast<char>('a' + i % 26));
       ASSERT_OK(sorter.Add(key, static_cast<uint64_t>(i + 1), value));
       model[key] = value;
     }
@@ -757,9 +762,8 @@ TEST(ExternalSorterTest, LargeRecordsAndTruncatedRuns) {
     EXPECT_EQ(it, model.end());
 
     auto merge = [&] {
-      return sorter.Merge([](std::string_view, uint64_t, std::string_view) {
-        return Status::OK();
-      });
+      return sorter.Merge(
+          [](std::string_view, uint64_t, std::string_view) { return Status::OK(); });
     };
     auto read = [](const fs::path& p) {
       std::ifstream in(p, std::ios::binary);
@@ -915,6 +919,260 @@ TEST_F(BulkTest, CommandLineDumpAndRestore) {
             0);
   Reopen();
   EXPECT_EQ(QueryAll(db_.get(), "Tsv", "BySpeed", "PK", S("VEH#1"), true).size(), 2u);
+}
+
+// ---- What restore refuses: a destination that is not a database, a source that is
+// not data. Each refusal exits 1 and creates nothing.
+
+struct ToolRun {
+  int rc = -1;
+  std::string out, err;
+};
+
+// Runs the tool with its stdout and stderr captured (through files in
+// `scratch`, which must be outside every folder a test compares).
+ToolRun RunToolCaptured(const std::vector<std::string>& args, const std::string& scratch) {
+  const std::string out_path = (fs::path(scratch) / "tool.stdout").string();
+  const std::string err_path = (fs::path(scratch) / "tool.stderr").string();
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ToolRun run;
+  run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  run.out = slurp(out_path);
+  run.err = slurp(err_path);
+  return run;
+}
+
+// Every entry under `dir`, by relative path: its kind, permissions, size and
+// bytes. Equal snapshots: the folder is byte for byte as it was.
+std::map<std::string, std::string> Snapshot(const std::string& dir) {
+  std::map<std::string, std::string> entries;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const fs::file_status st = e.symlink_status();
+    std::string v = std::to_string(static_cast<int>(st.type())) + " " +
+                    std::to_string(static_cast<unsigned>(st.permissions()));
+    if (fs::is_regular_file(st)) {
+      std::ifstream in(e.path(), std::ios::binary);
+      v += " " + std::to_string(fs::file_size(e.path())) + " " +
+           std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    entries[fs::relative(e.path(), dir).string()] = v;
+  }
+  return entries;
+}
+
+// What the tool prints for a failed status.
+std::string ErrorLine(const Status& s) { return "error: " + s.ToString() + "\n"; }
+
+class RestoreRefusalTest : public BulkTest {
+ protected:
+  void SetUp() override {
+    BulkTest::SetUp();
+    Create(FleetTable("Fleet"));
+    auto d = db_->DescribeTable({.table_name = "Fleet"});
+    ASSERT_OK(d);
+    definition_ = (fs::path(out_) / "def.json").string();
+    std::ofstream(definition_) << wire::TableDefinitionJson(d->table, {}, std::nullopt);
+    items_ = (fs::path(out_) / "items.json").string();
+    std::ofstream f(items_);
+    for (int i = 0; i <= 5; ++i) {
+      f << format::ItemLine(format::ExportFormat::kDynamoDbJson, Reading(1, i)) << "\n";
+    }
+  }
+
+  ToolRun Restore(const std::string& db, const std::string& source,
+                  const std::string& input_format = "DYNAMODB_JSON") {
+    return RunToolCaptured({DYNAROCK_PATH, "restore", db, source, "--table-definition", definition_,
+                            "--table", "Restored", "--input-format", input_format},
+                           out_);
+  }
+
+  // Restore into `folder`, a non-empty folder that is no database, is
+  // refused as Open refuses it (dump and collection print the same) and
+  // leaves it as it was.
+  void ExpectRefusedAndUnchanged(const std::string& folder) {
+    const auto before = Snapshot(folder);
+    ASSERT_FALSE(before.empty());
+    const ToolRun run = Restore(folder, items_);
+    EXPECT_EQ(run.rc, 1) << run.err;
+    const std::string expected =
+        ErrorLine(Status::InvalidArgument(folder + " holds no Dynarock database"));
+    EXPECT_EQ(run.err, expected);
+    EXPECT_EQ(run.out, "");
+    EXPECT_EQ(Snapshot(folder), before);  // no LOCK, LOG, CURRENT, ... added or changed
+    // The message of the check that `dynarock collections` (a read-only Open) makes.
+    const ToolRun collections =
+        RunToolCaptured({DYNAROCK_PATH, "collections", folder, "Restored"}, out_);
+    EXPECT_EQ(collections.rc, 1);
+    EXPECT_EQ(collections.err, expected);
+    EXPECT_EQ(Snapshot(folder), before);
+  }
+
+  std::string definition_, items_;
+};
+
+TEST_F(RestoreRefusalTest, AFolderOfOtherFilesIsRefusedAndLeftAsItWas) {
+  const std::string folder = (fs::path(out_) / "documents").string();
+  fs::create_directories(fs::path(folder) / "drafts");
+  std::ofstream(fs::path(folder) / "notes.txt") << "remember the milk\n";
+  std::ofstream(fs::path(folder) / "drafts" / "letter.md") << "# Dear reader\n";
+  std::ofstream(fs::path(folder) / "empty");
+  ExpectRefusedAndUnchanged(folder);
+  // Nor is a file a destination.
+  const auto before = Snapshot(folder);
+  const std::string file = (fs::path(folder) / "notes.txt").string();
+  const ToolRun run = Restore(file, items_);
+  EXPECT_EQ(run.rc, 1);
+  EXPECT_EQ(run.err, ErrorLine(Status::InvalidArgument(file + " is not a directory")));
+  EXPECT_EQ(Snapshot(folder), before);
+}
+
+TEST_F(RestoreRefusalTest, AFolderWithAStrayCurrentFileIsRefusedAndLeftAsItWas) {
+  const std::string folder = (fs::path(out_) / "stray").string();
+  fs::create_directories(folder);
+  std::ofstream(fs::path(folder) / "CURRENT") << "MANIFEST-000001\n";
+  ExpectRefusedAndUnchanged(folder);
+  EXPECT_FALSE(fs::exists(fs::path(folder) / "LOCK"));
+  EXPECT_FALSE(fs::exists(fs::path(folder) / "LOG"));
+}
+
+TEST_F(RestoreRefusalTest, ASourceThatIsNotAFileOrAFolderIsRefusedInEveryFormat) {
+  const std::string fifo = (fs::path(out_) / "pipe").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  db_.reset();  // the existing database is a destination too
+  const std::string fresh = (fs::path(out_) / "fresh.db").string();
+  const std::vector<std::pair<std::string, std::string>> sources = {
+      {"/dev/zero", "a character device"},
+      {"/dev/null", "a character device"},
+      {fifo, "a FIFO"},
+  };
+  for (const auto& [source, kind] : sources) {
+    for (const std::string input_format : {"DYNAMODB_JSON", "ION", "CSV"}) {
+      SCOPED_TRACE(source + " " + input_format);
+      const std::string expected =
+          ErrorLine(Status::InvalidArgument(source + " is " + kind + ", not a file or a folder"));
+      ToolRun run = Restore(fresh, source, input_format);
+      EXPECT_EQ(run.rc, 1);
+      EXPECT_EQ(run.err, expected);
+      EXPECT_EQ(run.out, "");
+      EXPECT_FALSE(fs::exists(fresh));  // not even the folder
+      run = Restore(dir_, source, input_format);
+      EXPECT_EQ(run.rc, 1);
+      EXPECT_EQ(run.err, expected);
+    }
+  }
+  Reopen();
+  auto restored = db_->DescribeTable({.table_name = "Restored"});
+  EXPECT_EQ(restored.status().code(), Status::Code::kResourceNotFound);  // no empty table
+}
+
+TEST_F(RestoreRefusalTest, WhatAFolderSourceHoldsIsDataOrAnError) {
+  db_.reset();
+  const std::string fresh = (fs::path(out_) / "fresh.db").string();
+  int n = 0;
+  // A folder holding a good data file and `plant`; the restore must fail
+  // with `message` (about paths under the folder) and create nothing.
+  auto expect_refused = [&](const std::function<void(const fs::path&)>& plant,
+                            const std::function<Status(const fs::path&)>& message) {
+    const fs::path folder = fs::path(out_) / ("in" + std::to_string(n++));
+    fs::create_directories(folder / "sub");
+    fs::copy_file(items_, folder / "sub" / "items.json");
+    plant(folder);
+    const ToolRun run = Restore(fresh, folder.string());
+    EXPECT_EQ(run.rc, 1) << folder;
+    EXPECT_EQ(run.err, ErrorLine(message(folder)));
+    EXPECT_FALSE(fs::exists(fresh));
+  };
+  expect_refused([](const fs::path& f) { ASSERT_EQ(mkfifo((f / "z.fifo").c_str(), 0600), 0); },
+                 [](const fs::path& f) {
+                   return Status::InvalidArgument((f / "z.fifo").string() +
+                                                  " is a FIFO, not a file or a folder");
+                 });
+  expect_refused([](const fs::path& f) { fs::create_symlink("gone.json", f / "sub" / "a.json"); },
+                 [](const fs::path& f) {
+                   return Status::InvalidArgument((f / "sub" / "a.json").string() +
+                                                  " is a symbolic link to nothing");
+                 });
+  expect_refused([](const fs::path& f) { fs::create_symlink("..", f / "sub" / "up"); },
+                 [](const fs::path& f) {
+                   return Status::InvalidArgument(
+                       (f / "sub" / "up").string() +
+                       " leads back to a folder that holds it (a loop of symbolic links)");
+                 });
+}
+
+TEST_F(RestoreRefusalTest, ASubfolderThatCannotBeListedIsAnError) {
+  if (geteuid() == 0) GTEST_SKIP() << "root lists every folder";
+  db_.reset();
+  const std::string fresh = (fs::path(out_) / "fresh.db").string();
+  const fs::path folder = fs::path(out_) / "in";
+  fs::create_directories(folder / "locked");
+  fs::copy_file(items_, folder / "items.json");
+  fs::copy_file(items_, folder / "locked" / "more.json");
+  fs::permissions(folder / "locked", fs::perms::none);
+  const ToolRun run = Restore(fresh, folder.string());
+  fs::permissions(folder / "locked", fs::perms::owner_all);  // for the clean-up
+  EXPECT_EQ(run.rc, 1);
+  EXPECT_EQ(run.err, ErrorLine(Status::IOError((folder / "locked").string() +
+                                               " cannot be listed: Permission denied")));
+  EXPECT_FALSE(fs::exists(fresh));
+}
+
+TEST_F(RestoreRefusalTest, RestoresIntoANewAndAnEmptyFolderStillWork) {
+  db_.reset();
+  // A new folder, from a symbolic link to a data file.
+  const std::string link = (fs::path(out_) / "link.json").string();
+  fs::create_symlink(items_, link);
+  const std::string fresh = (fs::path(out_) / "fresh.db").string();
+  ToolRun run = Restore(fresh, link);
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_TRUE(run.out.starts_with("restored Restored: 6 items (6 read, 0 skipped)")) << run.out;
+  {
+    auto db = Database::Open(fresh, {});
+    ASSERT_OK(db);
+    EXPECT_EQ(ScanAll(db->get(), "Restored").size(), 6u);
+  }
+  // An empty folder, from a folder whose subfolder is a symbolic link to
+  // another folder of data files.
+  const std::string empty = (fs::path(out_) / "empty.db").string();
+  fs::create_directories(empty);
+  const fs::path other = fs::path(out_) / "other";
+  fs::create_directories(other);
+  std::ofstream(other / "more.json")
+      << format::ItemLine(format::ExportFormat::kDynamoDbJson, Reading(2, 0)) << "\n"
+      << format::ItemLine(format::ExportFormat::kDynamoDbJson, Reading(2, 1)) << "\n";
+  const fs::path in = fs::path(out_) / "in";
+  fs::create_directories(in);
+  fs::copy_file(items_, in / "items.json");
+  fs::create_directory_symlink(other, in / "linked");
+  run = Restore(empty, in.string());
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_TRUE(run.out.starts_with("restored Restored: 8 items (8 read, 0 skipped)")) << run.out;
+  {
+    auto db = Database::Open(empty, {});
+    ASSERT_OK(db);
+    EXPECT_EQ(ScanAll(db->get(), "Restored").size(), 8u);
+  }
+  // And again into that folder, now a database: the table exists, exit 1.
+  run = Restore(empty, in.string());
+  EXPECT_EQ(run.rc, 1);
+  EXPECT_EQ(run.err, ErrorLine(Status::ResourceInUse("Table already exists: Restored")));
 }
 
 TEST_F(BulkTest, SigkillDuringRestoreLeavesTheTargetUnchanged) {

@@ -171,6 +171,16 @@ class Database {
   //     (including the directory being open in another process).
   static Result<std::unique_ptr<Database>> Open(const std::string& path, const Options& options);
 
+  // Whether a read-write Open may create a database in `path`, asked before
+  // RocksDB opens anything there (dynarock restore asks first, so a refused
+  // directory is left as it was). OK if `path` does not exist, is an empty
+  // directory, or holds a RocksDB database (Open then checks that it is a
+  // Dynarock one). Otherwise InvalidArgument: "PATH holds no Dynarock
+  // database", the message of a read-only Open (dynarock dump, collection),
+  // for a directory of other files or one whose CURRENT leads to no
+  // database; "PATH is not a directory" for a file. Reads only.
+  static Status CheckDirectory(const std::string& path);
+
   // Stops a running backfill at its next step (the next Open resumes it),
   // flushes nothing extra (every acknowledged write is already in the WAL)
   // and releases the directory lock.
@@ -359,7 +369,12 @@ class Database {
   // iterator to continue with (absent at the end of a closed shard).
   // ExpiredIteratorException 15 minutes after the iterator was issued;
   // TrimmedDataAccessException when its position is past retention;
-  // ValidationException for an iterator this database did not issue.
+  // ValidationException "Invalid ShardIterator" for an iterator this
+  // database did not issue. Iterators are signed (HMAC-SHA256) with a
+  // secret kept in the database, so that covers any altered or made-up
+  // one, another database's, one issued before storage format 9, one
+  // whose stream's ARN has changed since (Options::region, account_id), and
+  // one issued more than 5 minutes ahead of this database's clock.
   Result<GetRecordsResponse> GetRecords(const GetRecordsRequest& request);
   // The consumer helper for C++ users: up to `limit` records of the stream
   // with sequence numbers above `after_sequence_number` (empty: from the
