@@ -145,6 +145,11 @@ std::string BackfillCursorKey(uint32_t index_space_id);
 // "service/<name>": a record a service built on the engine keeps with the
 // database (Database::PutServiceRecord; since format version 4).
 inline constexpr std::string_view kCatalogServicePrefix = "service/";
+// "stream_iterator_secret": the 32 random bytes that sign the database's
+// shard iterators (streams::IteratorSecret; since format version 9). Written
+// once, with the format record of a new database or by the upgrade to 9,
+// and never changed; a read-only instance reads it to check iterators.
+inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_secret";
 
 // The format record, written when a database is created and checked by every
 // Open: the magic "DYNAROCK" then the storage format version (4 bytes,
@@ -154,9 +159,10 @@ inline constexpr std::string_view kCatalogServicePrefix = "service/";
 // 2 -> 3 adds backfill cursors; 3 -> 4 adds service records and the
 // descriptors' point-in-time recovery fields; ...; 6 -> 7 deletes the
 // collection counters of tables without an LSI; 7 -> 8 adds the items'
-// stored size; STORAGE_LAYOUT.md has them all).
+// stored size; 8 -> 9 adds the shard iterator secret; STORAGE_LAYOUT.md has
+// them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 8;
+inline constexpr uint32_t kStorageFormatVersion = 9;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

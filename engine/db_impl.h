@@ -205,8 +205,13 @@ class Database::Impl {
   using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;
 
  private:
-  // Checks the format record (writing it into a new database).
+  // Checks the format record (writing it, with a new iterator secret, into
+  // a new database), upgrading an older version.
   Status CheckFormatRecord(const std::string& path);
+  // Reads the secret that signs shard iterators into iterator_secret_.
+  // Corruption if the catalog has none (every database of format 9 has
+  // one) or not 32 bytes.
+  Status LoadIteratorSecret(const std::string& path);
   // Fills a new GSI from the table's items, Options::backfill_batch_items
   // per step, saving its position after each (BackfillCursorKey), then
   // marks it ACTIVE with exact totals. Idempotent; returns early (OK) when
@@ -435,6 +440,9 @@ class Database::Impl {
   streams::Sequencer sequencer_;
   std::mutex streams_mu_;
   std::map<uint32_t, StreamInfo> streams_;
+  // Signs and checks shard iterators (kCatalogIteratorSecretKey). Set by
+  // Open, constant after: read without a lock.
+  streams::IteratorSecret iterator_secret_{};
 
   // The TTL sweeper thread and how to stop it.
   std::thread ttl_thread_;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -40,13 +41,14 @@ Status CheckColumnFamilies(const std::string& path, const std::vector<std::strin
   for (const auto& name : existing) {
     names += (names.empty() ? "" : ", ") + name;
     has_catalog |= name == kCatalogCf;
-    foreign |= std::none_of(ours.begin(), ours.end(),
-                            [&](const auto& cf) { return cf.name == name; });
+    foreign |=
+        std::none_of(ours.begin(), ours.end(), [&](const auto& cf) { return cf.name == name; });
   }
   if (foreign || !has_catalog) {
-    return Status::InvalidArgument(path + " holds a RocksDB database that is not a Dynarock "
-                                   "database (its column families: " + names +
-                                   "); it was left untouched");
+    return Status::InvalidArgument(path +
+                                   " holds a RocksDB database that is not a Dynarock "
+                                   "database (its column families: " +
+                                   names + "); it was left untouched");
   }
   return Status::OK();
 }
@@ -68,6 +70,10 @@ bool IsCutShortCreation(const rocksdb::DBOptions& options, const std::string& pa
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
   it->SeekToFirst();
   return it->status().ok() && !it->Valid();
+}
+
+rocksdb::Slice IteratorSecretSlice(const streams::IteratorSecret& secret) {
+  return rocksdb::Slice(reinterpret_cast<const char*>(secret.data()), secret.size());
 }
 
 // Scratch directories of restores a crash interrupted: nothing in them was
@@ -100,18 +106,24 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
     if (it->Valid()) {
       return Status::Corruption(path + ": the catalog has no format record");
     }
+    // The record and the iterator secret in one batch: a database has both
+    // or neither.
+    DYNAROCK_ASSIGN_OR_RETURN(const streams::IteratorSecret secret, streams::NewIteratorSecret());
+    rocksdb::WriteBatch batch;
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(batch.Put(
+        catalog_cf_, std::string(kCatalogIteratorSecretKey), IteratorSecretSlice(secret))));
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(batch.Put(catalog_cf_, std::string(kCatalogFormatKey),
+                                                 EncodeFormatRecord(kStorageFormatVersion))));
     rocksdb::WriteOptions sync;
     sync.sync = true;
-    return FromRocks(db_->Put(sync, catalog_cf_, std::string(kCatalogFormatKey),
-                              EncodeFormatRecord(kStorageFormatVersion)));
+    return FromRocks(db_->Write(sync, &batch));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
   DYNAROCK_ASSIGN_OR_RETURN(uint32_t version, DecodeFormatRecord(record));
   if (version > kStorageFormatVersion) {
     return Status::NotSupported(path + " was written in storage format version " +
                                 std::to_string(version) + "; this build reads versions up to " +
-                                std::to_string(kStorageFormatVersion) +
-                                ". It was left untouched");
+                                std::to_string(kStorageFormatVersion) + ". It was left untouched");
   }
   if (version < 1) return Status::Corruption(path + ": storage format version 0");
   if (options_.read_only && version < kStorageFormatVersion) {
@@ -161,8 +173,8 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
           FromRocks(batch.DeleteRange(stats_cf_, SpaceBound(table.space_id), upper)));
     }
     DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(
-        batch.Put(catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(7))));
+    DYNAROCK_RETURN_IF_ERROR(
+        FromRocks(batch.Put(catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(7))));
     rocksdb::WriteOptions sync;
     sync.sync = true;
     DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
@@ -171,6 +183,38 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
   // 7 -> 8: items gain their stored size (an optional field; absent, a
   // reader computes it): nothing to rewrite.
   if (version == 7) DYNAROCK_RETURN_IF_ERROR(reached(8));
+  // 8 -> 9: shard iterators are signed (HMAC-SHA256) with a per-database
+  // secret, created here in one batch with the record. The iterators
+  // version 8 issued carried a checksum anyone could compute; they are
+  // refused from now on (they expired within 15 minutes anyway).
+  if (version == 8) {
+    DYNAROCK_ASSIGN_OR_RETURN(const streams::IteratorSecret secret, streams::NewIteratorSecret());
+    rocksdb::WriteBatch batch;
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(batch.Put(
+        catalog_cf_, std::string(kCatalogIteratorSecretKey), IteratorSecretSlice(secret))));
+    DYNAROCK_RETURN_IF_ERROR(
+        FromRocks(batch.Put(catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(9))));
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+    version = 9;
+  }
+  return Status::OK();
+}
+
+Status Database::Impl::LoadIteratorSecret(const std::string& path) {
+  std::string secret;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_cf_,
+                               std::string(kCatalogIteratorSecretKey), &secret);
+  if (s.IsNotFound()) {
+    return Status::Corruption(path + ": the catalog has no stream iterator secret");
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
+  if (secret.size() != iterator_secret_.size()) {
+    return Status::Corruption(path + ": a stream iterator secret of " +
+                              std::to_string(secret.size()) + " bytes (32 expected)");
+  }
+  std::memcpy(iterator_secret_.data(), secret.data(), secret.size());
   return Status::OK();
 }
 
@@ -399,6 +443,7 @@ Status Database::Impl::Open(const std::string& path) {
   tokens_cf_ = handles_[6];
   write_options_.sync = options_.sync_writes;
   DYNAROCK_RETURN_IF_ERROR(CheckFormatRecord(path));
+  DYNAROCK_RETURN_IF_ERROR(LoadIteratorSecret(path));
 
   // Load the catalog.
   std::string next;

@@ -1,6 +1,10 @@
 #include "engine/streams/records.h"
 
 #include <flatbuffers/flatbuffers.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <xxhash.h>
 
 #include <cstdio>
@@ -191,46 +195,105 @@ rocksdb::CompactionFilter::Decision RetentionFilter::FilterV2(
 // ---- Shard iterators ----------------------------------------------------------------
 
 namespace {
-constexpr uint8_t kIteratorVersion = 1;
-constexpr size_t kIteratorPayload = 1 + 4 + 8 + 8 + 1 + 8;
-}  // namespace
 
-std::string EncodeIterator(std::string_view stream_arn, const IteratorState& s) {
-  std::string payload;
-  payload.push_back(static_cast<char>(kIteratorVersion));
-  format::PutFixed32BE(&payload, s.stream_id);
-  format::PutFixed64BE(&payload, s.shard_start);
-  format::PutFixed64BE(&payload, s.position);
-  payload.push_back(s.horizon ? 1 : 0);
-  format::PutFixed64BE(&payload, static_cast<uint64_t>(s.issued_ms));
-  format::PutFixed64BE(&payload, XXH3_64bits(payload.data(), payload.size()));
-  return std::string(stream_arn) + "|1|" + format::Base64Encode(payload);
-}
+// Version 1 carried an unkeyed XXH3 checksum, which anyone could compute:
+// such iterators are refused (they were valid for 15 minutes anyway).
+constexpr uint8_t kIteratorVersion = 2;
+constexpr std::string_view kIteratorSeparator = "|1|";
+constexpr size_t kIteratorFields = 1 + 4 + 8 + 8 + 1 + 8;
+constexpr size_t kIteratorMacBytes = 32;  // SHA-256
+constexpr size_t kIteratorBody = kIteratorFields + kIteratorMacBytes;
 
-std::optional<IteratorState> DecodeIterator(std::string_view text) {
-  const size_t bar = text.rfind('|');
-  if (bar == std::string_view::npos || bar < 2 || text.substr(bar - 2, 2) != "|1") {
+using IteratorMac = std::array<unsigned char, kIteratorMacBytes>;
+
+// HMAC-SHA256 of ARN | "|1|" | fields. The fields have a fixed size and
+// come last, so no two (ARN, fields) pairs sign the same bytes. nullopt if
+// OpenSSL fails (then nothing decodes: a zeroed MAC must never match).
+std::optional<IteratorMac> SignIterator(std::string_view stream_arn, std::string_view fields,
+                                        const IteratorSecret& secret) {
+  std::string signed_bytes;
+  signed_bytes.reserve(stream_arn.size() + kIteratorSeparator.size() + fields.size());
+  signed_bytes.append(stream_arn).append(kIteratorSeparator).append(fields);
+  IteratorMac mac{};
+  unsigned int len = 0;
+  if (HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+           reinterpret_cast<const unsigned char*>(signed_bytes.data()), signed_bytes.size(),
+           mac.data(), &len) == nullptr ||
+      len != mac.size()) {
     return std::nullopt;
   }
-  auto decoded = format::Base64Decode(text.substr(bar + 1));
-  if (!decoded.ok() || decoded->size() != kIteratorPayload + 8) return std::nullopt;
-  std::string_view in = *decoded;
-  uint64_t checksum = 0;
-  std::string_view tail = in.substr(kIteratorPayload);
-  format::GetFixed64BE(&tail, &checksum);
-  if (checksum != XXH3_64bits(in.data(), kIteratorPayload)) return std::nullopt;
+  return mac;
+}
+
+}  // namespace
+
+Result<IteratorSecret> NewIteratorSecret() {
+  IteratorSecret secret{};
+  if (RAND_bytes(secret.data(), static_cast<int>(secret.size())) != 1) {
+    return Status::Internal("streams: the system's random generator failed (OpenSSL RAND_bytes)");
+  }
+  return secret;
+}
+
+std::string EncodeIterator(std::string_view stream_arn, const IteratorState& s,
+                           const IteratorSecret& secret) {
+  std::string body;
+  body.reserve(kIteratorBody);
+  body.push_back(static_cast<char>(kIteratorVersion));
+  format::PutFixed32BE(&body, s.stream_id);
+  format::PutFixed64BE(&body, s.shard_start);
+  format::PutFixed64BE(&body, s.position);
+  body.push_back(s.horizon ? 1 : 0);
+  format::PutFixed64BE(&body, static_cast<uint64_t>(s.issued_ms));
+  // Without a MAC (OpenSSL failed) the iterator is written with zeros,
+  // which DecodeIterator refuses.
+  const IteratorMac mac = SignIterator(stream_arn, body, secret).value_or(IteratorMac{});
+  body.append(reinterpret_cast<const char*>(mac.data()), mac.size());
+  std::string text(stream_arn);
+  text.append(kIteratorSeparator).append(format::Base64Encode(body));
+  return text;
+}
+
+std::optional<DecodedIterator> DecodeIterator(std::string_view text, const IteratorSecret& secret) {
+  // The base64 holds no '|': the last one ends the separator.
+  const size_t bar = text.rfind('|');
+  if (bar == std::string_view::npos || bar + 1 < kIteratorSeparator.size() ||
+      text.substr(bar + 1 - kIteratorSeparator.size(), kIteratorSeparator.size()) !=
+          kIteratorSeparator) {
+    return std::nullopt;
+  }
+  const std::string_view arn = text.substr(0, bar + 1 - kIteratorSeparator.size());
+  const std::string_view encoded = text.substr(bar + 1);
+  auto decoded = format::Base64Decode(encoded);
+  if (!decoded.ok() || decoded->size() != kIteratorBody) return std::nullopt;
+  // The decoder ignores the unused low bits of the last character: only the
+  // encoder's own spelling is accepted, so that one iterator has one text.
+  if (format::Base64Encode(*decoded) != encoded) return std::nullopt;
+  const std::string_view body = *decoded;
+  const std::string_view fields = body.substr(0, kIteratorFields);
+  const std::optional<IteratorMac> mac = SignIterator(arn, fields, secret);
+  if (!mac || CRYPTO_memcmp(mac->data(), body.data() + kIteratorFields, mac->size()) != 0) {
+    return std::nullopt;
+  }
+  // Signed by this database, so EncodeIterator's bytes; the version and the
+  // horizon byte are checked all the same, so that a later layout signed
+  // with the same key is never read as this one.
+  std::string_view in = fields;
   if (static_cast<uint8_t>(in[0]) != kIteratorVersion) return std::nullopt;
   in.remove_prefix(1);
-  IteratorState s;
+  DecodedIterator out;
+  out.stream_arn = arn;
+  IteratorState& s = out.state;
   uint64_t issued = 0;
   format::GetFixed32BE(&in, &s.stream_id);
   format::GetFixed64BE(&in, &s.shard_start);
   format::GetFixed64BE(&in, &s.position);
+  if (in[0] != 0 && in[0] != 1) return std::nullopt;
   s.horizon = in[0] == 1;
   in.remove_prefix(1);
   format::GetFixed64BE(&in, &issued);
   s.issued_ms = static_cast<int64_t>(issued);
-  return s;
+  return out;
 }
 
 std::string ShardId(uint32_t stream_id, uint64_t start) {

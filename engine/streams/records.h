@@ -8,6 +8,7 @@
 
 #include <rocksdb/compaction_filter.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -120,11 +121,37 @@ struct IteratorState {
   bool horizon = false;
   int64_t issued_ms = 0;
 };
-// "<stream ARN>|1|<base64>", as AWS's look; ≤ 2048 characters.
-std::string EncodeIterator(std::string_view stream_arn, const IteratorState& state);
-// nullopt if `text` is not an iterator this engine issued (bad shape or
-// checksum).
-std::optional<IteratorState> DecodeIterator(std::string_view text);
+
+// The key that signs a database's shard iterators: 32 random bytes made
+// when the database is created (or upgraded to storage format 9), kept in
+// the catalog (kCatalogIteratorSecretKey) and never changed. Clients hold
+// iterators, so the signature is what stops one from making up an
+// iterator: another stream's, another position, a later issue time.
+inline constexpr size_t kIteratorSecretBytes = 32;
+using IteratorSecret = std::array<uint8_t, kIteratorSecretBytes>;
+// A fresh secret from OpenSSL's CSPRNG; Internal if it has no entropy.
+Result<IteratorSecret> NewIteratorSecret();
+
+// "<stream ARN>|1|<base64 of 62 bytes>", as AWS's look; ≤ 2048 characters
+// for any ARN DynamoDB allows. The 62 bytes: version (2), stream id (4),
+// shard start (8), position (8), horizon (1: 0 or 1), issue time (8: ms,
+// two's complement), then HMAC-SHA256 under `secret` of the ARN, "|1|" and
+// those 30 bytes (every integer big-endian). So the ARN and every field
+// are signed.
+std::string EncodeIterator(std::string_view stream_arn, const IteratorState& state,
+                           const IteratorSecret& secret);
+// An iterator as DecodeIterator found it: the ARN it names (a view into
+// the decoded text) and what it stands for.
+struct DecodedIterator {
+  std::string_view stream_arn;
+  IteratorState state;
+};
+// nullopt unless `text` is exactly what EncodeIterator made under `secret`
+// (bad shape, non-canonical base64, another version, or a signature that
+// differs, compared in constant time). The caller still checks that the
+// ARN names the stream and that the issue time is neither past the
+// iterator's lifetime nor in the future.
+std::optional<DecodedIterator> DecodeIterator(std::string_view text, const IteratorSecret& secret);
 
 // shardId-<20 digits: the shard's start time in ms>-<8 hex digits>.
 std::string ShardId(uint32_t stream_id, uint64_t start);

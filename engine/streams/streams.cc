@@ -14,6 +14,11 @@ namespace dynarock {
 namespace {
 
 constexpr int64_t kIteratorLifetimeMs = 15 * 60 * 1000;
+// How far in the future an iterator's issue time may be: clocks of the
+// processes sharing a database (a read-only instance beside the server)
+// and a clock stepped back by NTP differ by less. Further is refused as a
+// bad iterator: its expiry could not be trusted.
+constexpr int64_t kIteratorClockSkewMs = 5 * 60 * 1000;
 constexpr size_t kMaxRecordsPerCall = 1000;
 constexpr size_t kMaxRecordBytesPerCall = 1 << 20;
 constexpr size_t kMaxStreamsPerPage = 100;
@@ -336,7 +341,7 @@ Result<GetShardIteratorResponse> Database::Impl::GetShardIterator(
       break;
     }
   }
-  return GetShardIteratorResponse{streams::EncodeIterator(StreamArn(*s), state)};
+  return GetShardIteratorResponse{streams::EncodeIterator(StreamArn(*s), state, iterator_secret_)};
 }
 
 Result<GetRecordsResponse> Database::Impl::GetRecords(const GetRecordsRequest& request) {
@@ -344,10 +349,22 @@ Result<GetRecordsResponse> Database::Impl::GetRecords(const GetRecordsRequest& r
   if (request.limit && *request.limit > static_cast<int32_t>(kMaxRecordsPerCall)) {
     return Status::LimitExceeded("Limit must be less than or equal to 1000");
   }
-  auto state = streams::DecodeIterator(request.shard_iterator);
-  if (!state) return Status::Validation("Invalid ShardIterator");
+  // Forged, altered, another database's, or from before storage format 9:
+  // the same error as for any string that is not an iterator.
+  auto decoded = streams::DecodeIterator(request.shard_iterator, iterator_secret_);
+  if (!decoded) return Status::Validation("Invalid ShardIterator");
+  const streams::IteratorState* state = &decoded->state;
   const int64_t now = NowMs();
-  if (now - state->issued_ms > kIteratorLifetimeMs) {
+  // Differences as unsigned: exact whichever the order, for any two int64s.
+  const auto ms_between = [](int64_t earlier, int64_t later) {
+    return static_cast<uint64_t>(later) - static_cast<uint64_t>(earlier);
+  };
+  if (state->issued_ms > now &&
+      ms_between(now, state->issued_ms) > static_cast<uint64_t>(kIteratorClockSkewMs)) {
+    return Status::Validation("Invalid ShardIterator");
+  }
+  if (now > state->issued_ms &&
+      ms_between(state->issued_ms, now) > static_cast<uint64_t>(kIteratorLifetimeMs)) {
     return Status::ExpiredIterator("Iterator expired. The iterator was created at time " +
                                    streams::StreamLabel(state->issued_ms) +
                                    " while right now the time is " + streams::StreamLabel(now));
@@ -358,9 +375,12 @@ Result<GetRecordsResponse> Database::Impl::GetRecords(const GetRecordsRequest& r
   {
     std::lock_guard lock(streams_mu_);
     auto s = streams_.find(state->stream_id);
-    const std::string_view text = request.shard_iterator;
-    if (s == streams_.end()) return StreamNotFound(text.substr(0, text.find('|')));
+    if (s == streams_.end()) return StreamNotFound(decoded->stream_arn);
     arn = StreamArn(s->second);
+    // Signed with the ARN it was issued under: a stream whose ARN has
+    // changed since (another Options::region or account_id) is not the
+    // one it names.
+    if (arn != decoded->stream_arn) return Status::Validation("Invalid ShardIterator");
     view = s->second.view_type;
     auto found = std::find_if(s->second.shards.begin(), s->second.shards.end(),
                               [&](const ShardInfo& x) { return x.start == state->shard_start; });
@@ -386,7 +406,7 @@ Result<GetRecordsResponse> Database::Impl::GetRecords(const GetRecordsRequest& r
   following.position = next;
   following.horizon = state->horizon && response.records.empty();
   following.issued_ms = now;
-  response.next_shard_iterator = streams::EncodeIterator(arn, following);
+  response.next_shard_iterator = streams::EncodeIterator(arn, following, iterator_secret_);
   return response;
 }
 

@@ -1,6 +1,7 @@
 // The storage layout of format/STORAGE_LAYOUT.md, pinned: the format record
-// and what Open does with foreign and newer directories; golden bytes for
-// catalog keys, descriptors, statistics keys and counters.
+// (and the iterator secret written with it) and what Open does with foreign,
+// older and newer directories; golden bytes for catalog keys, descriptors,
+// statistics keys and counters.
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 
@@ -69,8 +70,13 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 8 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 08");
+  // "DYNAROCK" | version 9 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 09");
+  // With the secret that signs shard iterators: 32 bytes, not all zero.
+  std::string secret;
+  ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "stream_iterator_secret", &secret));
+  EXPECT_EQ(secret.size(), 32u);
+  EXPECT_NE(secret, std::string(32, '\0'));
   RawClose(std::move(raw), &handles);
   // And it opens again.
   EXPECT_OK(Database::Open(dir_, {}));
@@ -133,8 +139,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 9; "
-                                                     "this build reads versions up to 8. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 10; "
+                                                     "this build reads versions up to 9. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -164,9 +170,9 @@ TEST_F(StorageLayoutTest, VersionOneIsUpgradedStepByStep) {
 TEST_F(StorageLayoutTest, CatalogWithoutFormatRecordIsCorruption) {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   auto raw = RawOpen(kColumnFamilies, &handles);
-  ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "next_space_id",
-                       std::string("\0\0\0\x05", 4))
-                  .ok());
+  ASSERT_TRUE(
+      raw->Put(rocksdb::WriteOptions(), handles[1], "next_space_id", std::string("\0\0\0\x05", 4))
+          .ok());
   RawClose(std::move(raw), &handles);
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
@@ -185,6 +191,7 @@ TEST(StorageLayoutGoldenTest, CatalogKeys) {
   EXPECT_EQ(CatalogTableKey("Telemetry"), "table/Telemetry");
   EXPECT_EQ(kCatalogNextSpaceIdKey, "next_space_id");
   EXPECT_EQ(kCatalogFormatKey, "format");
+  EXPECT_EQ(kCatalogIteratorSecretKey, "stream_iterator_secret");
   EXPECT_EQ(TtlCursorKey(0x2a), "ttl_cursor/0000002a");
   EXPECT_EQ(BackfillCursorKey(0x2a), "backfill_cursor/0000002a");
 }
@@ -197,10 +204,8 @@ TEST(StorageLayoutGoldenTest, StatisticsKeysAndCounters) {
             "00 00 00 07 43 E1 E2 F1 22 42 98 F0 88 56 45 48 23 31 00 01");
   EXPECT_EQ(Hex(CollectionStatsPrefix(7)), "00 00 00 07 43");
   // Two little-endian int64s: items, bytes.
-  EXPECT_EQ(Hex(EncodeCounter({3, 300})),
-            "03 00 00 00 00 00 00 00 2C 01 00 00 00 00 00 00");
-  EXPECT_EQ(Hex(EncodeCounter({-1, -2})),
-            "FF FF FF FF FF FF FF FF FE FF FF FF FF FF FF FF");
+  EXPECT_EQ(Hex(EncodeCounter({3, 300})), "03 00 00 00 00 00 00 00 2C 01 00 00 00 00 00 00");
+  EXPECT_EQ(Hex(EncodeCounter({-1, -2})), "FF FF FF FF FF FF FF FF FE FF FF FF FF FF FF FF");
   Counter c;
   ASSERT_TRUE(DecodeCounter(Unhex("05 00 00 00 00 00 00 00 00 04 00 00 00 00 00 00"), &c));
   EXPECT_EQ(c.items, 5);
@@ -394,8 +399,8 @@ TEST_F(StorageLayoutTest, VersionSixLosesTheCollectionCountersOfTablesWithoutAnL
     ASSERT_OK(raw.db()->Get({}, raw.cf("stats"), CollectionStatsKey(2, S("V1")), &value));
     ASSERT_OK(raw.db()->Put({}, raw.cf("stats"), CollectionStatsKey(1, S("V1")),
                             EncodeCounter({3, 999})));
-    ASSERT_OK(raw.db()->Put({}, raw.cf("stats"), CollectionStatsKey(1, S("V0")),
-                            EncodeCounter({0, 0})));
+    ASSERT_OK(
+        raw.db()->Put({}, raw.cf("stats"), CollectionStatsKey(1, S("V0")), EncodeCounter({0, 0})));
     ASSERT_OK(raw.db()->Put({}, raw.cf("catalog"), "format", EncodeFormatRecord(6)));
   }
   int64_t limited_bytes = 0;
@@ -487,6 +492,61 @@ TEST_F(StorageLayoutTest, VersionSevenItemsWithoutAStoredSizeKeepTheirSizes) {
   ASSERT_OK(raw.db()->Get({}, raw.cf("items"), key, &item));
   const Item rewritten{{"pk", S("V1")}, {"sk", S("A")}, {"v", S("xy")}};
   EXPECT_EQ(ItemView::OpenTrusted(item).stored_size(), format::ItemSize(rewritten));
+}
+
+// Version 8 signed no shard iterators (they carried an unkeyed checksum).
+// The upgrade creates the database's secret with the record; a read-only
+// Open before it is refused, and a version 9 catalog without a secret is
+// corrupt.
+TEST_F(StorageLayoutTest, VersionEightGainsTheIteratorSecret) {
+  std::string first;
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+  }
+  {
+    testing::RawDb raw(dir_);
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "stream_iterator_secret", &first));
+    ASSERT_EQ(first.size(), 32u);
+    ASSERT_OK(raw.db()->Delete({}, raw.cf("catalog"), "stream_iterator_secret"));
+    ASSERT_OK(raw.db()->Put({}, raw.cf("catalog"), "format", EncodeFormatRecord(8)));
+  }
+  Options read_only;
+  read_only.read_only = true;
+  auto refused = Database::Open(dir_, read_only);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Status::Code::kNotSupported) << refused.status();
+  { ASSERT_OK(Database::Open(dir_, {})); }
+  std::string secret;
+  {
+    testing::RawDb raw(dir_);
+    std::string value;
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "format", &value));
+    EXPECT_EQ(value, EncodeFormatRecord(kStorageFormatVersion));
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "stream_iterator_secret", &secret));
+    EXPECT_EQ(secret.size(), 32u);
+    EXPECT_NE(secret, first);  // a new random secret, not a fixed one
+  }
+  // Kept as it is by later Opens, read-only ones included.
+  { ASSERT_OK(Database::Open(dir_, {})); }
+  { ASSERT_OK(Database::Open(dir_, read_only)); }
+  {
+    testing::RawDb raw(dir_);
+    std::string again;
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "stream_iterator_secret", &again));
+    EXPECT_EQ(again, secret);
+    ASSERT_OK(raw.db()->Put({}, raw.cf("catalog"), "stream_iterator_secret", "short"));
+  }
+  auto short_secret = Database::Open(dir_, {});
+  ASSERT_FALSE(short_secret.ok());
+  EXPECT_EQ(short_secret.status().code(), Status::Code::kCorruption) << short_secret.status();
+  {
+    testing::RawDb raw(dir_);
+    ASSERT_OK(raw.db()->Delete({}, raw.cf("catalog"), "stream_iterator_secret"));
+  }
+  auto missing = Database::Open(dir_, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Status::Code::kCorruption) << missing.status();
 }
 
 TEST(StorageLayoutGoldenTest, TokenRecords) {

@@ -1,15 +1,20 @@
 // DynamoDB Streams in the engine: which writes produce which records, view
 // types, enabling and disabling, shards and their lineage, iterators,
-// paging, expiry and trimming (the retention compaction filter).
+// paging, expiry and trimming (the retention compaction filter), and that
+// iterators cannot be forged.
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <thread>
 
 #include "dynarock/db.h"
 #include "format/item_size.h"
+#include "format/json.h"
+#include "format/key_codec.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/status_matchers.h"
 
@@ -411,6 +416,292 @@ TEST_F(StreamTest, IteratorTypesAndTheirErrors) {
   // Iterators expire 15 minutes after they were issued.
   *now_ += 15 * 60 * 1000 + 1;
   EXPECT_EQ(db_->GetRecords({latest}).status().code(), Status::Code::kExpiredIterator);
+}
+
+// ---- Iterators cannot be forged ----------------------------------------------
+//
+// An iterator is "<stream ARN>|1|<base64 of 62 bytes>": version, stream id,
+// shard start, position, horizon, issue time (30 bytes), then HMAC-SHA256
+// of the ARN, "|1|" and those 30 bytes under the database's secret
+// (engine/streams/records.h). These tests take iterators apart and put
+// them back together as a client could.
+
+constexpr size_t kIssuedAt = 22;    // the issue time's offset in the 62 bytes
+constexpr size_t kFieldBytes = 30;  // the signed fields; the MAC follows
+
+struct IteratorParts {
+  std::string arn;
+  std::string body;  // the 62 decoded bytes
+};
+IteratorParts Split(const std::string& iterator) {
+  const size_t separator = iterator.rfind("|1|");
+  EXPECT_NE(separator, std::string::npos) << iterator;
+  if (separator == std::string::npos) return {};
+  auto body = format::Base64Decode(iterator.substr(separator + 3));
+  EXPECT_OK(body);
+  EXPECT_EQ(body.ok() ? body->size() : 0, 62u) << iterator;
+  return {iterator.substr(0, separator), body.ok() ? *body : ""};
+}
+std::string Join(const std::string& arn, const std::string& body) {
+  return arn + "|1|" + format::Base64Encode(body);
+}
+std::string WithIssueTime(const std::string& iterator, int64_t issued_ms) {
+  IteratorParts parts = Split(iterator);
+  std::string time;
+  format::PutFixed64BE(&time, static_cast<uint64_t>(issued_ms));
+  parts.body.replace(kIssuedAt, 8, time);
+  return Join(parts.arn, parts.body);
+}
+
+const Status kInvalidIterator = Status::Validation("Invalid ShardIterator");
+
+// (a) Before storage format 9 an iterator ended in XXH3-64 of its fields:
+// anyone could compute it, and with an issue time of 2^63-1 it never
+// expired. Such iterators are refused, for the stream they name too.
+TEST_F(StreamTest, IteratorsWithTheOldUnkeyedChecksumAreRefused) {
+  CreateStreamed(StreamViewType::kKeysOnly);
+  const std::string arn = LatestArn();
+  ASSERT_OK(db_->PutItem({.table_name = "Fleet", .item = Reading("V", 1, 1)}));
+  const std::string genuine =
+      Iterator(arn, Shards(arn)[0].shard_id, ShardIteratorType::kTrimHorizon);
+  auto read = db_->GetRecords({genuine});
+  ASSERT_OK(read);
+  ASSERT_EQ(read->records.size(), 1u);  // the stream, shard and position are readable
+
+  // The old layout: version 1, the same fields, XXH3-64 of those 30 bytes.
+  const auto old_style = [&](int64_t issued_ms) {
+    std::string payload = Split(WithIssueTime(genuine, issued_ms)).body.substr(0, kFieldBytes);
+    payload[0] = 1;
+    format::PutFixed64BE(&payload, XXH3_64bits(payload.data(), payload.size()));
+    return arn + "|1|" + format::Base64Encode(payload);
+  };
+  EXPECT_EQ(db_->GetRecords({old_style(kStart)}).status(), kInvalidIterator);
+  EXPECT_EQ(db_->GetRecords({old_style(INT64_MAX)}).status(), kInvalidIterator);
+  // The old checksum in the new layout (version 2, 62 bytes) fails too.
+  std::string body = Split(genuine).body;
+  std::string checksum;
+  format::PutFixed64BE(&checksum, XXH3_64bits(body.data(), kFieldBytes));
+  body.replace(kFieldBytes, checksum.size(), checksum);
+  EXPECT_EQ(db_->GetRecords({Join(arn, body)}).status(), kInvalidIterator);
+}
+
+// (b) Stream A's ARN before the payload issued for stream B (or B's ARN
+// before A's) was read as B's stream: the ARN was outside the checksum and
+// unchecked. Now it is signed with the rest.
+TEST_F(StreamTest, AnIteratorsArnCannotBeSwappedForAnotherStreams) {
+  CreateStreamed(StreamViewType::kKeysOnly, "TableA");
+  CreateStreamed(StreamViewType::kKeysOnly, "TableB");
+  ASSERT_OK(db_->PutItem({.table_name = "TableA", .item = Reading("A", 1, 1)}));
+  ASSERT_OK(db_->PutItem({.table_name = "TableB", .item = Reading("B", 1, 1)}));
+  const std::string arn_a = LatestArn("TableA"), arn_b = LatestArn("TableB");
+  ASSERT_NE(arn_a, arn_b);
+  const std::string it_a =
+      Iterator(arn_a, Shards(arn_a)[0].shard_id, ShardIteratorType::kTrimHorizon);
+  const std::string it_b =
+      Iterator(arn_b, Shards(arn_b)[0].shard_id, ShardIteratorType::kTrimHorizon);
+  auto a = db_->GetRecords({it_a});
+  auto b = db_->GetRecords({it_b});
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  ASSERT_EQ(a->records.size(), 1u);
+  ASSERT_EQ(b->records.size(), 1u);
+  EXPECT_EQ(a->records[0].keys, Key("A", 1));
+  EXPECT_EQ(b->records[0].keys, Key("B", 1));
+
+  const IteratorParts parts_a = Split(it_a), parts_b = Split(it_b);
+  EXPECT_EQ(parts_a.arn, arn_a);
+  EXPECT_EQ(parts_b.arn, arn_b);
+  EXPECT_EQ(db_->GetRecords({Join(arn_a, parts_b.body)}).status(), kInvalidIterator);
+  EXPECT_EQ(db_->GetRecords({Join(arn_b, parts_a.body)}).status(), kInvalidIterator);
+  // Nor does a stream id patched into a signed payload move it to B.
+  std::string moved = parts_a.body;
+  moved.replace(1, 4, parts_b.body.substr(1, 4));
+  ASSERT_NE(moved, parts_a.body);
+  EXPECT_EQ(db_->GetRecords({Join(arn_a, moved)}).status(), kInvalidIterator);
+  EXPECT_EQ(db_->GetRecords({Join(arn_b, moved)}).status(), kInvalidIterator);
+}
+
+// The signed ARN must also be the stream's ARN now: reopened under another
+// region, the stream's ARN changes and iterators signed under the old one
+// are refused (its own ARN's are read).
+TEST_F(StreamTest, AnIteratorIssuedUnderAnotherArnIsRefused) {
+  CreateStreamed(StreamViewType::kKeysOnly);
+  ASSERT_OK(db_->PutItem({.table_name = "Fleet", .item = Reading("V", 1, 1)}));
+  const std::string old_arn = LatestArn();
+  const std::string shard = Shards(old_arn)[0].shard_id;
+  const std::string old_iterator = Iterator(old_arn, shard, ShardIteratorType::kTrimHorizon);
+  ASSERT_OK(db_->GetRecords({old_iterator}));
+  options_.region = "eu-west-1";
+  Reopen();
+  const std::string arn = LatestArn();
+  ASSERT_NE(arn, old_arn);
+  EXPECT_EQ(db_->GetRecords({old_iterator}).status(), kInvalidIterator);
+  auto read = db_->GetRecords({Iterator(arn, shard, ShardIteratorType::kTrimHorizon)});
+  ASSERT_OK(read);
+  EXPECT_EQ(read->records.size(), 1u);
+}
+
+// (c) The issue time is signed: patched to 2^63-1 (never expires) or to a
+// later time, the iterator is refused. A genuine iterator issued more than
+// 5 minutes (the clock skew allowed) after the reader's clock is refused
+// too; expiry stays at 15 minutes.
+TEST_F(StreamTest, AnIteratorsIssueTimeCannotBeMovedOrLieInTheFuture) {
+  CreateStreamed(StreamViewType::kKeysOnly);
+  const std::string arn = LatestArn();
+  const std::string shard = Shards(arn)[0].shard_id;
+  ASSERT_OK(db_->PutItem({.table_name = "Fleet", .item = Reading("V", 1, 1)}));
+  const std::string genuine = Iterator(arn, shard, ShardIteratorType::kTrimHorizon);
+  // Patching in the time it already has changes nothing: the helper is exact.
+  ASSERT_EQ(WithIssueTime(genuine, kStart), genuine);
+  ASSERT_OK(db_->GetRecords({genuine}));
+  EXPECT_EQ(db_->GetRecords({WithIssueTime(genuine, INT64_MAX)}).status(), kInvalidIterator);
+  EXPECT_EQ(db_->GetRecords({WithIssueTime(genuine, kStart + 60 * 60 * 1000)}).status(),
+            kInvalidIterator);
+  EXPECT_EQ(db_->GetRecords({WithIssueTime(genuine, kStart + 1)}).status(), kInvalidIterator);
+  // One that expired, made fresh again, stays expired.
+  *now_ = kStart + 15 * 60 * 1000 + 1;
+  EXPECT_EQ(db_->GetRecords({genuine}).status().code(), Status::Code::kExpiredIterator);
+  EXPECT_EQ(db_->GetRecords({WithIssueTime(genuine, *now_)}).status(), kInvalidIterator);
+
+  // Genuine, issued ahead of the reader's clock (a clock stepped back).
+  constexpr int64_t kSkewMs = 5 * 60 * 1000;
+  const int64_t issued = kStart + 60 * 60 * 1000;
+  *now_ = issued;
+  const std::string ahead = Iterator(arn, shard, ShardIteratorType::kTrimHorizon);
+  *now_ = issued - kSkewMs - 1;
+  EXPECT_EQ(db_->GetRecords({ahead}).status(), kInvalidIterator);
+  *now_ = issued - kSkewMs;
+  EXPECT_OK(db_->GetRecords({ahead}));
+  // And it expires 15 minutes after the time it carries.
+  *now_ = issued + 15 * 60 * 1000;
+  EXPECT_OK(db_->GetRecords({ahead}));
+  *now_ = issued + 15 * 60 * 1000 + 1;
+  EXPECT_EQ(db_->GetRecords({ahead}).status().code(), Status::Code::kExpiredIterator);
+}
+
+// (d) Any change to an iterator's text or to any bit of its decoded bytes
+// is refused with the error of a string that is no iterator at all.
+TEST_F(StreamTest, AnIteratorWithAnyByteChangedIsRefused) {
+  CreateStreamed(StreamViewType::kKeysOnly);
+  const std::string arn = LatestArn();
+  ASSERT_OK(db_->PutItem({.table_name = "Fleet", .item = Reading("V", 1, 1)}));
+  const std::string genuine = Iterator(
+      arn, Shards(arn)[0].shard_id, ShardIteratorType::kAtSequenceNumber, All()[0].sequence_number);
+  auto read = db_->GetRecords({genuine});
+  ASSERT_OK(read);
+  ASSERT_EQ(read->records.size(), 1u);
+  for (size_t i = 0; i < genuine.size(); ++i) {
+    std::string changed = genuine;
+    changed[i] = static_cast<char>(changed[i] ^ 0x01);
+    EXPECT_EQ(db_->GetRecords({changed}).status(), kInvalidIterator) << "character " << i;
+  }
+  const std::string body = Split(genuine).body;
+  for (size_t i = 0; i < body.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string changed = body;
+      changed[i] = static_cast<char>(changed[i] ^ (1 << bit));
+      EXPECT_EQ(db_->GetRecords({Join(arn, changed)}).status(), kInvalidIterator)
+          << "byte " << i << " bit " << bit;
+    }
+  }
+  // Shortened, lengthened, or the base64 spelled otherwise (the last
+  // character's unused low bits set: the same bytes when decoded).
+  EXPECT_EQ(db_->GetRecords({genuine.substr(0, genuine.size() - 4)}).status(), kInvalidIterator);
+  EXPECT_EQ(db_->GetRecords({genuine + "AAAA"}).status(), kInvalidIterator);
+  EXPECT_EQ(db_->GetRecords({"x" + genuine}).status(), kInvalidIterator);
+  std::string respelled = genuine;
+  ASSERT_EQ(respelled.substr(respelled.size() - 1), "=");  // 62 bytes: 2 of the last 3
+  char& last = respelled[respelled.size() - 2];
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  last = alphabet[alphabet.find(last) | 1];  // 62 = 3 * 20 + 2: its low 2 bits are unused
+  ASSERT_NE(respelled, genuine);
+  ASSERT_EQ(*format::Base64Decode(respelled.substr(respelled.rfind('|') + 1)), Split(genuine).body);
+  EXPECT_EQ(db_->GetRecords({respelled}).status(), kInvalidIterator);
+  EXPECT_OK(db_->GetRecords({genuine}));  // still fine itself
+}
+
+// (e) The secret is the database's, kept in its catalog: an iterator stays
+// valid across a close and reopen, and a read-only instance beside the
+// server checks (and issues) the same iterators.
+TEST_F(StreamTest, GenuineIteratorsWorkAfterReopenAndOnAReadOnlyInstance) {
+  CreateStreamed(StreamViewType::kKeysOnly);
+  const std::string arn = LatestArn();
+  const std::string shard = Shards(arn)[0].shard_id;
+  ASSERT_OK(db_->PutItem({.table_name = "Fleet", .item = Reading("V", 1, 1)}));
+  ASSERT_OK(db_->PutItem({.table_name = "Fleet", .item = Reading("V", 2, 1)}));
+  const std::string iterator = Iterator(arn, shard, ShardIteratorType::kTrimHorizon);
+  auto before = db_->GetRecords({iterator});
+  ASSERT_OK(before);
+  ASSERT_EQ(before->records.size(), 2u);
+
+  ASSERT_TRUE(before->next_shard_iterator.has_value());  // the shard is open
+
+  Reopen();
+  auto after = db_->GetRecords({iterator});
+  ASSERT_OK(after);
+  ASSERT_EQ(after->records.size(), 2u);
+  EXPECT_EQ(after->records[1].keys, Key("V", 2));
+  // The continuation issued before the close too (the Reopen closed the
+  // shard: nothing more to read, and no next iterator).
+  auto rest = db_->GetRecords({*before->next_shard_iterator});
+  ASSERT_OK(rest);
+  EXPECT_TRUE(rest->records.empty());
+  EXPECT_FALSE(rest->next_shard_iterator.has_value());
+
+  // The flush the Reopen started from its log replay must end first: a
+  // secondary that reads the MANIFEST just before the flush deletes that
+  // log misses what it held (the catalog's format record included).
+  ASSERT_OK(db_->WaitForCompactions());
+  Options read_only = options_;
+  read_only.read_only = true;
+  auto reader = Database::Open(dir_, read_only);
+  ASSERT_OK(reader);
+  auto seen = (*reader)->GetRecords({iterator});
+  ASSERT_OK(seen);
+  EXPECT_EQ(seen->records.size(), 2u);
+  std::string changed = iterator;
+  changed[changed.size() - 3] = changed[changed.size() - 3] == 'A' ? 'B' : 'A';
+  EXPECT_EQ((*reader)->GetRecords({changed}).status(), kInvalidIterator);
+  auto issued = (*reader)->GetShardIterator({arn, shard, ShardIteratorType::kTrimHorizon});
+  ASSERT_OK(issued);
+  auto from_reader = db_->GetRecords({issued->shard_iterator});
+  ASSERT_OK(from_reader);
+  EXPECT_EQ(from_reader->records.size(), 2u);
+}
+
+// (f) Two databases with identical streams (same ARN, shard, position and
+// issue time: everything but the secret) refuse each other's iterators.
+TEST_F(StreamTest, DatabasesDoNotAcceptEachOthersIterators) {
+  const std::string other_dir = testing::MakeTempDir();
+  auto other = Database::Open(other_dir, options_);
+  ASSERT_OK(other);
+  for (Database* db : {db_.get(), other->get()}) {
+    auto r = testing::TableRequest("Fleet", "vehicleId", ScalarAttributeType::kS, "ts",
+                                   ScalarAttributeType::kN);
+    r.stream_specification = StreamSpecification{true, StreamViewType::kKeysOnly};
+    ASSERT_OK(db->CreateTable(r));
+    ASSERT_OK(db->PutItem({.table_name = "Fleet", .item = Reading("V", 1, 1)}));
+  }
+  const std::string arn = LatestArn();
+  auto other_table = (*other)->DescribeTable({"Fleet"});
+  ASSERT_OK(other_table);
+  ASSERT_EQ(other_table->table.latest_stream_arn, arn);
+  const std::string shard = Shards(arn)[0].shard_id;
+  const std::string mine = Iterator(arn, shard, ShardIteratorType::kTrimHorizon);
+  auto theirs = (*other)->GetShardIterator({arn, shard, ShardIteratorType::kTrimHorizon});
+  ASSERT_OK(theirs);
+  // The same fields; only the signatures differ.
+  const IteratorParts my_parts = Split(mine), their_parts = Split(theirs->shard_iterator);
+  EXPECT_EQ(my_parts.arn, their_parts.arn);
+  EXPECT_EQ(my_parts.body.substr(0, kFieldBytes), their_parts.body.substr(0, kFieldBytes));
+  EXPECT_NE(my_parts.body.substr(kFieldBytes), their_parts.body.substr(kFieldBytes));
+
+  EXPECT_OK(db_->GetRecords({mine}));
+  EXPECT_OK((*other)->GetRecords({theirs->shard_iterator}));
+  EXPECT_EQ(db_->GetRecords({theirs->shard_iterator}).status(), kInvalidIterator);
+  EXPECT_EQ((*other)->GetRecords({mine}).status(), kInvalidIterator);
+  other->reset();
+  std::filesystem::remove_all(other_dir);
 }
 
 // Retention: records older than it are trimmed for readers at once, and go
