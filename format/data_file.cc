@@ -41,9 +41,21 @@ DataFileWriter::~DataFileWriter() {
 }
 
 Status DataFileWriter::Open(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "wbx");
+  if (file == nullptr) return IoError(path, "cannot create");
+  return Start(file, path);
+}
+
+Status DataFileWriter::Open(UniqueFd fd, const std::string& shown) {
+  FILE* file = ::fdopen(fd.get(), "wb");
+  if (file == nullptr) return IoError(shown, "cannot open");
+  fd.release();  // the FILE owns it now
+  return Start(file, shown);
+}
+
+Status DataFileWriter::Start(FILE* file, const std::string& path) {
   path_ = path;
-  file_ = std::fopen(path.c_str(), "wbx");
-  if (file_ == nullptr) return IoError(path, "cannot create");
+  file_ = file;
   // windowBits 15 + 16: a gzip wrapper, as AWS's .json.gz objects.
   if (deflateInit2(&z_, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     return Status::Internal("zlib: deflateInit2 failed");
@@ -110,11 +122,25 @@ LineReader::~LineReader() {
 }
 
 Status LineReader::Open(const std::string& path, Compression compression, size_t max_line_bytes) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return IoError(path, "cannot open");
+  return Start(file, path, compression, max_line_bytes);
+}
+
+Status LineReader::Open(UniqueFd fd, const std::string& shown, Compression compression,
+                        size_t max_line_bytes) {
+  FILE* file = ::fdopen(fd.get(), "rb");
+  if (file == nullptr) return IoError(shown, "cannot open");
+  fd.release();  // the FILE owns it now
+  return Start(file, shown, compression, max_line_bytes);
+}
+
+Status LineReader::Start(FILE* file, const std::string& path, Compression compression,
+                         size_t max_line_bytes) {
   path_ = path;
+  file_ = file;
   compression_ = compression;
   max_line_ = max_line_bytes;
-  file_ = std::fopen(path.c_str(), "rb");
-  if (file_ == nullptr) return IoError(path, "cannot open");
   md5_ = EVP_MD_CTX_new();
   EVP_DigestInit_ex(md5_, EVP_md5(), nullptr);
   // A small file gets a small read buffer (one byte more than the file, so

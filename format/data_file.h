@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "dynarock/status.h"
+#include "format/bucket_path.h"
 
 namespace dynarock::format {
 
@@ -46,14 +47,18 @@ class DataFileWriter {
   DataFileWriter(const DataFileWriter&) = delete;
   DataFileWriter& operator=(const DataFileWriter&) = delete;
 
-  // IOError if the file cannot be created.
+  // IOError if the file cannot be created (it must not exist).
   Status Open(const std::string& path);
+  // The same on a file already created (BucketFolder::CreateFile), which it
+  // then owns; `shown` names it in errors.
+  Status Open(UniqueFd fd, const std::string& shown);
   // Appends `line` and a newline.
   Status AddLine(std::string_view line);
   // Ends the gzip stream, fsyncs and closes the file.
   Result<WrittenFile> Finish();
 
  private:
+  Status Start(FILE* file, const std::string& path);
   Status Deflate(const void* data, size_t n, int flush);
   Status WriteOut(const unsigned char* p, size_t n);
 
@@ -80,6 +85,10 @@ class LineReader {
 
   Status Open(const std::string& path, Compression compression,
               size_t max_line_bytes = size_t{16} << 20);
+  // The same on a file already open (BucketFolder::OpenFile), which it then
+  // owns; `shown` names it in errors.
+  Status Open(UniqueFd fd, const std::string& shown, Compression compression,
+              size_t max_line_bytes = size_t{16} << 20);
   // The next line, without its terminator; false at the end or on an error.
   bool Next(std::string* line);
   // Decompressed bytes, for a CSV parser that wants the stream itself;
@@ -94,6 +103,7 @@ class LineReader {
   std::string md5_base64();
 
  private:
+  Status Start(FILE* file, const std::string& path, Compression compression, size_t max_line_bytes);
   bool Fill();  // decompresses more into buffer_; false at end or error
 
   FILE* file_ = nullptr;

@@ -1,17 +1,14 @@
 // ExportTable: a table, read from one RocksDB snapshot in parallel hash-range
 // segments, written as DynamoDB's full export (shared/dynamodb/EXPORT-FORMAT.md).
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
 
 #include "engine/db_impl.h"
+#include "format/bucket_path.h"
 #include "format/data_file.h"
 #include "format/export_format.h"
 
@@ -22,35 +19,6 @@ namespace fs = std::filesystem;
 
 format::ExportFormat ToFormat(ExportFormat f) {
   return f == ExportFormat::kIon ? format::ExportFormat::kIon : format::ExportFormat::kDynamoDbJson;
-}
-
-// Writes `content` to a new file and fsyncs it.
-Status WriteFileSynced(const fs::path& path, std::string_view content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::IOError(path.string() + ": cannot create: " + std::strerror(errno));
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      return Status::IOError(path.string() + ": write failed: " + std::strerror(errno));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    return Status::IOError(path.string() + ": fsync failed: " + std::strerror(errno));
-  }
-  return Status::OK();
-}
-
-Status SyncDirectory(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError(dir.string() + ": cannot open: " + std::strerror(errno));
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return Status::IOError(dir.string() + ": fsync failed: " + std::strerror(errno));
-  return Status::OK();
 }
 
 Result<std::string> ReadWholeFile(const fs::path& path) {
@@ -155,17 +123,25 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
   result.table_id = table.uuid;
   result.export_arn = result.table_arn + "/export/" + result.export_id;
 
-  // Bucket-relative keys, and where they live here.
-  std::string key_root = o.s3_prefix && !o.s3_prefix->empty() ? *o.s3_prefix + "/" : "";
-  key_root += "AWSDynamoDB/" + result.export_id + "/";
-  const fs::path bucket(o.bucket_dir);
-  const fs::path dir = bucket / key_root;
-  std::error_code ec;
-  fs::create_directories(dir / "data", ec);
-  if (ec) return Status::IOError((dir / "data").string() + ": cannot create: " + ec.message());
-  result.export_dir = dir.lexically_normal().string();
-  if (!result.export_dir.empty() && result.export_dir.back() == '/') result.export_dir.pop_back();
-  DYNAROCK_RETURN_IF_ERROR(WriteFileSynced(dir / "_started", ""));
+  // Bucket-relative keys, and the folders that hold them: every key is
+  // checked before anything is created, and resolved below the bucket's
+  // folder without following a link (format::BucketFolder), so a prefix
+  // such as "../x" or "/" fails the export instead of writing elsewhere. A
+  // prefix's own trailing '/' is its separator.
+  std::string key_root;
+  if (o.s3_prefix && !o.s3_prefix->empty()) {
+    key_root = *o.s3_prefix;
+    if (key_root.back() != '/') key_root += '/';
+  }
+  key_root += "AWSDynamoDB/" + result.export_id;
+  DYNAROCK_RETURN_IF_ERROR(format::CheckObjectKey(key_root + "/data"));
+  DYNAROCK_ASSIGN_OR_RETURN(auto bucket, format::BucketFolder::Open(o.bucket_dir, true));
+  DYNAROCK_ASSIGN_OR_RETURN(format::UniqueFd dir, bucket.OpenFolder(key_root, true));
+  DYNAROCK_ASSIGN_OR_RETURN(format::UniqueFd data_dir, bucket.OpenFolder(key_root + "/data", true));
+  result.export_dir = bucket.PathOf(key_root);
+  key_root += "/";
+  DYNAROCK_RETURN_IF_ERROR(
+      format::WriteFileSyncedAt(dir.get(), "_started", "", bucket.PathOf(key_root + "_started")));
 
   // One snapshot for every segment: the export is the table at one point.
   // A read-only (secondary) instance has no snapshots and needs none: it
@@ -200,8 +176,9 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
     Number::uint128 lo = 0, hi = 0;
     SegmentHashRange(s, segments, &lo, &hi);
     format::DataFileWriter writer;
-    DYNAROCK_RETURN_IF_ERROR(
-        writer.Open((dir / "data" / (names[s] + format::DataFileExtension(fmt))).string()));
+    const std::string key = key_root + "data/" + names[s] + format::DataFileExtension(fmt);
+    DYNAROCK_ASSIGN_OR_RETURN(format::UniqueFd file, bucket.CreateFile(key));
+    DYNAROCK_RETURN_IF_ERROR(writer.Open(std::move(file), bucket.PathOf(key)));
     RangeIterator it(db_.get(), items_cf_, HashBound(table.space_id, lo),
                      HashBound(table.space_id, hi), snapshot);
     std::string value, line;
@@ -245,12 +222,15 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
     manifest.push_back({w.lines, w.md5_base64, w.etag, f.data_file_s3_key});
     result.files.push_back(std::move(f));
   }
-  DYNAROCK_RETURN_IF_ERROR(SyncDirectory(dir / "data"));
+  DYNAROCK_RETURN_IF_ERROR(format::SyncFolder(data_dir.get(), bucket.PathOf(key_root + "data")));
 
+  // Each manifest file, created in the export's folder and fsynced.
+  auto write = [&](const std::string& name, std::string_view content) {
+    return format::WriteFileSyncedAt(dir.get(), name, content, bucket.PathOf(key_root + name));
+  };
   const std::string files_json = format::ManifestFilesJson(manifest);
-  DYNAROCK_RETURN_IF_ERROR(WriteFileSynced(dir / "manifest-files.json", files_json));
-  DYNAROCK_RETURN_IF_ERROR(
-      WriteFileSynced(dir / "manifest-files.md5", format::Md5Base64(files_json)));
+  DYNAROCK_RETURN_IF_ERROR(write("manifest-files.json", files_json));
+  DYNAROCK_RETURN_IF_ERROR(write("manifest-files.md5", format::Md5Base64(files_json)));
 
   result.end_time_ms = std::max(NowMs(), result.start_time_ms + 1);
   format::ManifestSummary summary;
@@ -260,10 +240,10 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
   summary.table_arn = result.table_arn;
   summary.table_id = result.table_id;
   summary.export_time = format::IsoTimestampMs(result.export_time_ms);
-  summary.s3_bucket =
-      o.s3_bucket.empty() ? bucket.lexically_normal().filename().string() : o.s3_bucket;
+  const fs::path bucket_path = fs::path(o.bucket_dir).lexically_normal();
+  summary.s3_bucket = o.s3_bucket.empty() ? bucket_path.filename().string() : o.s3_bucket;
   if (summary.s3_bucket.empty()) {  // "dir/" has an empty filename
-    summary.s3_bucket = bucket.lexically_normal().parent_path().filename().string();
+    summary.s3_bucket = bucket_path.parent_path().filename().string();
   }
   if (o.s3_prefix && !o.s3_prefix->empty()) summary.s3_prefix = *o.s3_prefix;
   summary.manifest_files_s3_key = key_root + "manifest-files.json";
@@ -271,10 +251,9 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
   summary.item_count = result.item_count;
   summary.output_format = fmt;
   const std::string summary_json = format::ManifestSummaryJson(summary);
-  DYNAROCK_RETURN_IF_ERROR(WriteFileSynced(dir / "manifest-summary.json", summary_json));
-  DYNAROCK_RETURN_IF_ERROR(
-      WriteFileSynced(dir / "manifest-summary.md5", format::Md5Base64(summary_json)));
-  DYNAROCK_RETURN_IF_ERROR(SyncDirectory(dir));
+  DYNAROCK_RETURN_IF_ERROR(write("manifest-summary.json", summary_json));
+  DYNAROCK_RETURN_IF_ERROR(write("manifest-summary.md5", format::Md5Base64(summary_json)));
+  DYNAROCK_RETURN_IF_ERROR(format::SyncFolder(dir.get(), result.export_dir));
   result.manifest_summary_key = key_root + "manifest-summary.json";
   return result;
 }

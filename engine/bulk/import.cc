@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <unordered_set>
@@ -27,6 +28,7 @@
 #include "engine/bulk/external_sort.h"
 #include "engine/db_impl.h"
 #include "engine/index.h"
+#include "format/bucket_path.h"
 #include "format/data_file.h"
 #include "format/export_format.h"
 #include "format/item_codec.h"
@@ -142,12 +144,19 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     if (ec) return Status::IOError(scratch.path.string() + ": cannot create: " + ec.message());
   }
 
+  // ImportTable's objects: keys below the bucket's folder, opened without
+  // following a link.
+  std::optional<format::BucketFolder> bucket;
+  if (!o.bucket_dir.empty()) {
+    DYNAROCK_ASSIGN_OR_RETURN(auto folder, format::BucketFolder::Open(o.bucket_dir, false));
+    bucket.emplace(std::move(folder));
+  }
   ImportTableResult result;
   ImportProgress progress;
   progress.files = static_cast<int64_t>(o.files.size());
   for (const auto& f : o.files) {
     std::error_code ec;
-    const auto size = fs::file_size(f.path, ec);
+    const auto size = fs::file_size(bucket ? bucket->PathOf(f.path) : f.path, ec);
     if (!ec) progress.total_bytes += static_cast<int64_t>(size);
   }
   auto report = [&](const char* phase) {
@@ -208,7 +217,14 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     FileOutcome& outcome = outcomes[file_index];
     const std::string& name = f.name.empty() ? f.path : f.name;
     format::LineReader reader;
-    outcome.fatal = reader.Open(f.path, ToCompression(o.compression));
+    if (bucket) {
+      auto file = bucket->OpenFile(f.path);
+      outcome.fatal = file.ok() ? reader.Open(std::move(*file), bucket->PathOf(f.path),
+                                              ToCompression(o.compression))
+                                : file.status();
+    } else {
+      outcome.fatal = reader.Open(f.path, ToCompression(o.compression));
+    }
     if (!outcome.fatal.ok()) return;
     std::string encoded, projected_encoded, value;
     std::vector<std::pair<std::string, std::string>> entries;  // one item's index entries

@@ -3,14 +3,17 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "engine/catalog.h"
+#include "format/bucket_path.h"
 #include "format/export_format.h"
 #include "tools/server/json_writers.h"
 #include "tools/server/wire_requests.h"
@@ -131,28 +135,6 @@ std::string S3RequestId() {
   char id[24];
   std::snprintf(id, sizeof id, "%08X%08X", RandomU32(), RandomU32());
   return id;
-}
-
-struct BucketObject {
-  std::string key;  // bucket-relative, '/'-separated
-  std::string path;
-};
-
-// The objects of a bucket folder whose keys start with `prefix` (a raw
-// key-prefix match, as S3's), in key order.
-std::vector<BucketObject> ListObjects(const fs::path& bucket, std::string_view prefix) {
-  std::vector<BucketObject> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(bucket, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec)) continue;
-    std::string key = fs::relative(it->path(), bucket, ec).generic_string();
-    if (ec || !key.starts_with(prefix)) continue;
-    out.push_back({std::move(key), it->path().string()});
-  }
-  std::sort(out.begin(), out.end(),
-            [](const BucketObject& a, const BucketObject& b) { return a.key < b.key; });
-  return out;
 }
 
 // ---- TableCreationParameters, echoed in the import's description ----------------------------
@@ -440,12 +422,37 @@ struct JobManager::Impl {
     return response;
   }
 
-  // The folder of S3 bucket `bucket`; if there is none, the job fails as
-  // AWS's does (S3NoSuchBucket) and nullopt is returned.
-  std::optional<fs::path> Bucket(Job* job, const std::string& bucket) {
-    fs::path dir = fs::path(options.s3_dir) / bucket;
-    std::error_code ec;
-    if (!options.s3_dir.empty() && fs::is_directory(dir, ec)) return dir;
+  // Ends `job` FAILED as S3 reports a request it refuses (403 AccessDenied),
+  // with why: a key the bucket's folder cannot hold, or a link.
+  void AccessDenied(Job* job, const std::string& why) {
+    std::lock_guard lock(mu);
+    Finish(job, "FAILED", "S3AccessDenied",
+           "Access Denied (Service: Amazon S3; Status Code: 403; Error Code: AccessDenied; "
+           "Request ID: " +
+               S3RequestId() + "): " + why);
+  }
+
+  // The folder of S3 bucket `bucket`: the folder of that name in --s3-dir,
+  // itself, not a link. If there is none, the job fails as AWS's does
+  // (S3NoSuchBucket); a name no folder can have, or a link, is
+  // S3AccessDenied. Either way nullopt is returned.
+  std::optional<std::string> Bucket(Job* job, const std::string& bucket) {
+    Status refused = bucket.find('/') == std::string::npos
+                         ? format::CheckObjectKey(bucket)
+                         : Status::InvalidArgument("a bucket name holds no '/'");
+    if (!refused.ok()) {
+      AccessDenied(job, refused.message());
+      return std::nullopt;
+    }
+    struct stat st;
+    const std::string dir = (fs::path(options.s3_dir) / bucket).string();
+    if (!options.s3_dir.empty() && ::lstat(dir.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) return dir;
+      if (S_ISLNK(st.st_mode)) {
+        AccessDenied(job, dir + " is a symbolic link, not a bucket folder");
+        return std::nullopt;
+      }
+    }
     std::lock_guard lock(mu);
     Finish(job, "FAILED", "S3NoSuchBucket",
            "The specified bucket does not exist (Service: Amazon S3; Status Code: 404; Error "
@@ -505,11 +512,19 @@ Status JobManager::Impl::Load() {
 
 void JobManager::Impl::RunExport(Job* job, std::string table, std::string bucket,
                                  std::optional<std::string> prefix, ExportFormat format) {
-  const std::optional<fs::path> bucket_dir = Bucket(job, bucket);
+  const std::optional<std::string> bucket_dir = Bucket(job, bucket);
   if (!bucket_dir) return;
+  if (prefix && !prefix->empty()) {
+    // The export's keys start with the prefix and its separator.
+    const std::string root = prefix->back() == '/' ? *prefix : *prefix + "/";
+    if (Status s = format::CheckObjectKey(root + "AWSDynamoDB"); !s.ok()) {
+      AccessDenied(job, s.message());
+      return;
+    }
+  }
   ExportTableOptions o;
   o.table_name = table;
-  o.bucket_dir = bucket_dir->string();
+  o.bucket_dir = *bucket_dir;
   o.s3_bucket = bucket;
   o.s3_prefix = prefix;
   o.format = format;
@@ -534,7 +549,7 @@ void JobManager::Impl::RunImport(Job* job, CreateTableRequest table, std::string
                                  std::string prefix, ImportFormat format,
                                  ImportCompression compression, char delimiter,
                                  std::optional<std::vector<std::string>> header) {
-  const std::optional<fs::path> bucket_dir = Bucket(job, bucket);
+  const std::optional<std::string> bucket_dir = Bucket(job, bucket);
   if (!bucket_dir) return;
   ImportTableOptions o;
   o.table = std::move(table);
@@ -542,9 +557,19 @@ void JobManager::Impl::RunImport(Job* job, CreateTableRequest table, std::string
     std::lock_guard lock(mu);
     o.table_id = GetString(job->description, "TableId");
   }
-  for (auto& object : ListObjects(*bucket_dir, prefix)) {
-    o.files.push_back({.path = object.path, .name = object.key});
+  // The objects whose keys start with the prefix, as S3 lists them; links
+  // are not objects, and a prefix no stored key can start with is refused.
+  Result<std::vector<std::string>> keys = [&]() -> Result<std::vector<std::string>> {
+    DYNAROCK_ASSIGN_OR_RETURN(auto folder, format::BucketFolder::Open(*bucket_dir, false));
+    return folder.List(prefix);
+  }();
+  if (!keys.ok()) {
+    AccessDenied(job, keys.status().message());
+    return;
   }
+  for (std::string& key : *keys) o.files.push_back({.path = key, .name = key});
+  o.bucket_dir = *bucket_dir;
+
   o.format = format;
   o.compression = compression;
   o.csv_delimiter = delimiter;
@@ -567,10 +592,9 @@ void JobManager::Impl::RunImport(Job* job, CreateTableRequest table, std::string
   job->SetCount("ProcessedSizeBytes", result->processed_bytes);
   if (!result->errors.empty()) {
     // DynamoDB's CloudWatch events, one JSON line per error.
-    const fs::path dir = fs::path(options.s3_dir) / ".cloudwatch/aws-dynamodb/imports" / job->id;
-    std::error_code ec;  // a missing log folder leaves the events unwritten, not the job failed
-    fs::create_directories(dir, ec);
-    std::ofstream log(dir / "error", std::ios::app);
+    // Below --s3-dir like an object, never through a link; a log that
+    // cannot be written leaves the events unwritten, not the job failed.
+    std::string log;
     const std::string arn = GetString(job->description, "ImportArn");
     for (const auto& e : result->errors) {
       rapidjson::StringBuffer buf;
@@ -592,7 +616,15 @@ void JobManager::Impl::RunImport(Job* job, CreateTableRequest table, std::string
       Str(w, e.message);
       w.EndArray();
       w.EndObject();
-      log << std::string_view(buf.GetString(), buf.GetSize()) << '\n';
+      log.append(buf.GetString(), buf.GetSize());
+      log += '\n';
+    }
+    auto folder = format::BucketFolder::Open(options.s3_dir, false);
+    auto file = folder.ok() ? folder->CreateFile(
+                                  ".cloudwatch/aws-dynamodb/imports/" + job->id + "/error", true)
+                            : Result<format::UniqueFd>(folder.status());
+    if (file.ok() && ::write(file->get(), log.data(), log.size()) < 0) {
+      std::fprintf(stderr, "dynarock: the import's error log: %s\n", std::strerror(errno));
     }
   }
   if (result->error_count > 0) {

@@ -105,6 +105,12 @@ struct ImportTableOptions {
   // TTL enabled on this attribute from the start (dumps record it).
   std::optional<std::string> ttl_attribute{};
   std::vector<ImportFile> files{};
+  // If set, the folder standing for the S3 bucket the files come from: each
+  // ImportFile::path is then an object key below it, opened without
+  // following a symbolic link anywhere below the folder (ImportTable's
+  // objects; a key with an empty, "." or ".." segment is InvalidArgument, a
+  // link IOError). Empty: paths of the caller's choosing (restore).
+  std::string bucket_dir{};
   ImportFormat format = ImportFormat::kDynamoDbJson;
   ImportCompression compression = ImportCompression::kGzip;
   // CSV: one of , ; : | \t and space; the header (else the first record).
