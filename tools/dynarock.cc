@@ -1,6 +1,7 @@
 // The `dynarock` command.
 //
 //   dynarock serve [--host 127.0.0.1] [--port 8000] (--data-dir DIR | --in-memory)
+//                  [--cors ORIGIN,...] [--allowed-host NAME,...]
 //                  [--durability sync|relaxed] [--region R] [--auth KEY:SECRET ...]
 //                  [--workers N] [--max-connections N] [--max-buffered-mb N] [--s3-dir DIR]
 //                  [--partition-limits [--partition-read-limit RCU] [--partition-write-limit WCU]
@@ -32,8 +33,8 @@
 #include "dynarock/db.h"
 #include "tools/bulk_cli.h"
 #include "tools/collection_cli.h"
-#include "tools/top_cli.h"
 #include "tools/server/http_server.h"
+#include "tools/top_cli.h"
 
 namespace {
 
@@ -192,22 +193,37 @@ int main(int argc, char** argv) {
                   "and 1,000 WCU per second, with up to 300 s of unused capacity as burst): a key "
                   "design that would throttle in DynamoDB throttles here");
   auto* read_limit =
-      serve->add_option("--partition-read-limit", limits.read_units_per_second,
-                        "with --partition-limits: read units per second per collection")
+      serve
+          ->add_option("--partition-read-limit", limits.read_units_per_second,
+                       "with --partition-limits: read units per second per collection")
           ->check(CLI::PositiveNumber);
   auto* write_limit =
-      serve->add_option("--partition-write-limit", limits.write_units_per_second,
-                        "with --partition-limits: write units per second per collection")
+      serve
+          ->add_option("--partition-write-limit", limits.write_units_per_second,
+                       "with --partition-limits: write units per second per collection")
           ->check(CLI::PositiveNumber);
   auto* burst =
-      serve->add_option("--partition-burst-seconds", limits.burst_seconds,
-                        "with --partition-limits: seconds of unused capacity a collection keeps "
-                        "for bursts (at least 1)")
+      serve
+          ->add_option("--partition-burst-seconds", limits.burst_seconds,
+                       "with --partition-limits: seconds of unused capacity a collection keeps "
+                       "for bursts (at least 1)")
           ->check(CLI::Range(1.0, 3600.0));
   for (auto* o : {read_limit, write_limit, burst}) o->needs("--partition-limits");
   serve->add_flag("--console", console,
                   "serve the web console (/console/) and its API (used by dynarock top) on a "
                   "non-loopback --host too; it shows the data");
+  std::vector<std::string> cors, allowed_hosts;
+  serve
+      ->add_option("--cors", cors,
+                   "origins (http://host:port) whose web pages may call the server, or '*' for "
+                   "any (comma-separated). Default: without --auth, loopback pages and the "
+                   "server's own console only; with --auth, any (every request is signed)")
+      ->delimiter(',');
+  serve
+      ->add_option("--allowed-host", allowed_hosts,
+                   "further Host names a loopback server without --auth answers to (repeatable "
+                   "or comma-separated); it refuses others against DNS rebinding")
+      ->delimiter(',');
   bool console_writes = false;
   serve->add_flag("--console-writes", console_writes,
                   "let the web console put and delete single items (with a confirmation); "
@@ -257,6 +273,8 @@ int main(int argc, char** argv) {
                   .max_buffered_bytes = max_buffered_mb << 20,
                   .region = region,
                   .credentials = credentials,
+                  .cors_origins = cors,
+                  .allowed_hosts = allowed_hosts,
                   .s3_dir = s3_dir,
                   .console_api = console || IsLoopback(host),
                   .console_writes = console_writes},

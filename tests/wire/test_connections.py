@@ -100,7 +100,7 @@ def test_slowloris_and_non_reading_clients_do_not_stall_others(server):
     # Headers trickled, never finished.
     slow = [connect(endpoint) for _ in range(50)]
     for s in slow:
-        s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\n")
+        s.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\n")
     # A client that pipelines requests and never reads an answer.
     greedy = connect(endpoint)
     greedy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

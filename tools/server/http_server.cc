@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "tools/server/access_policy.h"
 #include "tools/server/console_api.h"
 #include "tools/server/content_coding.h"
 #include "tools/server/jobs.h"
@@ -49,6 +50,7 @@ class Session;
 struct Server::Impl {
   Database* db;
   ServerOptions options;
+  AccessPolicy policy;                     // from options: which pages and Host names are served
   std::unique_ptr<jobs::JobManager> jobs;  // the Export/Import APIs' jobs
   asio::io_context io;
   // Engine calls run here, never on the I/O threads (Run() sizes it).
@@ -173,14 +175,20 @@ struct Prepared {
   std::string body;
 };
 
+// `allow_origin`: the Access-Control-Allow-Origin for the page that sent
+// the request (access_policy.h), or empty.
 Prepared Prepare(wire::WireResponse r, std::string_view media, std::string_view accept_encoding,
-                 bool cors) {
+                 std::string_view allow_origin) {
   Prepared p;
   p.status = static_cast<unsigned>(r.http_status);
   p.headers = std::move(r.headers);
-  // VALIDATION.md 1b and 7: any request with an Origin may be read by the
-  // page that sent it; the answer is typed as the request was.
-  if (cors) p.headers.emplace_back("Access-Control-Allow-Origin", "*");
+  // The page that sent it may read the answer if it may call at all; an
+  // answer that names the origin varies with it. The answer is typed as
+  // the request was.
+  if (!allow_origin.empty()) {
+    p.headers.emplace_back("Access-Control-Allow-Origin", allow_origin);
+    if (allow_origin != "*") p.headers.emplace_back("Vary", "Origin");
+  }
   const char* type = media == "application/x-amz-json-1.0"   ? "application/x-amz-json-1.0"
                      : media == "application/x-amz-json-1.1" ? "application/x-amz-json-1.1"
                                                              : "application/json";
@@ -203,9 +211,16 @@ Prepared Prepare(wire::WireResponse r, std::string_view media, std::string_view 
   return p;
 }
 
-Prepared Prepare(wire::WireResponse r, const http::request<http::string_body>& req) {
+Prepared Prepare(wire::WireResponse r, const http::request<http::string_body>& req,
+                 const AccessPolicy& policy) {
+  std::string allow;
+  if (req.find(http::field::origin) != req.end()) {
+    allow = AllowedOrigin(policy, HeaderValue(req, http::field::origin),
+                          HeaderValue(req, http::field::host))
+                .value_or("");
+  }
   return Prepare(std::move(r), MediaType(req), HeaderValue(req, http::field::accept_encoding),
-                 req.find(http::field::origin) != req.end());
+                 allow);
 }
 
 }  // namespace
@@ -269,14 +284,14 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::header_limit) {
       // A request line and headers past the limit: 400, and the connection
       // closes (the rest of the request is never read).
-      return WriteAndClose(Prepare({400, ""}, "", "", false), 11);
+      return WriteAndClose(Prepare({400, ""}, "", "", ""), 11);
     }
     if (ec) {
       // Bytes that are not an HTTP request get a 400 before the close;
       // a closed or timed-out connection gets nothing.
       if (ec != http::error::end_of_stream && ec != beast::error::timeout &&
           ec != asio::error::eof && ec != asio::error::operation_aborted && buffer_.size() > 0) {
-        return WriteAndClose(Prepare({400, ""}, "", "", false), 11);
+        return WriteAndClose(Prepare({400, ""}, "", "", ""), 11);
       }
       return Close();
     }
@@ -285,7 +300,7 @@ class Session : public std::enable_shared_from_this<Session> {
     std::optional<uint64_t> declared;
     if (auto length = parser_->content_length()) declared = *length;
     if (auto refused = server_->CheckBeforeBody(req, declared, parser_->chunked())) {
-      return WriteAndClose(Prepare(std::move(*refused), req), req.version());
+      return WriteAndClose(Prepare(std::move(*refused), req, server_->policy), req.version());
     }
     size_t bytes = 0;
     if (auto length = parser_->content_length()) {
@@ -339,7 +354,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (req.method() != http::verb::post && !IsConsoleApi(req)) {
       // Health checks, CORS preflights, unknown methods: answered here, so
       // they stay quick however busy the workers are.
-      Prepared p = Prepare(server_->Respond(req), req);
+      Prepared p = Prepare(server_->Respond(req), req, server_->policy);
       ReleaseBudget();
       return Write(std::move(p), req.version(), req.keep_alive());
     }
@@ -348,7 +363,7 @@ class Session : public std::enable_shared_from_this<Session> {
     asio::post(*server_->workers, [self = shared_from_this(),
                                    guard = asio::make_work_guard(server_->io)]() mutable {
       auto& request = self->parser_->get();
-      Prepared p = Prepare(self->server_->Respond(request), request);
+      Prepared p = Prepare(self->server_->Respond(request), request, self->server_->policy);
       const unsigned version = request.version();
       const bool keep_alive = request.keep_alive();
       std::string().swap(request.body());  // the body's memory goes back now
@@ -362,7 +377,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // VALIDATION.md 1a: 413 with an empty body, and the connection closes
   // (the rest of the body is not read).
-  void TooLarge() { WriteAndClose(Prepare({413, ""}, parser_->get()), 11); }
+  void TooLarge() { WriteAndClose(Prepare({413, ""}, parser_->get(), server_->policy), 11); }
 
   void WriteAndClose(Prepared p, unsigned version) {
     idle_ = false;
@@ -465,6 +480,24 @@ std::optional<AuthError> Server::Impl::Authenticate(const http::request<http::st
 
 std::optional<wire::WireResponse> Server::Impl::CheckBeforeBody(
     const http::request<http::string_body>& req, std::optional<uint64_t> length, bool chunked) {
+  // First of all: whether this client may be served at all (access_policy.h).
+  auto host = req.find(http::field::host);
+  if (auto why = RefusedHost(policy, host == req.end()
+                                         ? std::nullopt
+                                         : std::optional(HeaderValue(req, http::field::host)))) {
+    return wire::WireResponse{403,
+                              JsonError("com.amazon.coral.service#AccessDeniedException", *why)};
+  }
+  if (auto origin = req.find(http::field::origin); origin != req.end()) {
+    const std::string_view value = HeaderValue(req, http::field::origin);
+    if (!AllowedOrigin(policy, value, HeaderValue(req, http::field::host))) {
+      return wire::WireResponse{
+          403, JsonError("com.amazon.coral.service#AccessDeniedException",
+                         "Requests from the page at " + std::string(value) +
+                             " are refused: without --auth, only loopback pages, the server's "
+                             "own console and the origins given with --cors may call it.")};
+    }
+  }
   if (!SupportedContentEncoding(HeaderValue(req, http::field::content_encoding))) {
     return BadEncoding("Unsupported Content-Encoding: " +
                        std::string(HeaderValue(req, http::field::content_encoding)));
@@ -604,6 +637,10 @@ void Server::Impl::Accept() {
 Server::Server(Database* db, ServerOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->db = db;
   impl_->options = std::move(options);
+  impl_->policy = {.signed_requests = !impl_->options.credentials.empty(),
+                   .bind_host = impl_->options.host,
+                   .cors_origins = impl_->options.cors_origins,
+                   .allowed_hosts = impl_->options.allowed_hosts};
 }
 
 Server::~Server() { Stop(); }

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dynarock/db.h"
 
@@ -23,7 +24,7 @@ namespace dynarock::server {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 8000;  // 0: any free port (see Server::port())
+  uint16_t port = 8000;   // 0: any free port (see Server::port())
   size_t io_threads = 2;  // run every connection's reads, writes and timers
   // Run the engine calls (POST requests). Sized for blocking work (fsync,
   // table locks) beside CPU work: dynarock serve uses 4 per core, at least 8.
@@ -51,6 +52,14 @@ struct ServerOptions {
   // local DynamoDB implementations do. Otherwise every request must carry a
   // valid AWS Signature V4 from one of these keys.
   std::map<std::string, std::string> credentials;
+  // --cors: the origins whose pages may call the server, or "*"; empty:
+  // loopback pages and the server's own (any page with --auth). See
+  // access_policy.h.
+  std::vector<std::string> cors_origins;
+  // --allowed-host: names, beyond loopback ones, the bind address and
+  // DynamoDB's endpoint names, that a loopback server without --auth
+  // answers to (access_policy.h: DNS rebinding).
+  std::vector<std::string> allowed_hosts;
   // --s3-dir: the folder whose subfolders stand for S3 buckets, for
   // ExportTableToPointInTime and ImportTable (tools/server/jobs.h).
   std::string s3_dir;
