@@ -21,6 +21,8 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from jobs import wait
+
 ACCOUNT = "000000000000"
 
 
@@ -103,15 +105,6 @@ def make_table(ddb, items=0, pitr=True, gsi=False):
         ddb.update_continuous_backups(
             TableName=name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
     return name
-
-
-def wait(describe, key, status_key):
-    for _ in range(600):
-        d = describe()[key]
-        if d[status_key] != "IN_PROGRESS":
-            return d
-        time.sleep(0.05)
-    raise AssertionError("the job did not finish")
 
 
 def wait_export(ddb, export_arn):

@@ -7,15 +7,13 @@ import json
 import os
 import signal
 import subprocess
-import time
-import urllib.error
-import urllib.request
 import uuid
 
 import boto3
 import pytest
 from botocore.config import Config
 
+from jobs import wait
 from rawhttp import raw
 
 ACCOUNT = "000000000000"
@@ -72,15 +70,6 @@ def make_table(ddb):
     ddb.update_continuous_backups(
         TableName=name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
     return name
-
-
-def wait(describe, key, status_key):
-    for _ in range(600):
-        d = describe()[key]
-        if d[status_key] != "IN_PROGRESS":
-            return d
-        time.sleep(0.05)
-    raise AssertionError("the job did not finish")
 
 
 def export(ddb, table, bucket, prefix):
