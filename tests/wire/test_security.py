@@ -12,6 +12,7 @@ import uuid
 import boto3
 import pytest
 from botocore.config import Config
+from botocore.exceptions import ClientError
 
 from jobs import wait
 from rawhttp import raw
@@ -291,3 +292,33 @@ def test_with_auth_every_page_and_host_may_call_but_must_sign(tmp_path):
         assert name not in signed.list_tables()["TableNames"]
     finally:
         s.stop()
+
+
+# ---- Stream iterators ---------------------------------------------------------------------------
+
+def test_a_stream_iterator_cannot_be_moved_to_another_stream(server):
+    ddb = server.client
+    streams = boto3.client("dynamodbstreams", endpoint_url=server.url, region_name="us-east-1",
+                           aws_access_key_id="local", aws_secret_access_key="local")
+    shards = {}
+    for name in ("stream-a-" + uuid.uuid4().hex[:6], "stream-b-" + uuid.uuid4().hex[:6]):
+        d = ddb.create_table(
+            TableName=name, AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            BillingMode="PAY_PER_REQUEST",
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
+        ddb.put_item(TableName=name, Item={"pk": {"S": "secret of " + name}})
+        arn = d["TableDescription"]["LatestStreamArn"]
+        shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+        it = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
+                                        ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        shards[name] = (arn, it)
+    (arn_a, it_a), (arn_b, it_b) = shards.values()
+    # Genuine: B's iterator reads B.
+    assert len(streams.get_records(ShardIterator=it_b)["Records"]) == 1
+    # A's ARN in front of B's payload, and B's ARN in front of A's: refused.
+    for forged in (arn_a + it_b[len(arn_b):], arn_b + it_a[len(arn_a):]):
+        with pytest.raises(ClientError) as e:
+            streams.get_records(ShardIterator=forged)
+        assert e.value.response["Error"]["Code"] == "ValidationException"
+        assert "Invalid ShardIterator" in e.value.response["Error"]["Message"]
