@@ -1,7 +1,9 @@
 // The fleet workload on Dynarock, side by side with raw RocksDB (the same key
-// layout and value bytes; `_RocksDB` is the best configuration found, the
-// ceiling, and `_RawEngineOpts` a copy of the engine's options, to show what
-// they cost) and SQLite (WITHOUT ROWID table keyed
+// layout; `_RocksDB` is the ceiling: the best configuration found, storing
+// its own compact encoding of each item's non-key attributes
+// (bench/compact_item.h) and decoding its numbers as the engine does;
+// `_RawEngineBytes` is the same configuration storing Dynarock's own value
+// bytes, to show what the item format costs) and SQLite (WITHOUT ROWID table keyed
 // (vehicleId, recordedAt), an index on (depotCode, recordedAt), WAL mode,
 // synchronous=NORMAL). Durability on all sides: writes reach the log before
 // they return, without an fsync per write (Dynarock sync_writes=false,
@@ -34,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/compact_item.h"
 #include "bench/fleet_items.h"
 #include "dynarock/db.h"
 #include "format/item_codec.h"
@@ -107,12 +110,24 @@ void ForEachLoadBatch(Batch batch) {
   }
 }
 
+// The mean stored value of a reading in an encoding, over 1,000 readings.
+template <typename Encode>
+double MeanValueBytes(Encode encode) {
+  double total = 0;
+  for (int n = 0; n < 1000; ++n) total += static_cast<double>(encode(Reading(n % 97, n)).size());
+  return total / 1000;
+}
+
 struct DynarockSystem {
   ScratchDir dir{"dynarock"};
   std::unique_ptr<Database> db;
   double load_seconds = 0;
-  uint64_t disk_bytes = 0;  // right after the load, before anything settles
+  uint64_t disk_bytes = 0;          // right after the load, before anything settles
+  uint64_t settled_disk_bytes = 0;  // after the flushes and compactions
   double reopen_seconds = 0;
+  // The value each reading is stored as (the item's FlatBuffers bytes).
+  const double value_bytes =
+      MeanValueBytes([](const Item& item) { return format::EncodeItem(item); });
   explicit DynarockSystem(Options options = {}) {
     db = std::move(Database::Open(dir.str(), options).value());
     (void)db->CreateTable(bench::TelemetryTable()).value();
@@ -133,6 +148,7 @@ struct DynarockSystem {
     db = std::move(Database::Open(dir.str(), options).value());
     reopen_seconds = SecondsSince(start);
     if (!db->WaitForCompactions().ok()) std::abort();  // reads meet the settled tree
+    settled_disk_bytes = DirBytes(dir.str());
   }
 };
 
@@ -145,12 +161,13 @@ enum class RawConfig {
   // these bounded range reads it only adds prefix checks. The best
   // configuration found for this workload.
   kBest,
-  // A copy of the options Database::Open gives its items column family
-  // (engine/open.cc): what those options cost against kBest.
-  kEngineOptions,
+  // kBest's options, storing Dynarock's item bytes (format::EncodeItem, key
+  // attributes included) instead of the compact encoding: the old ceiling,
+  // kept beside the real one to show what the item format alone costs.
+  kEngineBytes,
 };
 
-rocksdb::Options RawOptions(RawConfig config) {
+rocksdb::Options RawOptions() {
   const Options defaults;
   rocksdb::Options options;
   options.create_if_missing = true;
@@ -163,20 +180,17 @@ rocksdb::Options RawOptions(RawConfig config) {
   options.compression = rocksdb::kLZ4Compression;
   options.memtable_prefix_bloom_size_ratio = 0.02;
   options.memtable_whole_key_filtering = true;
-  if (config == RawConfig::kEngineOptions) {
-    options.max_background_jobs = 2;
-    options.bytes_per_sync = 1 << 20;
-    options.write_buffer_size = defaults.write_buffer_bytes;
-    options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(format::kKeyPrefixBytes));
-  }
   return options;
 }
 
-// A reading's raw key (table id 1, or 2 for a table of its own) and value.
-std::pair<std::string, std::string> RawReading(int v, int i, uint32_t table_id = 1) {
+// A reading's raw key (table id 1, or 2 for a table of its own) and value:
+// raw's compact encoding, or with `engine_bytes` Dynarock's.
+std::pair<std::string, std::string> RawReading(int v, int i, uint32_t table_id = 1,
+                                               bool engine_bytes = false) {
   Item item = Reading(v, i);
   return {format::EncodeItemKey(table_id, item.at("vehicleId"), &item.at("recordedAt")).bytes(),
-          format::EncodeItem(item)};
+          engine_bytes ? format::EncodeItem(item)
+                       : bench::CompactEncode(item, {"vehicleId", "recordedAt"})};
 }
 // The raw side that keeps the ByDepot index as the engine does (ALL
 // projection): next to each item, in the same WriteBatch, an entry keyed as
@@ -196,21 +210,39 @@ struct RocksSystem {
   ScratchDir dir{"rocksdb"};
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::Options options;
-  const bool with_index;  // the ByDepot index entries too (RawIndexKey)
+  const bool with_index;    // the ByDepot index entries too (RawIndexKey)
+  const bool engine_bytes;  // RawConfig::kEngineBytes
   double load_seconds = 0;
   uint64_t disk_bytes = 0;
+  uint64_t settled_disk_bytes = 0;
   double reopen_seconds = 0;
+  double value_bytes = 0;
   explicit RocksSystem(RawConfig config, bool index = false)
-      : options(RawOptions(config)), with_index(index) {
+      : options(RawOptions()), with_index(index), engine_bytes(config == RawConfig::kEngineBytes) {
     rocksdb::DB* raw = nullptr;
     if (!rocksdb::DB::Open(options, dir.str(), &raw).ok()) std::abort();
     db.reset(raw);
     auto start = std::chrono::steady_clock::now();
+    // Each batch reads the items it replaces first (one MultiGet), as a
+    // DynamoDB engine must to keep its indexes and statistics exact.
     ForEachLoadBatch([&](int first, int end) {
       rocksdb::WriteBatch batch;
+      std::vector<std::pair<std::string, std::string>> entries;
+      for (int n = first; n < end; ++n) {
+        entries.push_back(RawReading(n / kReadings, n % kReadings, 1, engine_bytes));
+      }
+      std::vector<rocksdb::Slice> keys;
+      for (const auto& e : entries) keys.emplace_back(e.first);
+      std::vector<rocksdb::PinnableSlice> old(keys.size());
+      std::vector<rocksdb::Status> statuses(keys.size());
+      db->MultiGet({}, db->DefaultColumnFamily(), keys.size(), keys.data(), old.data(),
+                   statuses.data());
+      for (const auto& st : statuses) {
+        if (!st.ok() && !st.IsNotFound()) std::abort();
+      }
       for (int n = first; n < end; ++n) {
         const int v = n / kReadings, i = n % kReadings;
-        const auto [key, value] = RawReading(v, i);
+        const auto& [key, value] = entries[static_cast<size_t>(n - first)];
         batch.Put(key, value);
         if (with_index) batch.Put(RawIndexKey(kRawIndexId, Depot(v), Ts(i), VehicleId(v)), value);
       }
@@ -224,6 +256,11 @@ struct RocksSystem {
     db.reset(raw);
     reopen_seconds = SecondsSince(start);
     WaitForCompactions();
+    settled_disk_bytes = DirBytes(dir.str());
+    value_bytes = MeanValueBytes([&](const Item& item) {
+      return engine_bytes ? format::EncodeItem(item)
+                          : bench::CompactEncode(item, {"vehicleId", "recordedAt"});
+    });
   }
   // As Database::WaitForCompactions: poll until no flush or compaction runs or waits.
   void WaitForCompactions() {
@@ -242,10 +279,12 @@ struct RocksSystem {
   // go to a table of their own (id 2), so the fleet table (id 1) that Get,
   // Query and Scan read holds what Dynarock's does: the load and BM_Put's
   // readings.
-  void Put(int v, int i, bool read_first = false) { PutRaw(db.get(), {}, v, i, read_first); }
+  void Put(int v, int i, bool read_first = false) {
+    PutRaw(db.get(), {}, v, i, read_first, engine_bytes);
+  }
   [[gnu::noinline]] static void PutRaw(rocksdb::DB* db, const rocksdb::WriteOptions& w, int v,
-                                       int i, bool read_first) {
-    const auto [key, value] = RawReading(v, i, read_first ? 2 : 1);
+                                       int i, bool read_first, bool engine_bytes = false) {
+    const auto [key, value] = RawReading(v, i, read_first ? 2 : 1, engine_bytes);
     if (read_first) {
       rocksdb::PinnableSlice old;
       const auto s = db->Get({}, db->DefaultColumnFamily(), key, &old);
@@ -262,11 +301,13 @@ struct RocksSystem {
     const auto s = db->Get({}, db->DefaultColumnFamily(), key, &old);
     if (!s.ok() && !s.IsNotFound()) std::abort();
     rocksdb::WriteBatch batch;
-    if (s.ok()) {
-      const std::string bytes = old.ToString();  // ItemView needs aligned bytes
-      const ItemView was = ItemView::OpenTrusted(bytes);
-      batch.Delete(RawIndexKey(kRawGsiPutIndex, was.Find("depotCode")->bytes(),
-                               was.Find("recordedAt")->bytes(), was.Find("vehicleId")->bytes()));
+    if (s.ok()) {  // the old entry's depot from the old value; the rest is the key's
+      std::string_view depot;
+      bench::ForEachCompactAttribute(old.ToStringView(),
+                                     [&](std::string_view name, AttrType, std::string_view b) {
+                                       if (name == "depotCode") depot = b;
+                                     });
+      batch.Delete(RawIndexKey(kRawGsiPutIndex, depot, Ts(i), VehicleId(v)));
     }
     batch.Put(key, value);
     batch.Put(RawIndexKey(kRawGsiPutIndex, Depot(v), Ts(i), VehicleId(v)), value);
@@ -285,7 +326,9 @@ struct SqliteSystem {
   sqlite3* db = nullptr;
   double load_seconds = 0;
   uint64_t disk_bytes = 0;
-  double reopen_seconds = 0;  // not measured: SQLite has no log to replay after a clean close
+  uint64_t settled_disk_bytes = 0;  // after the checkpoint
+  double reopen_seconds = 0;        // not measured: SQLite has no log to replay after a clean close
+  double value_bytes = 0;           // not measured: a row's record is SQLite's own
   // `empty`: the schema alone, no load.
   explicit SqliteSystem(const char* synchronous = "NORMAL", bool empty = false) {
     if (sqlite3_open((dir.str() + "/fleet.db").c_str(), &db) != SQLITE_OK) std::abort();
@@ -304,6 +347,7 @@ struct SqliteSystem {
     load_seconds = SecondsSince(start);
     disk_bytes = DirBytes(dir.str());
     Exec("PRAGMA wal_checkpoint(TRUNCATE);");  // the WAL folded into the database file
+    settled_disk_bytes = DirBytes(dir.str());
   }
   ~SqliteSystem() { sqlite3_close(db); }
   SqliteSystem(const SqliteSystem&) = delete;
@@ -370,8 +414,8 @@ RocksSystem& Rocks() {
   static RocksSystem s(RawConfig::kBest);
   return s;
 }
-RocksSystem& RawEngineOpts() {
-  static RocksSystem s(RawConfig::kEngineOptions);
+RocksSystem& RawEngineBytes() {
+  static RocksSystem s(RawConfig::kEngineBytes);
   return s;
 }
 RocksSystem& RocksGsi() {
@@ -423,6 +467,45 @@ ItemRow ReadItemRow(ItemView v) {
           num("speedKph"),  num("coolantC"),   num("fuelPct")};
 }
 
+// The same reading out of raw RocksDB's own bytes: the keys out of the
+// RocksDB key (after `skip` components: an index key's own), the rest out of
+// the compact value, numbers parsed from their text into DynamoDB numbers as
+// ReadItemRow decodes the engine's. No copy: the value is read in place.
+ItemRow ReadCompactRow(std::string_view key, std::string_view value, int skip = 0) {
+  std::string_view in = key.substr(format::kKeyPrefixBytes);
+  ItemRow row;
+  std::string ignored;
+  for (int k = 0; k < skip; ++k) {
+    if (!format::GetBytesComponent(&in, &ignored).ok()) std::abort();
+  }
+  if (!format::GetBytesComponent(&in, &row.vehicle).ok() ||
+      !format::GetBytesComponent(&in, &row.recorded).ok()) {
+    std::abort();
+  }
+  bench::ForEachCompactAttribute(value,
+                                 [&](std::string_view name, AttrType, std::string_view bytes) {
+                                   if (name == "depotCode") {
+                                     row.depot = bytes;
+                                   } else if (name == "speedKph") {
+                                     row.speed = Number::Parse(bytes).value();
+                                   } else if (name == "coolantC") {
+                                     row.coolant = Number::Parse(bytes).value();
+                                   } else if (name == "fuelPct") {
+                                     row.fuel = Number::Parse(bytes).value();
+                                   }
+                                 });
+  return row;
+}
+
+// A raw side's reading: compact, or (RawConfig::kEngineBytes) through
+// ItemView, whose FlatBuffers need the value copied to an aligned buffer.
+ItemRow ReadRawRow(bool engine_bytes, std::string_view key, std::string_view value,
+                   std::string* aligned) {
+  if (!engine_bytes) return ReadCompactRow(key, value);
+  aligned->assign(value.data(), value.size());
+  return ReadItemRow(ItemView::OpenTrusted(*aligned));
+}
+
 // ---- Load ------------------------------------------------------------------------------------
 
 // A load's throughput, and the disk it used right after (nothing settled)
@@ -431,10 +514,16 @@ template <typename System>
 void ReportLoad(benchmark::State& state, const System& system) {
   for (auto _ : state) {
   }
-  state.counters["items_per_second"] = static_cast<double>(kVehicles) * kReadings / system.load_seconds;
+  state.counters["items_per_second"] =
+      static_cast<double>(kVehicles) * kReadings / system.load_seconds;
   state.counters["load_seconds"] = system.load_seconds;
   state.counters["disk_mb"] = static_cast<double>(system.disk_bytes) / (1 << 20);
   state.counters["reopen_seconds"] = system.reopen_seconds;
+  // Bytes per item: the stored value, and the whole directory once settled
+  // (compressed, the keys, indexes and filters included).
+  state.counters["value_bytes_per_item"] = system.value_bytes;
+  state.counters["settled_bytes_per_item"] =
+      static_cast<double>(system.settled_disk_bytes) / (static_cast<double>(kVehicles) * kReadings);
 }
 // The first run reports the load of the system every other benchmark then
 // reads; each repetition after it loads a fresh one, so a median of three
@@ -449,10 +538,10 @@ void BM_Load_RocksDB(benchmark::State& s) {
   if (std::exchange(first, false)) return ReportLoad(s, Rocks());
   ReportLoad(s, RocksSystem(RawConfig::kBest));
 }
-void BM_Load_RawEngineOpts(benchmark::State& s) {
+void BM_Load_RawEngineBytes(benchmark::State& s) {
   static bool first = true;
-  if (std::exchange(first, false)) return ReportLoad(s, RawEngineOpts());
-  ReportLoad(s, RocksSystem(RawConfig::kEngineOptions));
+  if (std::exchange(first, false)) return ReportLoad(s, RawEngineBytes());
+  ReportLoad(s, RocksSystem(RawConfig::kEngineBytes));
 }
 void BM_Load_RocksDBGsi(benchmark::State& s) {
   static bool first = true;
@@ -466,7 +555,7 @@ void BM_Load_SQLite(benchmark::State& s) {
 }
 BENCHMARK(BM_Load_Dynarock)->Iterations(1);
 BENCHMARK(BM_Load_RocksDB)->Iterations(1);
-BENCHMARK(BM_Load_RawEngineOpts)->Iterations(1);
+BENCHMARK(BM_Load_RawEngineBytes)->Iterations(1);
 BENCHMARK(BM_Load_RocksDBGsi)->Iterations(1);
 BENCHMARK(BM_Load_SQLite)->Iterations(1);
 
@@ -479,24 +568,27 @@ void PutDynarock(benchmark::State& state, Database& db) {
   int i = kReadings;
   std::mt19937 rng(1);
   for (auto _ : state)
-    (void)db.PutItem({.table_name = "Telemetry",
-                      .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
+    (void)db
+        .PutItem(
+            {.table_name = "Telemetry", .item = Reading(static_cast<int>(rng() % kVehicles), i++)})
         .value();
 }
 void BM_Put_Dynarock(benchmark::State& s) { PutDynarock(s, *Dyn().db); }
 void BM_Put_TrafficOn(benchmark::State& s) { PutDynarock(s, *DynTrafficOn().db); }
 void BM_Put_TrafficOff(benchmark::State& s) { PutDynarock(s, *DynTrafficOff().db); }
 void PutRaw(benchmark::State& state, rocksdb::DB* db, bool read_first,
-            const rocksdb::WriteOptions& w = {}) {
+            const rocksdb::WriteOptions& w = {}, bool engine_bytes = false) {
   int i = kReadings;
   std::mt19937 rng(1);
   for (auto _ : state) {
-    RocksSystem::PutRaw(db, w, static_cast<int>(rng() % kVehicles), i++, read_first);
+    RocksSystem::PutRaw(db, w, static_cast<int>(rng() % kVehicles), i++, read_first, engine_bytes);
   }
 }
 void BM_Put_RocksDB(benchmark::State& s) { PutRaw(s, Rocks().db.get(), false); }
 void BM_PutReadFirst_RocksDB(benchmark::State& s) { PutRaw(s, Rocks().db.get(), true); }
-void BM_Put_RawEngineOpts(benchmark::State& s) { PutRaw(s, RawEngineOpts().db.get(), false); }
+void BM_Put_RawEngineBytes(benchmark::State& s) {
+  PutRaw(s, RawEngineBytes().db.get(), false, {}, /*engine_bytes=*/true);
+}
 void PutSqlite(benchmark::State& state, SqliteSystem& q) {
   sqlite3_stmt* put = q.Prepare("INSERT OR REPLACE INTO readings VALUES(?,?,?,?,?,?)");
   int i = kReadings;
@@ -652,20 +744,27 @@ void TrafficAB(benchmark::State& state, bool put) {
 }
 void BM_Get_TrafficAB(benchmark::State& s) { TrafficAB(s, false); }
 void BM_Put_TrafficAB(benchmark::State& s) { TrafficAB(s, true); }
-[[gnu::noinline]] void GetOneRaw(rocksdb::DB* db, int v) {
+[[gnu::noinline]] void GetOneRaw(rocksdb::DB* db, int v, bool engine_bytes) {
   AttributeValue pk = AttributeValue::S(VehicleId(v)), sk = AttributeValue::S(Ts(7));
   rocksdb::PinnableSlice value;  // the block's bytes, not a copy
   db->Get({}, db->DefaultColumnFamily(), format::EncodeItemKey(1, pk, &sk).bytes(), &value);
-  // Both sides hand back a decoded item, without the verifier (as ReadItem).
-  auto item = format::DecodeTrustedItem(value.ToStringView());
+  // Both sides hand back a decoded item, without the verifier (as ReadItem);
+  // raw's keys come from its key.
+  if (engine_bytes) {
+    auto item = format::DecodeTrustedItem(value.ToStringView());
+    benchmark::DoNotOptimize(item);
+    return;
+  }
+  Item item{{"vehicleId", std::move(pk)}, {"recordedAt", std::move(sk)}};
+  bench::CompactDecode(value.ToStringView(), &item);
   benchmark::DoNotOptimize(item);
 }
 void GetRaw(benchmark::State& state, RocksSystem& r) {
   std::mt19937 rng(2);
-  for (auto _ : state) GetOneRaw(r.db.get(), static_cast<int>(rng() % kVehicles));
+  for (auto _ : state) GetOneRaw(r.db.get(), static_cast<int>(rng() % kVehicles), r.engine_bytes);
 }
 void BM_Get_RocksDB(benchmark::State& s) { GetRaw(s, Rocks()); }
-void BM_Get_RawEngineOpts(benchmark::State& s) { GetRaw(s, RawEngineOpts()); }
+void BM_Get_RawEngineBytes(benchmark::State& s) { GetRaw(s, RawEngineBytes()); }
 void BM_Get_SQLite(benchmark::State& state) {
   auto& q = Sql();
   sqlite3_stmt* s = q.Prepare("SELECT * FROM readings WHERE vehicleId=? AND recordedAt=?");
@@ -688,7 +787,7 @@ BENCHMARK(BM_Get_TrafficOn)->Iterations(kTrafficIterations);
 BENCHMARK(BM_Get_TrafficOff)->Iterations(kTrafficIterations);
 BENCHMARK(BM_Get_TrafficAB)->Iterations(1)->UseManualTime();
 BENCHMARK(BM_Get_RocksDB);
-BENCHMARK(BM_Get_RawEngineOpts);
+BENCHMARK(BM_Get_RawEngineBytes);
 BENCHMARK(BM_Get_SQLite);
 
 // ---- Query: one vehicle, a ten-minute window, newest first ---------------------------------
@@ -731,7 +830,8 @@ void BM_QueryWindowForward_Dynarock(benchmark::State& s) { QueryWindowDynarock(s
 // the ceiling takes the faster.
 // Vehicle v's window of kWindow readings from reading `from`, newest first;
 // returns the number of items read.
-[[gnu::noinline]] int ReadWindowRaw(rocksdb::DB* db, int v, int from, bool replay) {
+[[gnu::noinline]] int ReadWindowRaw(rocksdb::DB* db, int v, int from, bool replay,
+                                    bool engine_bytes) {
   AttributeValue pk = AttributeValue::S(VehicleId(v)), lo = AttributeValue::S(Ts(from)),
                  hi = AttributeValue::S(Ts(from + kWindow - 1));
   std::string lower = format::EncodeItemKey(1, pk, &lo).bytes();
@@ -744,16 +844,20 @@ void BM_QueryWindowForward_Dynarock(benchmark::State& s) { QueryWindowDynarock(s
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
   int n = 0;
   if (replay) {
-    StoredItems values;  // an arena: no allocation per value
-    for (it->SeekToFirst(); it->Valid(); it->Next()) values.push_back(it->value().ToStringView());
+    StoredItems keys, values;  // arenas: no allocation per entry (aligned starts)
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      keys.push_back(it->key().ToStringView());
+      values.push_back(it->value().ToStringView());
+    }
     for (size_t i = values.size(); i > 0; --i, ++n) {
-      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(values[i - 1])));
+      benchmark::DoNotOptimize(engine_bytes ? ReadItemRow(ItemView::OpenTrusted(values[i - 1]))
+                                            : ReadCompactRow(keys[i - 1], values[i - 1]));
     }
   } else {
-    std::string value;
+    std::string aligned;
     for (it->SeekToLast(); it->Valid(); it->Prev(), ++n) {
-      value.assign(it->value().data(), it->value().size());
-      benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
+      benchmark::DoNotOptimize(
+          ReadRawRow(engine_bytes, it->key().ToStringView(), it->value().ToStringView(), &aligned));
     }
   }
   return n;
@@ -763,14 +867,16 @@ void QueryWindowRaw(benchmark::State& state, RocksSystem& r, bool replay) {
   for (auto _ : state) {
     int v = static_cast<int>(rng() % kVehicles),
         from = static_cast<int>(rng() % (kReadings - kWindow));
-    if (ReadWindowRaw(r.db.get(), v, from, replay) != kWindow) state.SkipWithError("wrong count");
+    if (ReadWindowRaw(r.db.get(), v, from, replay, r.engine_bytes) != kWindow) {
+      state.SkipWithError("wrong count");
+    }
   }
   state.SetItemsProcessed(state.iterations() * kWindow);
 }
 void BM_QueryWindow_RocksDB(benchmark::State& s) { QueryWindowRaw(s, Rocks(), true); }
 void BM_QueryWindowPrev_RocksDB(benchmark::State& s) { QueryWindowRaw(s, Rocks(), false); }
-void BM_QueryWindow_RawEngineOpts(benchmark::State& s) {
-  QueryWindowRaw(s, RawEngineOpts(), false);
+void BM_QueryWindow_RawEngineBytes(benchmark::State& s) {
+  QueryWindowRaw(s, RawEngineBytes(), true);
 }
 void BM_QueryWindow_SQLite(benchmark::State& state) {
   auto& q = Sql();
@@ -795,7 +901,7 @@ BENCHMARK(BM_QueryWindowItems_Dynarock);
 BENCHMARK(BM_QueryWindowForward_Dynarock);
 BENCHMARK(BM_QueryWindow_RocksDB);
 BENCHMARK(BM_QueryWindowPrev_RocksDB);
-BENCHMARK(BM_QueryWindow_RawEngineOpts);
+BENCHMARK(BM_QueryWindow_RawEngineBytes);
 BENCHMARK(BM_QueryWindow_SQLite);
 
 // ---- Fresh and flushed: the newest windows, just written and after a flush ------------------
@@ -845,8 +951,8 @@ DynarockSystem& FreshDynarock(bool flushed) {
 }
 RocksSystem& FreshRocks(bool flushed) {
   static RocksSystem s(RawConfig::kBest);
-  static RocksSystem& fresh =
-      Freshened(s, [](RocksSystem& r, int v, int i) { r.Put(v, i); }, SettleRocks);
+  static RocksSystem& fresh = Freshened(
+      s, [](RocksSystem& r, int v, int i) { r.Put(v, i); }, SettleRocks);
   static bool settled = false;
   if (flushed && !std::exchange(settled, true)) SettleRocks(fresh);
   return fresh;
@@ -872,7 +978,8 @@ void QueryFreshDynarock(benchmark::State& state, bool flushed) {
   std::mt19937 rng(5);
   for (auto _ : state) {
     int v = static_cast<int>(rng() % kFreshVehicles);
-    QueryRequest q{.table_name = "Telemetry", .scan_index_forward = false,
+    QueryRequest q{.table_name = "Telemetry",
+                   .scan_index_forward = false,
                    .item_encoding = ItemEncoding::kStored};
     q.key_condition = {"vehicleId", AttributeValue::S(VehicleId(v)),
                        SortKeyCondition{"recordedAt", SortKeyOperator::kGe,
@@ -888,7 +995,7 @@ void QueryFreshRocks(benchmark::State& state, bool flushed) {
   std::mt19937 rng(5);
   for (auto _ : state) {
     const int v = static_cast<int>(rng() % kFreshVehicles);
-    if (ReadWindowRaw(r.db.get(), v, FreshReading(0), true) != kWindow) {
+    if (ReadWindowRaw(r.db.get(), v, FreshReading(0), true, r.engine_bytes) != kWindow) {
       state.SkipWithError("wrong count");
     }
   }
@@ -951,11 +1058,11 @@ void BM_QueryDepotGsi_Dynarock(benchmark::State& state) {
   ro.iterate_lower_bound = &l;
   ro.iterate_upper_bound = &u;
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
-  std::string value;
   int n = 0;
   for (it->SeekToLast(); it->Valid() && n < limit; it->Prev(), ++n) {
-    value.assign(it->value().data(), it->value().size());
-    benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
+    // The index key holds the depot and recordedAt first, then the table's keys.
+    benchmark::DoNotOptimize(
+        ReadCompactRow(it->key().ToStringView(), it->value().ToStringView(), /*skip=*/2));
   }
   return n;
 }
@@ -971,8 +1078,8 @@ void BM_QueryDepotGsi_RocksDBGsi(benchmark::State& state) {
 }
 void BM_QueryDepotGsi_SQLite(benchmark::State& state) {
   auto& q = Sql();
-  sqlite3_stmt* s = q.Prepare(
-      "SELECT * FROM readings WHERE depotCode=? ORDER BY recordedAt DESC LIMIT 100");
+  sqlite3_stmt* s =
+      q.Prepare("SELECT * FROM readings WHERE depotCode=? ORDER BY recordedAt DESC LIMIT 100");
   std::mt19937 rng(4);
   for (auto _ : state) {
     sqlite3_bind_text(s, 1, Depot(static_cast<int>(rng() % 50)), -1, SQLITE_STATIC);
@@ -1011,9 +1118,9 @@ void BM_Scan_Dynarock(benchmark::State& state) {
   for (auto _ : state) items += ScanDynarock(*d.db);
   state.SetItemsProcessed(items);
 }
-[[gnu::noinline]] int64_t ScanRawOnce(rocksdb::DB* db) {
+[[gnu::noinline]] int64_t ScanRawOnce(rocksdb::DB* db, bool engine_bytes) {
   int64_t items = 0;
-  std::string value;
+  std::string aligned;
   rocksdb::ReadOptions ro;
   ro.total_order_seek = true;
   const std::string end("\0\0\0\x02", 4);  // the fleet table's keys only (id 1)
@@ -1021,18 +1128,18 @@ void BM_Scan_Dynarock(benchmark::State& state) {
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
   for (it->SeekToFirst(); it->Valid(); it->Next(), ++items) {
-    value.assign(it->value().data(), it->value().size());
-    benchmark::DoNotOptimize(ReadItemRow(ItemView::OpenTrusted(value)));
+    benchmark::DoNotOptimize(
+        ReadRawRow(engine_bytes, it->key().ToStringView(), it->value().ToStringView(), &aligned));
   }
   return items;
 }
 void ScanRaw(benchmark::State& state, RocksSystem& r) {
   int64_t items = 0;
-  for (auto _ : state) items += ScanRawOnce(r.db.get());
+  for (auto _ : state) items += ScanRawOnce(r.db.get(), r.engine_bytes);
   state.SetItemsProcessed(items);
 }
 void BM_Scan_RocksDB(benchmark::State& s) { ScanRaw(s, Rocks()); }
-void BM_Scan_RawEngineOpts(benchmark::State& s) { ScanRaw(s, RawEngineOpts()); }
+void BM_Scan_RawEngineBytes(benchmark::State& s) { ScanRaw(s, RawEngineBytes()); }
 void BM_Scan_SQLite(benchmark::State& state) {
   auto& q = Sql();
   sqlite3_stmt* s = q.Prepare("SELECT * FROM readings");
@@ -1045,7 +1152,7 @@ void BM_Scan_SQLite(benchmark::State& state) {
 }
 BENCHMARK(BM_Scan_Dynarock)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Scan_RocksDB)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Scan_RawEngineOpts)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Scan_RawEngineBytes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Scan_SQLite)->Unit(benchmark::kMillisecond);
 
 // The window question answered by Scan + FilterExpression: the seed's ratio.
@@ -1079,7 +1186,7 @@ BENCHMARK(BM_Put_TrafficOff)->Iterations(kTrafficIterations);
 BENCHMARK(BM_Put_TrafficAB)->Iterations(1)->UseManualTime();
 BENCHMARK(BM_Put_RocksDB);
 BENCHMARK(BM_PutReadFirst_RocksDB);
-BENCHMARK(BM_Put_RawEngineOpts);
+BENCHMARK(BM_Put_RawEngineBytes);
 BENCHMARK(BM_Put_SQLite);
 BENCHMARK(BM_PutNoIndex_Dynarock);
 BENCHMARK(BM_PutStream_Dynarock);
@@ -1107,7 +1214,7 @@ std::unique_ptr<Database> SyncDynarock(const ScratchDir& dir) {
 }
 std::unique_ptr<rocksdb::DB> SyncRocks(const ScratchDir& dir) {
   rocksdb::DB* raw = nullptr;
-  if (!rocksdb::DB::Open(RawOptions(RawConfig::kBest), dir.str(), &raw).ok()) std::abort();
+  if (!rocksdb::DB::Open(RawOptions(), dir.str(), &raw).ok()) std::abort();
   return std::unique_ptr<rocksdb::DB>(raw);
 }
 rocksdb::WriteOptions Synced() {

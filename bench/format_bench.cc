@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/compact_item.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
 #include "format/json.h"
@@ -13,7 +14,7 @@
 
 namespace {
 
-using namespace dynarock;  // NOLINT: test and benchmark code
+using namespace dynarock;          // NOLINT: test and benchmark code
 using namespace dynarock::format;  // NOLINT
 
 Number Num(const char* s) { return *Number::Parse(s); }
@@ -137,6 +138,54 @@ void BM_ParseItemJson(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * json.size()));
 }
 BENCHMARK(BM_ParseItemJson)->ArgName("extra_attrs")->Arg(0)->Arg(20);
+
+// A vehicle's profile as a nested document: maps and lists three levels
+// deep, a string set and a number set.
+Item Profile() {
+  using M = AttributeValue::Map;
+  auto s = [](std::string v) { return AttributeValue::S(std::move(v)); };
+  auto n = [](const char* v) { return AttributeValue::N(Num(v)); };
+  M engine{{"cylinders", n("4")}, {"fuel", s("diesel")}, {"powerKw", n("110.5")}};
+  AttributeValue::List services;
+  for (int i = 0; i < 4; ++i) {
+    services.push_back(AttributeValue::M(
+        M{{"at", s("2026-0" + std::string(1, static_cast<char>('1' + i)) + "-15")},
+          {"km", AttributeValue::N(Number::FromInt64(15000 * (i + 1)))},
+          {"parts", AttributeValue::L({s("filter"), s("oil")})}}));
+  }
+  return {{"PK", s("VEH#V-7741")},
+          {"SK", s("META")},
+          {"model", s("Transit 350")},
+          {"depotCode", s("DEP-LON-3")},
+          {"spec", AttributeValue::M(M{{"engine", AttributeValue::M(engine)},
+                                       {"seats", n("3")},
+                                       {"wheelbaseMm", n("3750")}})},
+          {"services", AttributeValue::L(std::move(services))},
+          {"tags", AttributeValue::SS({"electric-ready", "refrigerated", "urban"})},
+          {"tyrePressures", AttributeValue::NS({Num("2.4"), Num("2.5"), Num("3.1")})},
+          {"active", AttributeValue::Bool(true)}};
+}
+
+// Bytes per item (issue: the item format), no timing: Dynarock's stored
+// value (FlatBuffers, key attributes included, DynamoDB size stored)
+// against raw RocksDB's compact encoding of the non-key attributes
+// (bench/compact_item.h) and DynamoDB's own item size. Arg 0: the fleet
+// reading (6 attributes); 1: a reading with 20 attributes; 2: the profile.
+void BM_ItemBytes(benchmark::State& state) {
+  const Item item = state.range(0) == 0   ? Reading(0)
+                    : state.range(0) == 1 ? Reading(14)
+                                          : Profile();
+  const std::string stored = EncodeItem(item);
+  const std::string compact = bench::CompactEncode(item, {"PK", "SK"});
+  for (auto _ : state) benchmark::DoNotOptimize(stored.size());
+  state.counters["attributes"] = static_cast<double>(item.size());
+  state.counters["dynarock_bytes"] = static_cast<double>(stored.size());
+  state.counters["compact_bytes"] = static_cast<double>(compact.size());
+  state.counters["dynamodb_size"] = static_cast<double>(ItemSize(item));
+  state.counters["ratio"] =
+      static_cast<double>(stored.size()) / static_cast<double>(compact.size());
+}
+BENCHMARK(BM_ItemBytes)->Arg(0)->Arg(1)->Arg(2)->Iterations(1);
 
 }  // namespace
 

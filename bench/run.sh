@@ -24,7 +24,7 @@ outs=()
 # write, on all three sides (their own small tables).
 # RocksDBGsi: raw RocksDB keeping the ByDepot index too (load, disk, the GSI
 # Query and a GSI table's PutItem).
-for system in Dynarock RocksDB RawEngineOpts RocksDBGsi SQLite FreshDynarock FreshRocksDB FreshSQLite TrafficAB Sync; do
+for system in Dynarock RocksDB RawEngineBytes RocksDBGsi SQLite FreshDynarock FreshRocksDB FreshSQLite TrafficAB Sync; do
   out="$(mktemp)"
   outs+=("$out")
   reps=3
