@@ -471,7 +471,8 @@ ItemRow ReadItemRow(ItemView v) {
 // RocksDB key (after `skip` components: an index key's own), the rest out of
 // the compact value, numbers parsed from their text into DynamoDB numbers as
 // ReadItemRow decodes the engine's. No copy: the value is read in place.
-ItemRow ReadCompactRow(std::string_view key, std::string_view value, int skip = 0) {
+[[gnu::noinline]] ItemRow ReadCompactRow(std::string_view key, std::string_view value,
+                                         int skip = 0) {
   std::string_view in = key.substr(format::kKeyPrefixBytes);
   ItemRow row;
   std::string ignored;
