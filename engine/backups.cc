@@ -1,6 +1,5 @@
 // Point-in-time recovery settings (UpdateContinuousBackups,
 // DescribeContinuousBackups) and the service records kept in the catalog.
-// Facts: shared/dynamodb/IMPORT-EXPORT-API.md 1.
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>

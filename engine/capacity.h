@@ -1,4 +1,4 @@
-// Consumed capacity, computed by DynamoDB's rules (shared/dynamodb/FACTS.md §5).
+// Consumed capacity, computed by DynamoDB's rules.
 #ifndef DYNAROCK_ENGINE_CAPACITY_H_
 #define DYNAROCK_ENGINE_CAPACITY_H_
 

@@ -1,4 +1,4 @@
-// Time to live: which items are expired (../shared/dynamodb/STREAMS.md 7).
+// Time to live: which items are expired.
 // The sweep that deletes them is Database::Impl::SweepTable (engine/ttl.cc).
 #ifndef DYNAROCK_ENGINE_TTL_H_
 #define DYNAROCK_ENGINE_TTL_H_

@@ -1,5 +1,5 @@
-// DynamoDB's export and import file formats (shared/dynamodb/EXPORT-FORMAT.md,
-// IMPORT-EXPORT-API.md): the item lines of DYNAMODB_JSON and ION data files,
+// DynamoDB's export and import file formats, as ExportTableToPointInTime
+// writes and ImportTable reads them: the item lines of DYNAMODB_JSON and ION data files,
 // CSV rows, the two manifests and their checksums.
 //
 // Pure encoding: no files here (format/data_file.h reads and writes them).

@@ -1,5 +1,5 @@
 // ExportTable: a table, read from one RocksDB snapshot in parallel hash-range
-// segments, written as DynamoDB's full export (shared/dynamodb/EXPORT-FORMAT.md).
+// segments, written as DynamoDB's full export (format/export_format.h).
 
 #include <atomic>
 #include <filesystem>

@@ -1,5 +1,5 @@
 // DynamoDB's reserved words (Developer Guide, "Reserved words in DynamoDB"),
-// copied from shared/dynamodb/reserved-words.txt: 573 words, sorted.
+// DynamoDB's published list: 573 words, sorted.
 #include <algorithm>
 #include <array>
 #include <cctype>

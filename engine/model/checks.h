@@ -1,5 +1,5 @@
-// The model constraints of every request (phases 7 and 8 of
-// ../shared/dynamodb/VALIDATION.md), for the engine's typed requests: the
+// The model constraints of every request (the type and constraint
+// phases, tools/server/wire.h), for the engine's typed requests: the
 // same generated checks the wire runs on its JSON (constraints_gen.h), so an
 // embedded caller gets DynamoDB's "N validation errors detected: ..." too.
 // Each operation calls its check before any semantic check.

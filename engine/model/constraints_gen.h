@@ -2,7 +2,7 @@
 // (botocore 1.29.27, API 2012-08-10, service-2.json sha256 d3d761f82e292e0e).
 // Do not edit: change the generator and run it (README, "The protocol").
 //
-// The model's constraints (phase 8 of ../shared/dynamodb/VALIDATION.md) as
+// The model's constraints (the constraint phase, tools/server/wire.h) as
 // templates over any request type whose members carry the model's names in
 // snake_case: the wire's model structs (tools/server/protocol) and the
 // engine's requests (engine/model/checks.h) are checked by the same code.

@@ -1,7 +1,7 @@
 // The model constraints of the four DynamoDB Streams requests (botocore's
 // dynamodbstreams/2012-08-10 model), for the engine's typed requests and the
 // wire's JSON structs alike (members found by name, as constraints_gen.h
-// does): phase 8 of ../shared/dynamodb/VALIDATION.md, every violation
+// does): the constraint phase (tools/server/wire.h), every violation
 // collected in member order.
 #ifndef DYNAROCK_ENGINE_MODEL_STREAMS_CHECKS_H_
 #define DYNAROCK_ENGINE_MODEL_STREAMS_CHECKS_H_

@@ -1,7 +1,7 @@
 // The hand-written half of the model checks: what the generated constraint
 // checkers (constraints_gen.h, from tools/codegen/gen_protocol.py) call to
-// report a violation, in DynamoDB's words (../shared/dynamodb/VALIDATION.md
-// sections 3 and 4). Used by the engine for embedded callers and by the wire
+// report a violation, in DynamoDB's words ("N validation errors
+// detected: ..."). Used by the engine for embedded callers and by the wire
 // layer, so both get the same errors from one generated source.
 #ifndef DYNAROCK_ENGINE_MODEL_VIOLATIONS_H_
 #define DYNAROCK_ENGINE_MODEL_VIOLATIONS_H_

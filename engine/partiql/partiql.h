@@ -1,4 +1,4 @@
-// DynamoDB's PartiQL subset (shared/dynamodb/PARTIQL.md): the parser, and
+// DynamoDB's PartiQL subset: the parser, and
 // the rendering of its conditions and updates as DynamoDB expressions.
 //
 // A statement is parsed with its parameters: every `?` is bound, in order,

@@ -1,6 +1,6 @@
 // DynamoDB checks a request without its table before it looks the table up
-// (../shared/dynamodb/VALIDATION.md section 0, phases 9 and 10, and the
-// "pre" lists of section 5): a request that is invalid on its face is a
+// (its semantic checks of the request alone come before the table
+// lookup, DynamoDB's "pre" checks): a request that is invalid on its face is a
 // ValidationException even when its table does not exist, and within the
 // "pre" checks the legacy/expression mixing check comes first.
 #include <gtest/gtest.h>

@@ -1,6 +1,5 @@
 // The export/import file formats (format/export_format.h, data_file.h),
-// pinned to the examples of shared/dynamodb/EXPORT-FORMAT.md and
-// IMPORT-EXPORT-API.md.
+// pinned to examples of DynamoDB's own export files and ImportTable inputs.
 #include "format/export_format.h"
 
 #include <gtest/gtest.h>

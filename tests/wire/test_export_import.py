@@ -1,6 +1,5 @@
 """The Export/Import APIs and point-in-time recovery through boto3 and the AWS
-CLI, on a server with --s3-dir (bucket b is the folder <s3-dir>/b).
-Facts: shared/dynamodb/IMPORT-EXPORT-API.md."""
+CLI, on a server with --s3-dir (bucket b is the folder <s3-dir>/b)."""
 import base64
 import csv
 import gzip

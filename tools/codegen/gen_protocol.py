@@ -16,7 +16,7 @@ plus a JSON file of test cases derived from the same model (tests/wire/).
 
 The model is the specification; what DynamoDB does differently from the
 model (visiting order, enum order in messages, a few texts) is listed below
-with its source in ../shared/dynamodb/VALIDATION.md.
+with the observation it comes from.
 
   tools/codegen/gen_protocol.py            regenerate the committed files
   tools/codegen/gen_protocol.py --check    exit 1 if they are out of date
@@ -813,7 +813,7 @@ def gen_constraints(model):
       (model.m["metadata"]["apiVersion"], model.digest[:16]))
     w("// Do not edit: change the generator and run it (README, \"The protocol\").")
     w("//")
-    w("// The model's constraints (phase 8 of ../shared/dynamodb/VALIDATION.md) as")
+    w("// The model's constraints (the constraint phase, tools/server/wire.h) as")
     w("// templates over any request type whose members carry the model's names in")
     w("// snake_case: the wire's model structs (tools/server/protocol) and the")
     w("// engine's requests (engine/model/checks.h) are checked by the same code.")

@@ -1,6 +1,6 @@
 // DynamoDB's Export and Import APIs over `dynarock serve`:
 // ExportTableToPointInTime, DescribeExport, ListExports, ImportTable,
-// DescribeImport, ListImports (facts: shared/dynamodb/IMPORT-EXPORT-API.md).
+// DescribeImport, ListImports.
 //
 // S3 is a directory: with `--s3-dir DIR`, bucket `b` is the folder `DIR/b`
 // and an object key is a path below it. A bucket that is not a folder fails

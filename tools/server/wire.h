@@ -1,5 +1,5 @@
 // DynamoDB's JSON protocol over the engine. A request goes through
-// DynamoDB's phases (../shared/dynamodb/VALIDATION.md section 0): JSON parse,
+// DynamoDB's phases, in DynamoDB's order: JSON parse,
 // target, authentication, type deserialization and model constraints (both
 // generated from DynamoDB's service model: protocol/model_gen.h), then the
 // engine's typed request. Semantics live in the engine; this layer only

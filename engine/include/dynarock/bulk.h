@@ -2,7 +2,7 @@
 // format: the types of Database::ExportTable and Database::ImportTable.
 //
 // An export is what DynamoDB's ExportTableToPointInTime writes to S3, with a
-// directory standing for the bucket (shared/dynamodb/EXPORT-FORMAT.md):
+// directory standing for the bucket (format/export_format.h):
 //
 //   <bucket_dir>/[<prefix>/]AWSDynamoDB/<ExportId>/
 //       _started

@@ -7,7 +7,7 @@
 //
 // Every operation returns Result<Response> (or Status); an error Status
 // carries the DynamoDB exception name (Status::ErrorName()) and DynamoDB's
-// message, in the order DynamoDB checks (shared/dynamodb/VALIDATION.md). No
+// message, in the order DynamoDB checks. No
 // exceptions cross this API. On error nothing was written.
 //
 // Errors every operation may return, besides those listed with it:

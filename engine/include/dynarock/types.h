@@ -696,7 +696,7 @@ struct TransactGetItemsResponse {
   std::vector<ConsumedCapacity> consumed_capacity{};  // one per table
 };
 
-// ---- PartiQL (engine/partiql/, shared/dynamodb/PARTIQL.md) -----------------------------
+// ---- PartiQL (engine/partiql/) -----------------------------
 
 // One statement with its `?` parameters, bound in order.
 struct ExecuteStatementRequest {

@@ -1,7 +1,7 @@
 // The hand-written half of the wire's protocol layer: what the generated
 // readers (model_gen.h/.cc, from tools/codegen/gen_protocol.py) call to read
-// one JSON value of a model type, with coral's type errors as
-// ../shared/dynamodb/VALIDATION.md section 2 records them. The constraint
+// one JSON value of a model type, with coral's type errors in
+// DynamoDB's own words. The constraint
 // checks are shared with the engine: engine/model/.
 //
 // Every access to the JSON goes through simdjson's DOM, whose accessors
