@@ -432,6 +432,15 @@ Status Database::Impl::Open(const std::string& path) {
     RemoveRestoreScratch(path);
   }
   db_.reset(raw);
+  if (options_.read_only) {
+    // A secondary reads the MANIFEST, then the logs. A flush of the primary
+    // (the one its own Open starts after a log replay, say) can delete a log
+    // between the two, after the MANIFEST records it read, so that the
+    // flushed data is in neither. One catch-up reads the newer records,
+    // which name the flushed file (RocksDB writes them before it deletes
+    // the log).
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->TryCatchUpWithPrimary()));
+  }
   const std::vector<rocksdb::ColumnFamilyHandle*> replayed =
       options_.read_only ? std::vector<rocksdb::ColumnFamilyHandle*>()
                          : ReplayedColumnFamilies(db_.get(), handles_);
