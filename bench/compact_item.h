@@ -84,13 +84,12 @@ inline std::string CompactValueBytes(const AttributeValue& v) {
       for (const auto& value : v.l()) PutCompactValue(&out, value);
       return out;
     case AttrType::kSS:
-      PutVarint(&out, v.ss().size());
-      for (const auto& m : v.ss()) PutLengthPrefixed(&out, m);
+    case AttrType::kBS: {
+      const auto& members = v.type() == AttrType::kSS ? v.ss() : v.bs();
+      PutVarint(&out, members.size());
+      for (const auto& m : members) PutLengthPrefixed(&out, m);
       return out;
-    case AttrType::kBS:
-      PutVarint(&out, v.bs().size());
-      for (const auto& m : v.bs()) PutLengthPrefixed(&out, m);
-      return out;
+    }
     case AttrType::kNS:
       PutVarint(&out, v.ns().size());
       for (const auto& m : v.ns()) PutLengthPrefixed(&out, m.ToString());

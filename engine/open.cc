@@ -91,6 +91,19 @@ void RemoveRestoreScratch(const std::string& path) {
 }  // namespace
 
 Status Database::Impl::CheckFormatRecord(const std::string& path) {
+  // The format record of `version` and a new iterator secret, in one synced
+  // batch: a database of format 9 or later has both or neither.
+  auto write_record_with_new_secret = [&](uint32_t version) -> Status {
+    DYNAROCK_ASSIGN_OR_RETURN(const streams::IteratorSecret secret, streams::NewIteratorSecret());
+    rocksdb::WriteBatch batch;
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(batch.Put(
+        catalog_cf_, std::string(kCatalogIteratorSecretKey), IteratorSecretSlice(secret))));
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(
+        batch.Put(catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(version))));
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    return FromRocks(db_->Write(sync, &batch));
+  };
   std::string record;
   rocksdb::Status s =
       db_->Get(rocksdb::ReadOptions(), catalog_cf_, std::string(kCatalogFormatKey), &record);
@@ -106,17 +119,7 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
     if (it->Valid()) {
       return Status::Corruption(path + ": the catalog has no format record");
     }
-    // The record and the iterator secret in one batch: a database has both
-    // or neither.
-    DYNAROCK_ASSIGN_OR_RETURN(const streams::IteratorSecret secret, streams::NewIteratorSecret());
-    rocksdb::WriteBatch batch;
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(batch.Put(
-        catalog_cf_, std::string(kCatalogIteratorSecretKey), IteratorSecretSlice(secret))));
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(batch.Put(catalog_cf_, std::string(kCatalogFormatKey),
-                                                 EncodeFormatRecord(kStorageFormatVersion))));
-    rocksdb::WriteOptions sync;
-    sync.sync = true;
-    return FromRocks(db_->Write(sync, &batch));
+    return write_record_with_new_secret(kStorageFormatVersion);
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
   DYNAROCK_ASSIGN_OR_RETURN(uint32_t version, DecodeFormatRecord(record));
@@ -188,15 +191,7 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
   // version 8 issued carried a checksum anyone could compute; they are
   // refused from now on (they expired within 15 minutes anyway).
   if (version == 8) {
-    DYNAROCK_ASSIGN_OR_RETURN(const streams::IteratorSecret secret, streams::NewIteratorSecret());
-    rocksdb::WriteBatch batch;
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(batch.Put(
-        catalog_cf_, std::string(kCatalogIteratorSecretKey), IteratorSecretSlice(secret))));
-    DYNAROCK_RETURN_IF_ERROR(
-        FromRocks(batch.Put(catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(9))));
-    rocksdb::WriteOptions sync;
-    sync.sync = true;
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(sync, &batch)));
+    DYNAROCK_RETURN_IF_ERROR(write_record_with_new_secret(9));
     version = 9;
   }
   return Status::OK();

@@ -115,36 +115,31 @@ Result<UniqueFd> BucketFolder::OpenFolder(std::string_view key, bool create) con
   std::string shown = root_;
   for (const std::string& segment : Segments(key)) {
     shown += "/" + segment;
-    DYNAROCK_ASSIGN_OR_RETURN(
-        dir, OpenChildFolder(dir.get() >= 0 ? dir.get() : fd_.get(), segment, create, shown));
+    DYNAROCK_ASSIGN_OR_RETURN(dir, OpenChildFolder(Or(dir), segment, create, shown));
   }
   return dir;
 }
 
-Result<UniqueFd> BucketFolder::CreateFile(std::string_view key, bool append) const {
+Result<BucketFolder::Parent> BucketFolder::OpenParent(std::string_view key, bool create) const {
   DYNAROCK_RETURN_IF_ERROR(CheckObjectKey(key));
   const size_t slash = key.rfind('/');
-  UniqueFd parent;
-  if (slash != std::string_view::npos) {
-    DYNAROCK_ASSIGN_OR_RETURN(parent, OpenFolder(key.substr(0, slash), /*create=*/true));
-  }
-  const std::string name(slash == std::string_view::npos ? key : key.substr(slash + 1));
+  if (slash == std::string_view::npos) return Parent{UniqueFd(), std::string(key)};
+  DYNAROCK_ASSIGN_OR_RETURN(UniqueFd dir, OpenFolder(key.substr(0, slash), create));
+  return Parent{std::move(dir), std::string(key.substr(slash + 1))};
+}
+
+Result<UniqueFd> BucketFolder::CreateFile(std::string_view key, bool append) const {
+  DYNAROCK_ASSIGN_OR_RETURN(Parent parent, OpenParent(key, /*create=*/true));
   const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_EXCL);
-  const int fd = ::openat(parent.get() >= 0 ? parent.get() : fd_.get(), name.c_str(), flags, 0644);
+  const int fd = ::openat(Or(parent.dir), parent.name.c_str(), flags, 0644);
   if (fd < 0) return SystemError(PathOf(key), "cannot create");
   return UniqueFd(fd);
 }
 
 Result<UniqueFd> BucketFolder::OpenFile(std::string_view key) const {
-  DYNAROCK_RETURN_IF_ERROR(CheckObjectKey(key));
-  const size_t slash = key.rfind('/');
-  UniqueFd parent;
-  if (slash != std::string_view::npos) {
-    DYNAROCK_ASSIGN_OR_RETURN(parent, OpenFolder(key.substr(0, slash), /*create=*/false));
-  }
-  const std::string name(slash == std::string_view::npos ? key : key.substr(slash + 1));
+  DYNAROCK_ASSIGN_OR_RETURN(Parent parent, OpenParent(key, /*create=*/false));
   // O_NONBLOCK: a FIFO planted under the key must not hang the open.
-  UniqueFd fd(::openat(parent.get() >= 0 ? parent.get() : fd_.get(), name.c_str(),
+  UniqueFd fd(::openat(Or(parent.dir), parent.name.c_str(),
                        O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) return SystemError(PathOf(key), "cannot open");
   struct stat st;

@@ -87,6 +87,16 @@ class BucketFolder {
  private:
   BucketFolder(std::string root, UniqueFd fd) : root_(std::move(root)), fd_(std::move(fd)) {}
 
+  // The folder holding `key` (empty: the root itself) and the key's last
+  // segment. Checks the key first.
+  struct Parent {
+    UniqueFd dir;
+    std::string name;
+  };
+  Result<Parent> OpenParent(std::string_view key, bool create) const;
+  // `dir`'s descriptor, or the root's if `dir` is empty.
+  int Or(const UniqueFd& dir) const { return dir.get() >= 0 ? dir.get() : fd_.get(); }
+
   std::string root_;
   UniqueFd fd_;
 };

@@ -514,14 +514,6 @@ void JobManager::Impl::RunExport(Job* job, std::string table, std::string bucket
                                  std::optional<std::string> prefix, ExportFormat format) {
   const std::optional<std::string> bucket_dir = Bucket(job, bucket);
   if (!bucket_dir) return;
-  if (prefix && !prefix->empty()) {
-    // The export's keys start with the prefix and its separator.
-    const std::string root = prefix->back() == '/' ? *prefix : *prefix + "/";
-    if (Status s = format::CheckObjectKey(root + "AWSDynamoDB"); !s.ok()) {
-      AccessDenied(job, s.message());
-      return;
-    }
-  }
   ExportTableOptions o;
   o.table_name = table;
   o.bucket_dir = *bucket_dir;
@@ -531,14 +523,20 @@ void JobManager::Impl::RunExport(Job* job, std::string table, std::string bucket
   o.export_id = job->id;
   o.start_time_ms = job->start_ms;
   auto result = db->ExportTable(o);
-  std::lock_guard lock(mu);
   if (!result.ok()) {
-    Finish(
-        job, "FAILED",
-        result.status().code() == Status::Code::kIOError ? "S3AccessDenied" : "InternalServerError",
-        result.status().message());
+    // A key the bucket's folder cannot hold (InvalidArgument, checked before
+    // anything is written) or a write it refuses (IOError: a link, the
+    // disk) is what S3 would deny.
+    const Status& s = result.status();
+    if (s.code() == Status::Code::kInvalidArgument || s.code() == Status::Code::kIOError) {
+      AccessDenied(job, s.message());
+    } else {
+      std::lock_guard lock(mu);
+      Finish(job, "FAILED", "InternalServerError", s.message());
+    }
     return;
   }
+  std::lock_guard lock(mu);
   job->SetString("ExportManifest", result->manifest_summary_key);
   job->SetCount("ItemCount", result->item_count);
   job->SetCount("BilledSizeBytes", result->billed_size_bytes);
