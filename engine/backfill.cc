@@ -161,11 +161,14 @@ Result<Counter> Database::Impl::CountIndexEntries(uint32_t index_space_id,
                      SpaceBound(index_space_id + 1), snapshot);
   std::string value;
   for (; scan->Valid(); scan->Next()) {
-    value.assign(scan->value().data(), scan->value().size());
     ++total.items;
     // From the attributes, not the stored size: RecountStatistics checks the
     // sizes the writers stored against this.
-    total.bytes += static_cast<int64_t>(format::ComputeItemSize(ItemView::OpenTrusted(value)));
+    DYNAROCK_ASSIGN_OR_RETURN(
+        ItemView entry,
+        format::OpenStoredItem(std::string_view(scan->value().data(), scan->value().size()),
+                               &value));
+    total.bytes += static_cast<int64_t>(format::ComputeItemSize(entry));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));
   return total;

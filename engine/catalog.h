@@ -159,10 +159,10 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // 2 -> 3 adds backfill cursors; 3 -> 4 adds service records and the
 // descriptors' point-in-time recovery fields; ...; 6 -> 7 deletes the
 // collection counters of tables without an LSI; 7 -> 8 adds the items'
-// stored size; 8 -> 9 adds the shard iterator secret; STORAGE_LAYOUT.md has
-// them all).
+// stored size; 8 -> 9 adds the shard iterator secret; 9 -> 10 writes items
+// in version 2 of the item encoding; STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 9;
+inline constexpr uint32_t kStorageFormatVersion = 10;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

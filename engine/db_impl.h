@@ -24,6 +24,7 @@
 #include "engine/capacity.h"
 #include "engine/catalog.h"
 #include "engine/expr/expression.h"
+#include "engine/item_upgrade.h"
 #include "engine/keys.h"
 #include "engine/stats.h"
 #include "engine/streams/records.h"
@@ -423,6 +424,7 @@ class Database::Impl {
   rocksdb::ColumnFamilyHandle* streams_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* tokens_cf_ = nullptr;
   EmptyCounterFilter empty_counter_filter_;                     // the stats column family's
+  ItemUpgradeFilter item_upgrade_filter_;                       // items' and indexes' 
   std::unique_ptr<streams::RetentionFilter> retention_filter_;  // the streams column family's
   std::unique_ptr<tokens::ExpiryFilter> token_filter_;          // the tokens column family's
   rocksdb::WriteOptions write_options_;

@@ -194,6 +194,11 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
     DYNAROCK_RETURN_IF_ERROR(write_record_with_new_secret(9));
     version = 9;
   }
+  // 9 -> 10: items are written in version 2 of the item encoding. Readers
+  // take both, and the items' and indexes' compaction filter
+  // (ItemUpgradeFilter) rewrites version 1 as compactions meet it, so the
+  // step rewrites nothing; Database::Compact finishes the move at once.
+  if (version == 9) DYNAROCK_RETURN_IF_ERROR(reached(10));
   return Status::OK();
 }
 
@@ -335,8 +340,12 @@ Status Database::Impl::Open(const std::string& path) {
   // Whole keys in the memtable's bloom too: every write first reads the old
   // item, and for a new key the filter answers without a skip-list search.
   items.memtable_whole_key_filtering = true;
+  // Items written in version 1 of the item encoding (before storage format
+  // 10) are rewritten in version 2 as compactions meet them.
+  items.compaction_filter = &item_upgrade_filter_;
 
-  // Index keys have the same shape as item keys: space id | hash | ...
+  // Index keys have the same shape as item keys: space id | hash | ...; their
+  // values are items too, and move the same way.
   rocksdb::ColumnFamilyOptions indexes = items;
 
   rocksdb::ColumnFamilyOptions stats;

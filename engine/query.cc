@@ -408,22 +408,16 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
   const bool may_buffer = !spec.limit && !spec.fetch_table_item;
   it.Start(lo, hi, may_buffer ? 2 * options_.max_page_bytes : 0);
   const bool stored = spec.encoding == ItemEncoding::kStored;
-  // Items handed back as read are copied once, straight into the page (and
-  // dropped again if the filter rejects them); the others into `value`.
+  // Items handed back as read are copied once, straight into the page, and
+  // only if the filter keeps them.
   const bool as_read = stored && !spec.fetch_table_item && !spec.projection && !spec.count_only;
-  std::string value;  // reused; std::string storage is aligned for FlatBuffers
+  std::string upgraded;  // reused: a version 1 item, re-encoded
   size_t page_bytes = 0;
   for (; it.Valid(); it.Advance()) {
     const std::string_view read = it.value();
-    std::string_view bytes;
-    if (as_read) {
-      bytes = response.stored_items.push_back(read);
-    } else {
-      value.assign(read);
-      bytes = value;
-    }
     // Our own bytes, checksummed by RocksDB: read in place, decode on demand.
-    ItemView view = ItemView::OpenTrusted(bytes);
+    DYNAROCK_ASSIGN_OR_RETURN(ItemView view, format::OpenStoredItem(read, &upgraded));
+    const std::string_view bytes = format::IsCurrentItemEncoding(read) ? read : upgraded;
     page_bytes += format::ItemSize(view);  // the 1 MB counts what was read
     ++response.scanned_count;
     std::optional<Item> table_item;  // an LSI entry's full item, when fetched
@@ -444,7 +438,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
                                     : expr::Evaluate(*spec.filter, expr::ViewDocument(view)));
     if (match) ++response.count;
     if (as_read) {
-      if (!match) response.stored_items.pop_back();
+      if (match) response.stored_items.push_back(bytes);
     } else if (match && !spec.count_only) {
       Item item;
       if (table_item) {

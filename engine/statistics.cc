@@ -74,9 +74,11 @@ Result<std::vector<CollectionStatistics>> Database::Impl::ScanLargestCollections
       prefix.assign(key.substr(0, key.size() - rest.size()));
       current.key = {{partition_key.name, std::move(pk)}};
     }
-    value.assign(it->value().data(), it->value().size());
     ++current.item_count;
-    current.size_bytes += static_cast<int64_t>(format::ItemSize(ItemView::OpenTrusted(value)));
+    DYNAROCK_ASSIGN_OR_RETURN(
+        ItemView item,
+        format::OpenStoredItem(std::string_view(it->value().data(), it->value().size()), &value));
+    current.size_bytes += static_cast<int64_t>(format::ItemSize(item));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
   top.Offer(std::move(current));
@@ -169,9 +171,12 @@ Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(
     std::string value;
     RangeIterator it(db_.get(), items_cf_, lower, upper);
     for (; it->Valid(); it->Next()) {
-      value.assign(it->value().data(), it->value().size());
       ++c.items;
-      c.bytes += static_cast<int64_t>(format::ItemSize(ItemView::OpenTrusted(value)));
+      DYNAROCK_ASSIGN_OR_RETURN(
+          ItemView item,
+          format::OpenStoredItem(std::string_view(it->value().data(), it->value().size()),
+                                 &value));
+      c.bytes += static_cast<int64_t>(format::ItemSize(item));
     }
     DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
     out.statistics = CollectionStatistics{{{key.name, r.partition_key_value}}, c.items, c.bytes};
@@ -282,15 +287,11 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
   Counter total;
   std::string collection;  // the current collection's stats key
   Counter counted;
-  std::vector<uint32_t> aligned;  // item buffers are read 4-byte aligned
   for (; items->Valid(); items->Next()) {
     std::string_view key(items->key().data(), items->key().size());
     std::string_view value(items->value().data(), items->value().size());
     auto decoded = format::DecodeItemKey(key, table.key_types());
-    aligned.assign((value.size() + 3) / 4, 0);
-    if (!value.empty()) std::memcpy(aligned.data(), value.data(), value.size());
-    auto item = format::DecodeItem(
-        std::string_view(reinterpret_cast<const char*>(aligned.data()), value.size()));
+    auto item = format::DecodeItem(value);
     if (!decoded.ok() || !item.ok()) {
       ++report->unreadable_items;
       continue;

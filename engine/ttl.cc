@@ -50,11 +50,12 @@ Result<bool> Database::Impl::SweepTable(const std::string& table_name, size_t bu
       ++examined;
       cursor->assign(it->key().data(), it->key().size());
       // Only the TTL attribute is read, in place (as query.cc reads: our own
-      // bytes, checksummed by RocksDB, copied into an aligned buffer); an
-      // expired item is decoded for its key. Unreadable items are
-      // RecountStatistics' to report.
-      bytes.assign(it->value().data(), it->value().size());
-      const ItemView view = ItemView::OpenTrusted(bytes);
+      // bytes, checksummed by RocksDB); an expired item is decoded for its
+      // key. Unreadable items are RecountStatistics' to report.
+      auto opened = format::OpenStoredItem(
+          std::string_view(it->value().data(), it->value().size()), &bytes);
+      if (!opened.ok()) continue;
+      const ItemView view = *opened;
       auto value = view.Find(*table.ttl_attribute);
       if (!value || value->type() != AttrType::kN) continue;
       auto number = value->number();

@@ -1,198 +1,453 @@
+// The item encoding, version 2 (format/ITEM_FORMAT.md): a FlatBuffers
+// PackedItem whose one field holds the packed payload
+//
+//   02 | varint(DynamoDB size) | map body
+//
+// where a map body (and a list body) is varint(count << 2 | w), an index of
+// `count` little-endian offsets of 1 << w bytes each, then the entries (map:
+// name and value; list: value). A value is a tag byte (type in the low four
+// bits, its body length in the high four, 15 meaning "a varint follows")
+// and its body. Version 1 (schemas/item.fbs) is read by item_codec_v1.cc.
 #include "format/item_codec.h"
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <vector>
 
+#include "format/item_codec_v1.h"
 #include "format/item_size.h"
-#include "format/key_codec.h"
-#include "schemas/item_generated.h"
+#include "schemas/packed_item_generated.h"
 
 namespace dynarock {
 
 // Views are built from buffers only here.
 struct ItemCodecAccess {
-  static ValueView Value(const fb::Value* v) { return ValueView(v); }
+  static ValueView Value(const uint8_t* tag, std::string_view name) {
+    return ValueView(tag, name);
+  }
+  static ItemView Item(const uint8_t* index, const uint8_t* entries, uint32_t count,
+                       uint32_t width, uint32_t stored_size) {
+    ItemView v;
+    v.index_ = index;
+    v.entries_ = entries;
+    v.count_ = count;
+    v.width_ = width;
+    v.stored_size_ = stored_size;
+    return v;
+  }
 };
 
 namespace {
 
-using format::GetNumberComponent;
-using format::kItemFormatVersion;
-using format::PutNumberComponent;
-
 namespace fbs = flatbuffers;
 
-// The value types are on disk: schemas/item.fbs must mirror AttrType.
-#define DYNAROCK_SAME_VALUE_TYPE(fb_name, ours) \
-  static_assert(static_cast<int>(fb::ValueType::fb_name) == static_cast<int>(AttrType::ours))
-DYNAROCK_SAME_VALUE_TYPE(S, kS);
-DYNAROCK_SAME_VALUE_TYPE(N, kN);
-DYNAROCK_SAME_VALUE_TYPE(B, kB);
-DYNAROCK_SAME_VALUE_TYPE(Bool, kBool);
-DYNAROCK_SAME_VALUE_TYPE(Null, kNull);
-DYNAROCK_SAME_VALUE_TYPE(M, kM);
-DYNAROCK_SAME_VALUE_TYPE(L, kL);
-DYNAROCK_SAME_VALUE_TYPE(SS, kSS);
-DYNAROCK_SAME_VALUE_TYPE(NS, kNS);
-DYNAROCK_SAME_VALUE_TYPE(BS, kBS);
-#undef DYNAROCK_SAME_VALUE_TYPE
-
-// A value at nesting level L is a table at depth L (the Item is depth 1), plus
-// a Blob for set members: this bound admits every legal item.
-constexpr fbs::uoffset_t kMaxVerifyDepth = kMaxNestingLevels + 8;
-
-fbs::Offset<fbs::Vector<uint8_t>> Bytes(fbs::FlatBufferBuilder& b, std::string_view s) {
-  return b.CreateVector(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-}
-
-fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeValue& v,
-                                   std::optional<std::string_view> name = std::nullopt);
-
-// Named values, in the (sorted) order of `entries`: M entries and items.
-template <typename Entries>
-fbs::Offset<fbs::Vector<fbs::Offset<fb::Value>>> EncodeEntries(fbs::FlatBufferBuilder& b,
-                                                              const Entries& entries) {
-  std::vector<fbs::Offset<fb::Value>> out;
-  out.reserve(entries.size());
-  for (const auto& [name, value] : entries) out.push_back(EncodeValue(b, value, name));
-  return b.CreateVector(out);
-}
-
-template <typename T, typename Fn>
-fbs::Offset<fbs::Vector<fbs::Offset<fb::Blob>>> EncodeMembers(fbs::FlatBufferBuilder& b,
-                                                             const std::vector<T>& members,
-                                                             Fn to_bytes) {
-  std::vector<fbs::Offset<fb::Blob>> out;
-  out.reserve(members.size());
-  for (const auto& m : members) out.push_back(fb::CreateBlob(b, Bytes(b, to_bytes(m))));
-  return b.CreateVector(out);
-}
-
-std::string NumberBytes(const Number& n) {
-  std::string out;
-  PutNumberComponent(&out, n);
-  return out;
-}
-
-fbs::Offset<fb::Value> EncodeValue(fbs::FlatBufferBuilder& b, const AttributeValue& v,
-                                   std::optional<std::string_view> name) {
-  // Children first: FlatBuffers builds bottom-up.
-  fbs::Offset<fbs::String> name_offset;
-  if (name) name_offset = b.CreateString(name->data(), name->size());
-  fbs::Offset<fbs::Vector<uint8_t>> data;
-  fbs::Offset<fbs::Vector<fbs::Offset<fb::Blob>>> members;
-  fbs::Offset<fbs::Vector<fbs::Offset<fb::Value>>> entries;
-  fbs::Offset<fbs::Vector<fbs::Offset<fb::Value>>> elements;
-  bool flag = false;
-  auto plain = [](const std::string& s) -> std::string_view { return s; };
-  switch (v.type()) {
-    case AttrType::kS: data = Bytes(b, v.s()); break;
-    case AttrType::kB: data = Bytes(b, v.b()); break;
-    case AttrType::kN: data = Bytes(b, NumberBytes(v.n())); break;
-    case AttrType::kBool: flag = v.boolean(); break;
-    case AttrType::kNull: break;
-    case AttrType::kM: entries = EncodeEntries(b, v.m()); break;
-    case AttrType::kL: {
-      std::vector<fbs::Offset<fb::Value>> out;
-      out.reserve(v.l().size());
-      for (const auto& e : v.l()) out.push_back(EncodeValue(b, e));
-      elements = b.CreateVector(out);
-      break;
-    }
-    case AttrType::kSS: members = EncodeMembers(b, v.ss(), plain); break;
-    case AttrType::kBS: members = EncodeMembers(b, v.bs(), plain); break;
-    case AttrType::kNS: members = EncodeMembers(b, v.ns(), NumberBytes); break;
-  }
-  return fb::CreateValue(b, name_offset, static_cast<fb::ValueType>(v.type()), data, flag,
-                         members, entries, elements);
-}
-
-std::string_view View(const fbs::Vector<uint8_t>* v) {
-  if (v == nullptr) return {};
-  return {reinterpret_cast<const char*>(v->data()), v->size()};
-}
-
-std::string_view View(const fbs::String* s) { return {s->data(), s->size()}; }
+constexpr uint8_t kPayloadVersion = 2;
+// A tag's high nibble holds a body length below this; this value says a
+// varint length follows the tag.
+constexpr uint8_t kLongLength = 15;
 
 Status Corrupt(const char* what) { return Status::Corruption(std::string("item: ") + what); }
 
-Result<Number> DecodeNumber(std::string_view bytes) {
-  Number n;
-  DYNAROCK_RETURN_IF_ERROR(GetNumberComponent(&bytes, &n));
-  if (!bytes.empty()) return Corrupt("trailing bytes after number");
-  return n;
+// ---- Primitives ----------------------------------------------------------------------------
+
+void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
 }
 
-using Entries = fbs::Vector<fbs::Offset<fb::Value>>;
+// For bytes this file wrote.
+uint64_t ReadVarint(const uint8_t** p) {
+  uint64_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    const uint8_t b = *(*p)++;
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (b < 0x80) return v;
+  }
+}
 
-// The value named `name` in entries sorted by name (binary search), or nullptr.
-// Compares whole byte strings: names may contain NUL, so no strcmp.
-const fb::Value* FindEntry(const Entries* entries, std::string_view name) {
-  if (entries == nullptr) return nullptr;
-  size_t lo = 0, hi = entries->size();
+// For bytes of unknown origin: false past `end` or beyond 64 bits.
+bool ReadVarintChecked(const uint8_t** p, const uint8_t* end, uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*p == end) return false;
+    const uint8_t b = *(*p)++;
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (b < 0x80) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+uint32_t ReadOffset(const uint8_t* index, uint32_t width, size_t i) {
+  const uint8_t* p = index + i * width;
+  switch (width) {
+    case 1: return p[0];
+    case 2: return static_cast<uint32_t>(p[0] | p[1] << 8);
+    default:
+      return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+             static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+  }
+}
+
+std::string_view Chars(const uint8_t* p, size_t n) {
+  return {reinterpret_cast<const char*>(p), n};
+}
+
+AttrType TagType(uint8_t tag) { return static_cast<AttrType>(tag & 0x0f); }
+
+bool HasBody(AttrType t) { return t != AttrType::kBool && t != AttrType::kNull; }
+
+struct Body {
+  const uint8_t* data;
+  size_t size;
+};
+
+// The body of the value whose tag is at `tag` (trusted bytes).
+Body BodyOf(const uint8_t* tag) {
+  const uint8_t* p = tag + 1;
+  if (!HasBody(TagType(*tag))) return {p, 0};
+  size_t n = *tag >> 4;
+  if (n == kLongLength) n = static_cast<size_t>(ReadVarint(&p));
+  return {p, n};
+}
+
+// A map or list body, opened (trusted bytes).
+struct Container {
+  const uint8_t* index;
+  const uint8_t* entries;
+  uint32_t count;
+  uint32_t width;
+
+  const uint8_t* at(size_t i) const { return entries + ReadOffset(index, width, i); }
+};
+
+Container OpenContainer(const uint8_t* body) {
+  const uint8_t* p = body;
+  const uint64_t header = ReadVarint(&p);
+  const uint32_t width = 1u << (header & 3);
+  const auto count = static_cast<uint32_t>(header >> 2);
+  return {p, p + static_cast<size_t>(count) * width, count, width};
+}
+
+// A map entry at `entry`: its name, and its value's tag in *tag.
+std::string_view EntryName(const uint8_t* entry, const uint8_t** tag) {
+  const uint8_t* p = entry;
+  const auto n = static_cast<size_t>(ReadVarint(&p));
+  *tag = p + n;
+  return Chars(p, n);
+}
+
+ValueView EntryView(const uint8_t* entry) {
+  const uint8_t* tag;
+  std::string_view name = EntryName(entry, &tag);
+  return ItemCodecAccess::Value(tag, name);
+}
+
+// The entry named `name` in a map (binary search over its index), or nullopt.
+std::optional<ValueView> FindEntry(const Container& map, std::string_view name) {
+  size_t lo = 0, hi = map.count;
   while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    const fb::Value* e = entries->Get(static_cast<fbs::uoffset_t>(mid));
-    if (e->name() == nullptr) return nullptr;  // only untrusted bytes lack names
-    int c = View(e->name()).compare(name);
-    if (c == 0) return e;
+    const size_t mid = lo + (hi - lo) / 2;
+    const uint8_t* tag;
+    const std::string_view at = EntryName(map.at(mid), &tag);
+    const int c = at.compare(name);
+    if (c == 0) return ItemCodecAccess::Value(tag, at);
     if (c < 0) lo = mid + 1; else hi = mid;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
-void Append(AttributeValue::Map* map, std::string name, AttributeValue v) {
-  map->emplace_back(std::move(name), std::move(v));
-}
-void Append(Item* item, std::string name, AttributeValue v) {
-  item->emplace_hint(item->end(), std::move(name), std::move(v));
-}
+// ---- Encoding ------------------------------------------------------------------------------
 
-// Decodes named values into *out (a Map or an Item), checking that names are
-// present, strictly ascending and so unique.
-template <typename Out>
-Status DecodeEntries(const Entries* entries, Out* out) {
-  if (entries == nullptr) return Status::OK();
-  std::string_view prev;
-  for (fbs::uoffset_t i = 0; i < entries->size(); ++i) {
-    const fb::Value* e = entries->Get(i);
-    if (e->name() == nullptr) return Corrupt("entry without a name");
-    std::string_view name = View(e->name());
-    if (i > 0 && !(prev < name)) return Corrupt("entries out of order");
-    prev = name;
-    DYNAROCK_ASSIGN_OR_RETURN(auto v, ItemCodecAccess::Value(e).Decode());
-    Append(out, std::string(name), std::move(v));
+// Writes values into one string. A container's body is written first and its
+// header (count, index) and tag inserted before it once its size is known:
+// one memmove per container, no buffer per value.
+class Packer {
+ public:
+  explicit Packer(std::string* out) : out_(out) {}
+
+  void Value(const AttributeValue& v) {
+    switch (v.type()) {
+      case AttrType::kS: Scalar(v.type(), v.s()); return;
+      case AttrType::kB: Scalar(v.type(), v.b()); return;
+      case AttrType::kN: Scalar(v.type(), v.n().ToString()); return;
+      case AttrType::kBool:
+        out_->push_back(static_cast<char>(static_cast<uint8_t>(v.type()) | (v.boolean() << 4)));
+        return;
+      case AttrType::kNull: out_->push_back(static_cast<char>(v.type())); return;
+      case AttrType::kM: Wrapped(v.type(), [&] { MapBody(v.m()); }); return;
+      case AttrType::kL: Wrapped(v.type(), [&] { ListBody(v.l()); }); return;
+      case AttrType::kSS: Wrapped(v.type(), [&] { Members(v.ss(), Plain); }); return;
+      case AttrType::kBS: Wrapped(v.type(), [&] { Members(v.bs(), Plain); }); return;
+      case AttrType::kNS: Wrapped(v.type(), [&] { Members(v.ns(), Text); }); return;
+    }
   }
-  return Status::OK();
+
+  // Named values in the (sorted, unique) order of `entries`: items and maps.
+  template <typename Entries>
+  void MapBody(const Entries& entries) {
+    const size_t start = out_->size();
+    const size_t base = offsets_.size();
+    for (const auto& [name, value] : entries) {
+      offsets_.push_back(out_->size() - start);
+      PutVarint(out_, name.size());
+      out_->append(name);
+      Value(value);
+    }
+    InsertHeader(start, base);
+  }
+
+ private:
+  static std::string_view Plain(const std::string& s) { return s; }
+  static std::string Text(const Number& n) { return n.ToString(); }
+
+  void Scalar(AttrType type, std::string_view bytes) {
+    PutTag(type, bytes.size());
+    out_->append(bytes);
+  }
+
+  void PutTag(AttrType type, size_t length) {
+    const auto t = static_cast<uint8_t>(type);
+    if (length < kLongLength) {
+      out_->push_back(static_cast<char>(t | length << 4));
+    } else {
+      out_->push_back(static_cast<char>(t | kLongLength << 4));
+      PutVarint(out_, length);
+    }
+  }
+
+  // A container value: its body, then its tag and length inserted before it.
+  template <typename Fn>
+  void Wrapped(AttrType type, Fn body) {
+    const size_t start = out_->size();
+    body();
+    const size_t length = out_->size() - start;
+    char tag[11];
+    size_t n = 0;
+    const auto t = static_cast<uint8_t>(type);
+    if (length < kLongLength) {
+      tag[n++] = static_cast<char>(t | length << 4);
+    } else {
+      tag[n++] = static_cast<char>(t | kLongLength << 4);
+      for (uint64_t v = length; ; v >>= 7) {
+        if (v < 0x80) {
+          tag[n++] = static_cast<char>(v);
+          break;
+        }
+        tag[n++] = static_cast<char>(v | 0x80);
+      }
+    }
+    out_->insert(start, tag, n);
+  }
+
+  void ListBody(const AttributeValue::List& list) {
+    const size_t start = out_->size();
+    const size_t base = offsets_.size();
+    for (const auto& value : list) {
+      offsets_.push_back(out_->size() - start);
+      Value(value);
+    }
+    InsertHeader(start, base);
+  }
+
+  template <typename T, typename Fn>
+  void Members(const std::vector<T>& members, Fn bytes) {
+    PutVarint(out_, members.size());
+    for (const auto& m : members) {
+      const auto b = bytes(m);
+      PutVarint(out_, b.size());
+      out_->append(b);
+    }
+  }
+
+  // Inserts varint(count << 2 | w) and the index of offsets_[base..] before
+  // the entries written from `start`; drops those offsets.
+  void InsertHeader(size_t start, size_t base) {
+    const size_t count = offsets_.size() - base;
+    const size_t span = out_->size() - start;  // every offset is below it
+    const uint32_t w = span <= 0xff ? 0 : span <= 0xffff ? 1 : 2;
+    const size_t width = size_t{1} << w;
+    header_.clear();
+    PutVarint(&header_, count << 2 | w);
+    for (size_t i = base; i < offsets_.size(); ++i) {
+      const uint64_t o = offsets_[i];
+      for (size_t b = 0; b < width; ++b) header_.push_back(static_cast<char>(o >> (8 * b)));
+    }
+    offsets_.resize(base);
+    out_->insert(start, header_);
+  }
+
+  std::string* out_;
+  std::vector<uint64_t> offsets_;  // a stack: each open container's entries
+  std::string header_;
+};
+
+// ---- Verification (bytes of unknown origin) --------------------------------------------------
+
+// Walks a payload with bounds checks, as ItemView::Open promises, adding up
+// the DynamoDB size (format/item_size.h) on the way.
+class Checker {
+ public:
+  // The body of a map or list in [p, end), which must be exactly its size.
+  Status Container(const uint8_t* p, const uint8_t* end, bool is_map, int level, size_t* size) {
+    uint64_t header;
+    if (!ReadVarintChecked(&p, end, &header)) return Corrupt("truncated container header");
+    const uint64_t w = header & 3;
+    if (w == 3) return Corrupt("bad index width");
+    const uint64_t width = uint64_t{1} << w;
+    const uint64_t count = header >> 2;
+    if (count > static_cast<uint64_t>(end - p) / width) return Corrupt("index past the end");
+    const uint8_t* index = p;
+    const uint8_t* entries = p + count * width;
+    const uint8_t* q = entries;
+    std::string_view prev;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (ReadOffset(index, static_cast<uint32_t>(width), i) != static_cast<uint64_t>(q - entries)) {
+        return Corrupt("index does not match the entries");
+      }
+      if (is_map) {
+        uint64_t n;
+        if (!ReadVarintChecked(&q, end, &n) || n > static_cast<uint64_t>(end - q)) {
+          return Corrupt("truncated name");
+        }
+        const std::string_view name = Chars(q, n);
+        if (i > 0 && !(prev < name)) return Corrupt("names out of order");
+        prev = name;
+        q += n;
+        *size += 1 + name.size();  // M: 1 + key bytes per entry; items add their own
+      } else {
+        *size += 1;
+      }
+      DYNAROCK_RETURN_IF_ERROR(Value(&q, end, level, size));
+    }
+    if (q != end) return Corrupt("trailing bytes in a container");
+    return Status::OK();
+  }
+
+  // One value at *p; advances past it.
+  Status Value(const uint8_t** p, const uint8_t* end, int level, size_t* size) {
+    if (level > kMaxNestingLevels) return Corrupt("nested too deep");
+    if (*p == end) return Corrupt("truncated value");
+    const uint8_t tag = *(*p)++;
+    const AttrType type = TagType(tag);
+    if ((tag & 0x0f) > static_cast<uint8_t>(AttrType::kBS)) return Corrupt("unknown value type");
+    if (type == AttrType::kBool || type == AttrType::kNull) {
+      if ((tag >> 4) > (type == AttrType::kBool ? 1 : 0)) return Corrupt("bad BOOL or NULL tag");
+      *size += 1;
+      return Status::OK();
+    }
+    uint64_t n = tag >> 4;
+    if (n == kLongLength && !ReadVarintChecked(p, end, &n)) return Corrupt("truncated length");
+    if (n > static_cast<uint64_t>(end - *p)) return Corrupt("value past the end");
+    const uint8_t* body = *p;
+    const uint8_t* body_end = body + n;
+    *p = body_end;
+    switch (type) {
+      case AttrType::kS:
+      case AttrType::kB: *size += n; return Status::OK();
+      case AttrType::kN: return NumberText(Chars(body, n), size, nullptr);
+      case AttrType::kM:
+      case AttrType::kL: {
+        size_t inner = 3;
+        DYNAROCK_RETURN_IF_ERROR(Container(body, body_end, type == AttrType::kM, level + 1, &inner));
+        *size += inner;
+        return Status::OK();
+      }
+      default: return Set(type, body, body_end, size);
+    }
+  }
+
+ private:
+  // A canonical number's text; its parse in *out if asked.
+  static Status NumberText(std::string_view text, size_t* size, Number* out) {
+    auto n = Number::Parse(text);
+    if (!n.ok() || n->ToString() != text) return Corrupt("number not in canonical form");
+    *size += format::NumberSize(*n);
+    if (out) *out = *n;
+    return Status::OK();
+  }
+
+  static Status Set(AttrType type, const uint8_t* p, const uint8_t* end, size_t* size) {
+    uint64_t count;
+    if (!ReadVarintChecked(&p, end, &count)) return Corrupt("truncated set");
+    if (count == 0) return Corrupt("empty set");
+    std::string_view prev;
+    Number prev_number, number;
+    for (uint64_t i = 0; i < count; ++i) {
+      uint64_t n;
+      if (!ReadVarintChecked(&p, end, &n) || n > static_cast<uint64_t>(end - p)) {
+        return Corrupt("truncated set member");
+      }
+      const std::string_view member = Chars(p, n);
+      p += n;
+      if (type == AttrType::kNS) {
+        DYNAROCK_RETURN_IF_ERROR(NumberText(member, size, &number));
+        if (i > 0 && !(prev_number < number)) return Corrupt("set members out of order");
+        prev_number = number;
+      } else {
+        if (i > 0 && !(prev < member)) return Corrupt("set members out of order");
+        prev = member;
+        *size += n;
+      }
+    }
+    if (p != end) return Corrupt("trailing bytes in a set");
+    return Status::OK();
+  }
+};
+
+// ---- The FlatBuffers envelope --------------------------------------------------------------
+
+// The payload of a PackedItem buffer at any alignment. FlatBuffers reads its
+// offsets in place and so wants them aligned: a misaligned buffer's head
+// (root offset, vtable, table, the vector's length, which the builder puts
+// first: the payload vector is the last thing in the buffer) is located on
+// an aligned copy and the payload then read from `bytes` itself.
+std::string_view TrustedPayload(std::string_view bytes) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  if (reinterpret_cast<uintptr_t>(data) % alignof(fbs::uoffset_t) == 0) {
+    const auto* v = fbs::GetRoot<fb::PackedItem>(data)->data();
+    return Chars(v->data(), v->size());
+  }
+  alignas(8) uint8_t head[64];
+  const size_t n = std::min(bytes.size(), sizeof head);
+  std::memcpy(head, data, n);
+  const auto* v = fbs::GetRoot<fb::PackedItem>(head)->data();
+  const auto at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(v) - head);
+  assert(at + sizeof(fbs::uoffset_t) <= n);  // so reading the length stays in `head`
+  return bytes.substr(at + sizeof(fbs::uoffset_t), v->size());
 }
 
-// Decodes set members, checking they are strictly ascending by their bytes.
-template <typename T, typename Fn>
-Status DecodeMembers(const fbs::Vector<fbs::Offset<fb::Blob>>* members, std::vector<T>* out,
-                     Fn from_bytes) {
-  if (members == nullptr || members->size() == 0) return Corrupt("empty set");
-  std::string_view prev;
-  for (fbs::uoffset_t i = 0; i < members->size(); ++i) {
-    std::string_view bytes = View(members->Get(i)->data());
-    if (i > 0 && !(prev < bytes)) return Corrupt("set members out of order");
-    prev = bytes;
-    DYNAROCK_ASSIGN_OR_RETURN(auto m, from_bytes(bytes));
-    out->push_back(std::move(m));
-  }
-  return Status::OK();
+ItemView ViewOfPayload(std::string_view payload) {
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data()) + 1;  // the version
+  const auto size = static_cast<uint32_t>(ReadVarint(&p));
+  const Container top = OpenContainer(p);
+  return ItemCodecAccess::Item(top.index, top.entries, top.count, top.width, size);
 }
 
 }  // namespace
 
+// ---- format:: ------------------------------------------------------------------------------
+
 void format::EncodeItem(const Item& item, size_t size, std::string* out) {
   assert(size == ItemSize(item));
-  fbs::FlatBufferBuilder b(256);
-  auto attrs = EncodeEntries(b, item);
-  b.Finish(fb::CreateItem(b, kItemFormatVersion, attrs, static_cast<uint32_t>(size)),
-           fb::ItemIdentifier());
+  thread_local std::string payload;  // reused: a load encodes millions
+  payload.clear();
+  payload.push_back(static_cast<char>(kPayloadVersion));
+  PutVarint(&payload, size);
+  Packer(&payload).MapBody(item);
+  fbs::FlatBufferBuilder b(payload.size() + 32);
+  uint8_t* dest;
+  const auto vec = b.CreateUninitializedVector(payload.size(), &dest);
+  std::memcpy(dest, payload.data(), payload.size());
+  b.Finish(fb::CreatePackedItem(b, vec));
   out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
 
@@ -206,148 +461,80 @@ std::string format::EncodeItem(const Item& item) {
   return out;
 }
 
-AttrType ValueView::type() const { return static_cast<AttrType>(v_->type()); }
+bool format::IsCurrentItemEncoding(std::string_view bytes) { return !IsItemV1(bytes); }
 
-std::string_view ValueView::bytes() const { return View(v_->data()); }
-
-Result<Number> ValueView::number() const { return DecodeNumber(View(v_->data())); }
-
-bool ValueView::boolean() const { return v_->flag(); }
-
-size_t ValueView::size() const {
-  switch (type()) {
-    case AttrType::kM: return v_->entries() ? v_->entries()->size() : 0;
-    case AttrType::kL: return v_->elements() ? v_->elements()->size() : 0;
-    case AttrType::kSS:
-    case AttrType::kNS:
-    case AttrType::kBS: return v_->members() ? v_->members()->size() : 0;
-    default: return 0;
-  }
+Result<ItemView> format::OpenStoredItem(std::string_view bytes, std::string* scratch) {
+  if (!IsItemV1(bytes)) return ItemView::OpenTrusted(bytes);
+  DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItemV1(bytes, /*verify=*/false));
+  EncodeItem(item, scratch);
+  return ItemView::OpenTrusted(*scratch);
 }
 
-std::optional<ValueView> ValueView::Find(std::string_view name) const {
-  if (type() != AttrType::kM) return std::nullopt;
-  const fb::Value* e = FindEntry(v_->entries(), name);
-  if (e == nullptr) return std::nullopt;
-  return ValueView(e);
+Result<std::optional<std::string>> format::UpgradeStoredItem(std::string_view bytes) {
+  if (!IsItemV1(bytes)) return std::optional<std::string>();
+  DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItemV1(bytes, /*verify=*/true));
+  return std::optional<std::string>(EncodeItem(item));
 }
 
-std::optional<ValueView> ValueView::At(size_t index) const {
-  if (type() != AttrType::kL || v_->elements() == nullptr || index >= v_->elements()->size()) {
-    return std::nullopt;
-  }
-  return ValueView(v_->elements()->Get(static_cast<fbs::uoffset_t>(index)));
+Result<Item> format::DecodeItem(std::string_view bytes) {
+  if (IsItemV1(bytes)) return DecodeItemV1(bytes, /*verify=*/true);
+  DYNAROCK_ASSIGN_OR_RETURN(auto view, ItemView::Open(bytes));
+  return view.Decode();
 }
 
-ValueView ValueView::Entry(size_t i) const {
-  return ValueView(v_->entries()->Get(static_cast<fbs::uoffset_t>(i)));
+Result<Item> format::DecodeTrustedItem(std::string_view bytes) {
+  if (IsItemV1(bytes)) return DecodeItemV1(bytes, /*verify=*/false);
+  return ItemView::OpenTrusted(bytes).Decode();
 }
 
-std::string_view ValueView::name() const {
-  return v_->name() ? View(v_->name()) : std::string_view();
-}
-
-std::string_view ValueView::member(size_t i) const {
-  return View(v_->members()->Get(static_cast<fbs::uoffset_t>(i))->data());
-}
-
-Result<Number> ValueView::number_member(size_t i) const { return DecodeNumber(member(i)); }
-
-Result<AttributeValue> ValueView::Decode() const {
-  switch (v_->type()) {
-    case fb::ValueType::S: return AttributeValue::S(std::string(bytes()));
-    case fb::ValueType::B: return AttributeValue::B(std::string(bytes()));
-    case fb::ValueType::N: {
-      DYNAROCK_ASSIGN_OR_RETURN(auto n, number());
-      return AttributeValue::N(n);
-    }
-    case fb::ValueType::Bool: return AttributeValue::Bool(boolean());
-    case fb::ValueType::Null: return AttributeValue::Null();
-    case fb::ValueType::M: {
-      AttributeValue::Map map;
-      if (v_->entries() != nullptr) map.reserve(v_->entries()->size());
-      DYNAROCK_RETURN_IF_ERROR(DecodeEntries(v_->entries(), &map));
-      // Entries were checked to be sorted and unique: M() keeps them as they are.
-      return AttributeValue::M(std::move(map));
-    }
-    case fb::ValueType::L: {
-      AttributeValue::List list;
-      if (v_->elements() != nullptr) {
-        list.reserve(v_->elements()->size());
-        for (const fb::Value* e : *v_->elements()) {
-          if (e == nullptr) return Corrupt("null list element");
-          DYNAROCK_ASSIGN_OR_RETURN(auto v, ValueView(e).Decode());
-          list.push_back(std::move(v));
-        }
-      }
-      return AttributeValue::L(std::move(list));
-    }
-    case fb::ValueType::SS:
-    case fb::ValueType::BS: {
-      std::vector<std::string> members;
-      DYNAROCK_RETURN_IF_ERROR(DecodeMembers(v_->members(), &members, [](std::string_view s) {
-        return Result<std::string>(std::string(s));
-      }));
-      return v_->type() == fb::ValueType::SS ? AttributeValue::SS(std::move(members))
-                                             : AttributeValue::BS(std::move(members));
-    }
-    case fb::ValueType::NS: {
-      std::vector<Number> members;
-      DYNAROCK_RETURN_IF_ERROR(DecodeMembers(v_->members(), &members, DecodeNumber));
-      return AttributeValue::NS(std::move(members));
-    }
-  }
-  return Corrupt("unknown value type");
-}
+// ---- ItemView ------------------------------------------------------------------------------
 
 Result<ItemView> ItemView::Open(std::string_view bytes) {
-  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  fbs::Verifier::Options opts;
-  opts.max_depth = kMaxVerifyDepth;
-  fbs::Verifier verifier(data, bytes.size(), opts);
-  if (!fb::VerifyItemBuffer(verifier)) return Corrupt("not a valid item buffer");
-  const fb::Item* item = fb::GetItem(data);
-  if (item->format_version() != kItemFormatVersion) {
-    return Status::Corruption("item: unsupported format version " +
-                              std::to_string(item->format_version()));
+  // The envelope, verified on an aligned copy.
+  std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+  if (!bytes.empty()) std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  const auto* copy = reinterpret_cast<const uint8_t*>(aligned.data());
+  fbs::Verifier verifier(copy, bytes.size());
+  if (format::IsItemV1(bytes)) return Corrupt("version 1 bytes (format::OpenStoredItem reads them)");
+  if (!verifier.VerifyBuffer<fb::PackedItem>(nullptr)) return Corrupt("not a valid item buffer");
+  const auto* v = fbs::GetRoot<fb::PackedItem>(copy)->data();
+  if (v == nullptr) return Corrupt("no payload");
+  const auto at = static_cast<size_t>(v->data() - copy);
+  const std::string_view payload = bytes.substr(at, v->size());
+  // The payload.
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  const uint8_t* end = p + payload.size();
+  if (p == end) return Corrupt("empty payload");
+  if (*p != kPayloadVersion) {
+    return Status::Corruption("item: unsupported format version " + std::to_string(*p));
   }
-  if (const auto* attrs = item->attributes()) {
-    for (fbs::uoffset_t i = 0; i < attrs->size(); ++i) {
-      if (attrs->Get(i)->name() == nullptr) return Corrupt("attribute without a name");
-      if (i > 0 && !(View(attrs->Get(i - 1)->name()) < View(attrs->Get(i)->name()))) {
-        return Corrupt("attributes out of order");
-      }
-    }
-  }
-  const ItemView view(item);
-  if (view.stored_size() != 0 && view.stored_size() != format::ComputeItemSize(view)) {
-    return Corrupt("stored size differs from the attributes' size");
-  }
+  ++p;
+  uint64_t stored;
+  if (!ReadVarintChecked(&p, end, &stored) || stored > UINT32_MAX) return Corrupt("bad size");
+  size_t size = 0;
+  DYNAROCK_RETURN_IF_ERROR(Checker().Container(p, end, /*is_map=*/true, 2, &size));
+  // Top-level attributes count name + value, not the map's 1 + 3.
+  const ItemView view = ViewOfPayload(payload);
+  size -= view.size();
+  if (stored != size) return Corrupt("stored size differs from the attributes' size");
   return view;
 }
 
-uint32_t ItemView::stored_size() const { return item_->size(); }
-
 ItemView ItemView::OpenTrusted(std::string_view bytes) {
-  return ItemView(fb::GetItem(bytes.data()));
-}
-
-size_t ItemView::size() const {
-  return item_->attributes() ? item_->attributes()->size() : 0;
+  return ViewOfPayload(TrustedPayload(bytes));
 }
 
 std::string_view ItemView::name(size_t i) const {
-  return View(item_->attributes()->Get(static_cast<fbs::uoffset_t>(i))->name());
+  const uint8_t* tag;
+  return EntryName(entries_ + ReadOffset(index_, width_, i), &tag);
 }
 
 ValueView ItemView::value(size_t i) const {
-  return ValueView(item_->attributes()->Get(static_cast<fbs::uoffset_t>(i)));
+  return EntryView(entries_ + ReadOffset(index_, width_, i));
 }
 
 std::optional<ValueView> ItemView::Find(std::string_view name) const {
-  const fb::Value* e = FindEntry(item_->attributes(), name);
-  if (e == nullptr) return std::nullopt;
-  return ValueView(e);
+  return FindEntry({index_, entries_, count_, width_}, name);
 }
 
 std::optional<ValueView> ItemView::FindPath(std::span<const PathElement> path) const {
@@ -365,32 +552,152 @@ std::optional<ValueView> ItemView::FindPath(std::span<const PathElement> path) c
 
 Result<Item> ItemView::Decode() const {
   Item item;
-  DYNAROCK_RETURN_IF_ERROR(DecodeEntries(item_->attributes(), &item));
+  for (size_t i = 0; i < count_; ++i) {
+    const ValueView v = value(i);
+    DYNAROCK_ASSIGN_OR_RETURN(auto decoded, v.Decode());
+    item.emplace_hint(item.end(), std::string(v.name()), std::move(decoded));
+  }
   return item;
+}
+
+// ---- ValueView -----------------------------------------------------------------------------
+
+AttrType ValueView::type() const { return TagType(*tag_); }
+
+std::string_view ValueView::bytes() const {
+  const Body b = BodyOf(tag_);
+  return Chars(b.data, b.size);
+}
+
+std::string_view ValueView::number_text() const { return bytes(); }
+
+Result<Number> ValueView::number() const {
+  auto n = Number::Parse(bytes());
+  if (!n.ok()) return Corrupt("stored number does not parse");
+  return n;
+}
+
+bool ValueView::boolean() const { return (*tag_ >> 4) != 0; }
+
+size_t ValueView::size() const {
+  switch (type()) {
+    case AttrType::kM:
+    case AttrType::kL: return OpenContainer(BodyOf(tag_).data).count;
+    case AttrType::kSS:
+    case AttrType::kNS:
+    case AttrType::kBS: {
+      const uint8_t* p = BodyOf(tag_).data;
+      return static_cast<size_t>(ReadVarint(&p));
+    }
+    default: return 0;
+  }
+}
+
+std::optional<ValueView> ValueView::Find(std::string_view name) const {
+  if (type() != AttrType::kM) return std::nullopt;
+  return FindEntry(OpenContainer(BodyOf(tag_).data), name);
+}
+
+std::optional<ValueView> ValueView::At(size_t index) const {
+  if (type() != AttrType::kL) return std::nullopt;
+  const Container list = OpenContainer(BodyOf(tag_).data);
+  if (index >= list.count) return std::nullopt;
+  return ValueView(list.at(index), {});
+}
+
+ValueView ValueView::Entry(size_t i) const {
+  return EntryView(OpenContainer(BodyOf(tag_).data).at(i));
+}
+
+std::string_view ValueView::member(size_t i) const {
+  const uint8_t* p = BodyOf(tag_).data;
+  ReadVarint(&p);  // the count
+  for (size_t k = 0;; ++k) {
+    const auto n = static_cast<size_t>(ReadVarint(&p));
+    if (k == i) return Chars(p, n);
+    p += n;
+  }
+}
+
+Result<Number> ValueView::number_member(size_t i) const {
+  auto n = Number::Parse(member(i));
+  if (!n.ok()) return Corrupt("stored number does not parse");
+  return n;
 }
 
 namespace {
 
-// `bytes`, or a copy of them in *aligned if they do not start on an
-// ItemView boundary.
-std::string_view Aligned(std::string_view bytes, std::vector<uint64_t>* aligned) {
-  if (reinterpret_cast<uintptr_t>(bytes.data()) % kItemBufferAlignment == 0) return bytes;
-  aligned->resize((bytes.size() + 7) / 8);
-  std::memcpy(aligned->data(), bytes.data(), bytes.size());
-  return {reinterpret_cast<const char*>(aligned->data()), bytes.size()};
+template <typename T, typename Fn>
+Result<std::vector<T>> Members(const uint8_t* p, Fn make) {
+  const auto count = static_cast<size_t>(ReadVarint(&p));
+  std::vector<T> out;
+  out.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const auto n = static_cast<size_t>(ReadVarint(&p));
+    DYNAROCK_ASSIGN_OR_RETURN(T m, make(Chars(p, n)));
+    out.push_back(std::move(m));
+    p += n;
+  }
+  return out;
+}
+
+Result<std::string> PlainMember(std::string_view s) { return std::string(s); }
+
+Result<Number> NumberMember(std::string_view s) {
+  auto n = Number::Parse(s);
+  if (!n.ok()) return Corrupt("stored number does not parse");
+  return n;
 }
 
 }  // namespace
 
-Result<Item> format::DecodeItem(std::string_view bytes) {
-  std::vector<uint64_t> aligned;
-  DYNAROCK_ASSIGN_OR_RETURN(auto view, ItemView::Open(Aligned(bytes, &aligned)));
-  return view.Decode();
-}
-
-Result<Item> format::DecodeTrustedItem(std::string_view bytes) {
-  std::vector<uint64_t> aligned;
-  return ItemView::OpenTrusted(Aligned(bytes, &aligned)).Decode();
+Result<AttributeValue> ValueView::Decode() const {
+  const Body body = BodyOf(tag_);
+  switch (type()) {
+    case AttrType::kS: return AttributeValue::S(std::string(Chars(body.data, body.size)));
+    case AttrType::kB: return AttributeValue::B(std::string(Chars(body.data, body.size)));
+    case AttrType::kN: {
+      DYNAROCK_ASSIGN_OR_RETURN(auto n, number());
+      return AttributeValue::N(n);
+    }
+    case AttrType::kBool: return AttributeValue::Bool(boolean());
+    case AttrType::kNull: return AttributeValue::Null();
+    case AttrType::kM: {
+      const Container map = OpenContainer(body.data);
+      AttributeValue::Map entries;
+      entries.reserve(map.count);
+      for (size_t i = 0; i < map.count; ++i) {
+        const ValueView e = EntryView(map.at(i));
+        DYNAROCK_ASSIGN_OR_RETURN(auto v, e.Decode());
+        entries.emplace_back(std::string(e.name()), std::move(v));
+      }
+      // Stored sorted and unique: M() keeps them as they are.
+      return AttributeValue::M(std::move(entries));
+    }
+    case AttrType::kL: {
+      const Container list = OpenContainer(body.data);
+      AttributeValue::List elements;
+      elements.reserve(list.count);
+      for (size_t i = 0; i < list.count; ++i) {
+        DYNAROCK_ASSIGN_OR_RETURN(auto v, ValueView(list.at(i), {}).Decode());
+        elements.push_back(std::move(v));
+      }
+      return AttributeValue::L(std::move(elements));
+    }
+    case AttrType::kSS: {
+      DYNAROCK_ASSIGN_OR_RETURN(auto m, Members<std::string>(body.data, PlainMember));
+      return AttributeValue::SS(std::move(m));
+    }
+    case AttrType::kBS: {
+      DYNAROCK_ASSIGN_OR_RETURN(auto m, Members<std::string>(body.data, PlainMember));
+      return AttributeValue::BS(std::move(m));
+    }
+    case AttrType::kNS: {
+      DYNAROCK_ASSIGN_OR_RETURN(auto m, Members<Number>(body.data, NumberMember));
+      return AttributeValue::NS(std::move(m));
+    }
+  }
+  return Corrupt("unknown value type");
 }
 
 }  // namespace dynarock

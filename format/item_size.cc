@@ -1,7 +1,5 @@
 #include "format/item_size.h"
 
-#include "format/key_codec.h"
-
 namespace dynarock::format {
 
 size_t NumberSize(const Number& n) {
@@ -57,20 +55,17 @@ size_t ItemSize(const Item& item) {
 
 namespace {
 
-// NumberSize without decoding, from the encoding's shape (the key codec
-// writes one byte per base-100 pair). For a valid encoding this equals
-// NumberSize(decoded) (item_size_test checks it).
-size_t EncodedNumberSize(std::string_view bytes) {
-  const NumberShape shape = EncodedNumberShape(bytes);
-  if (shape.pairs == 0) return 1;  // zero
-  return 1 + shape.pairs + (shape.negative ? 1 : 0);
+// NumberSize of a stored number's text; 1 for text that does not parse.
+size_t StoredNumberSize(std::string_view text) {
+  auto n = Number::Parse(text);
+  return n.ok() ? NumberSize(*n) : 1;
 }
 
 size_t ValueSize(const ValueView& v) {
   switch (v.type()) {
     case AttrType::kS:
     case AttrType::kB: return v.bytes().size();
-    case AttrType::kN: return EncodedNumberSize(v.bytes());
+    case AttrType::kN: return StoredNumberSize(v.number_text());
     case AttrType::kBool:
     case AttrType::kNull: return 1;
     case AttrType::kSS:
@@ -81,7 +76,7 @@ size_t ValueSize(const ValueView& v) {
     }
     case AttrType::kNS: {
       size_t size = 0;
-      for (size_t i = 0; i < v.size(); ++i) size += EncodedNumberSize(v.member(i));
+      for (size_t i = 0; i < v.size(); ++i) size += StoredNumberSize(v.member(i));
       return size;
     }
     case AttrType::kL: {
@@ -104,8 +99,7 @@ size_t ValueSize(const ValueView& v) {
 }  // namespace
 
 size_t ItemSize(const ItemView& item) {
-  const uint32_t stored = item.stored_size();
-  return stored != 0 ? stored : ComputeItemSize(item);
+  return item.stored_size();
 }
 
 size_t ComputeItemSize(const ItemView& item) {

@@ -25,8 +25,7 @@ size_t AttributeValueSize(const AttributeValue& v);
 
 // Sum over attributes of (name bytes + value size).
 size_t ItemSize(const Item& item);
-// The same for an encoded item: the size it stores (ItemView::stored_size),
-// or else ComputeItemSize(item).
+// The same for an encoded item: the size it stores (ItemView::stored_size).
 size_t ItemSize(const ItemView& item);
 // The size from the attributes, read in place (no decoding), whatever the
 // item stores; a number whose encoding is corrupt counts as 1 byte.

@@ -273,11 +273,7 @@ Status WriteViewJson(JsonWriter* w, const ValueView& v) {
   str(AttrTypeName(v.type()));
   switch (v.type()) {
     case AttrType::kS: str(v.bytes()); break;
-    case AttrType::kN: {
-      DYNAROCK_ASSIGN_OR_RETURN(auto n, v.number());
-      str(n.ToString());
-      break;
-    }
+    case AttrType::kN: str(v.number_text()); break;  // stored as DynamoDB returns it
     case AttrType::kB: str(Base64Encode(v.bytes())); break;
     case AttrType::kBool: w->Bool(v.boolean()); break;
     case AttrType::kNull: w->Bool(true); break;
@@ -307,10 +303,7 @@ Status WriteViewJson(JsonWriter* w, const ValueView& v) {
       break;
     case AttrType::kNS:
       w->StartArray();
-      for (size_t i = 0; i < v.size(); ++i) {
-        DYNAROCK_ASSIGN_OR_RETURN(auto n, v.number_member(i));
-        str(n.ToString());
-      }
+      for (size_t i = 0; i < v.size(); ++i) str(v.member(i));
       w->EndArray();
       break;
   }

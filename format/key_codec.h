@@ -71,25 +71,6 @@ inline constexpr uint8_t kPosMediumBase = 0x16;  // 1 <= E <= 10: tag = 0x16 + E
 inline constexpr uint8_t kPosLarge = 0x21;       // E >= 11: tag, E, mantissa
 }  // namespace number_tags
 
-// The base-100 pairs of an encoded number (0 for zero) and its sign, read off
-// its tag and length without decoding (inline: ItemSize calls it for every
-// number it meets). `bytes` is exactly one number component; for bytes that
-// are not a valid one the result is bounded by their length (and meaningless).
-struct NumberShape {
-  size_t pairs = 0;
-  bool negative = false;
-};
-inline NumberShape EncodedNumberShape(std::string_view bytes) {
-  using namespace number_tags;  // NOLINT
-  if (bytes.empty()) return {};
-  const auto tag = static_cast<uint8_t>(bytes[0]);
-  if (tag == kZero) return {};
-  // The small and large classes carry an exponent byte after the tag.
-  const size_t header =
-      tag == kNegLarge || tag == kNegSmall || tag == kPosSmall || tag == kPosLarge ? 2 : 1;
-  return {bytes.size() > header ? bytes.size() - header : 0, tag < kZero};
-}
-
 // Parse one component; Corruption if the bytes are not a valid encoding.
 Status GetBytesComponent(std::string_view* in, std::string* out);
 Status GetNumberComponent(std::string_view* in, Number* out);

@@ -368,9 +368,41 @@ int RunRestore(const RestoreArgs& a) {
   return result->error_count > 0 ? kExitItemErrors : kExitOk;
 }
 
+struct CompactArgs {
+  std::string db_dir;
+};
+
+// Rewrites every file: what compaction filters do happens now (the move of
+// items to the current item encoding, stream records past retention).
+int RunCompact(const CompactArgs& a) {
+  Options options;
+  options.create_if_missing = false;
+  auto db = Database::Open(a.db_dir, options);
+  if (!db.ok()) {
+    return Fail(Status::IOError(db.status().ToString() +
+                                " (if `dynarock serve` has it open, stop it first: compact "
+                                "writes the directory)"));
+  }
+  Progress progress;
+  if (Status s = (*db)->Compact(); !s.ok()) return Fail(s);
+  fmt::print("compacted {} in {:.2f} s\n", a.db_dir, progress.elapsed());
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddBulkCommands(CLI::App* app, std::function<int()>* run) {
+  auto compact_args = std::make_shared<CompactArgs>();
+  CLI::App* compact = app->add_subcommand(
+      "compact",
+      "compact a database fully: items written by an older Dynarock move to the current "
+      "item encoding now, not as compactions meet them");
+  compact->add_option("database", compact_args->db_dir, "database directory (not open in serve)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  compact->callback(
+      [run, compact_args] { *run = [compact_args] { return RunCompact(*compact_args); }; });
+
   auto dump_args = std::make_shared<DumpArgs>();
   CLI::App* dump = app->add_subcommand(
       "dump", "write a table as DynamoDB's full export (S3 layout, in a directory)");

@@ -184,9 +184,11 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
     std::string value, line;
     int64_t since_report = 0;
     for (; it->Valid(); it->Next()) {
-      value.assign(it->value().data(), it->value().size());  // aligned for FlatBuffers
       line.clear();
-      DYNAROCK_RETURN_IF_ERROR(format::AppendItemLine(fmt, ItemView::OpenTrusted(value), &line));
+      DYNAROCK_ASSIGN_OR_RETURN(
+          ItemView item,
+          format::OpenStoredItem(std::string_view(it->value().data(), it->value().size()), &value));
+      DYNAROCK_RETURN_IF_ERROR(format::AppendItemLine(fmt, item, &line));
       DYNAROCK_RETURN_IF_ERROR(writer.AddLine(line));
       ++items;
       bytes += static_cast<int64_t>(line.size() + 1);

@@ -129,15 +129,14 @@ std::string EventId(uint32_t stream_id, uint64_t sequence) {
   return buf;
 }
 
-// A nested item; adds its size to *size: the one it stores (which Open
-// checked against its attributes), or for records written before storage
-// format 8 the attributes' own.
+// A nested item (either item encoding: records written before storage
+// format 10 hold version 1), verified; adds its size to *size.
 Result<Item> NestedItem(const flatbuffers::Vector<uint8_t>* v, int64_t* size) {
-  // Copied: the nested buffer need not be aligned for the item verifier.
-  const std::string bytes(reinterpret_cast<const char*>(v->data()), v->size());
-  DYNAROCK_ASSIGN_OR_RETURN(ItemView item, ItemView::Open(bytes));
+  DYNAROCK_ASSIGN_OR_RETURN(
+      Item item, format::DecodeItem(std::string_view(reinterpret_cast<const char*>(v->data()),
+                                                     v->size())));
   *size += static_cast<int64_t>(format::ItemSize(item));
-  return item.Decode();
+  return item;
 }
 
 }  // namespace

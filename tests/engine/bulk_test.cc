@@ -24,11 +24,15 @@
 
 #include "dynarock/db.h"
 #include "engine/bulk/external_sort.h"
+#include "engine/catalog.h"
+#include "format/item_codec.h"
 #include "format/data_file.h"
 #include "format/export_format.h"
 #include "format/json.h"
 #include "format/key_codec.h"
 #include "tests/util/db_fixture.h"
+#include "tests/util/item_v1.h"
+#include "tests/util/raw_db.h"
 #include "tests/util/seed.h"
 #include "tools/server/table_definition.h"
 
@@ -954,6 +958,180 @@ TEST_F(BulkTest, CommandLineDumpAndRestore) {
             0);
   Reopen();
   EXPECT_EQ(QueryAll(db_.get(), "Tsv", "BySpeed", "PK", S("VEH#1"), true).size(), 2u);
+}
+
+// ---- The move to version 2 of the item encoding (storage format 10) ---------------------
+
+// Turns the database in `dir` into the one an older Dynarock left: every item
+// and index entry rewritten in version 1 of the item encoding (the same
+// items), the format record at 9, and every column family flushed, so that
+// the old values sit in files as they would. Returns how many values.
+int64_t MakeVersionNine(const std::string& dir) {
+  testing::RawDb raw(dir);
+  int64_t n = 0;
+  for (const char* cf : {"items", "indexes"}) {
+    rocksdb::WriteBatch batch;
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf(cf)));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      auto item = format::DecodeItem(it->value().ToStringView());
+      EXPECT_OK(item);
+      if (!item.ok()) continue;
+      EXPECT_OK(batch.Put(raw.cf(cf), it->key(), testing::EncodeItemV1(*item)));
+      ++n;
+    }
+    EXPECT_OK(raw.db()->Write({}, &batch));
+    EXPECT_OK(raw.db()->Flush({}, raw.cf(cf)));
+  }
+  EXPECT_OK(raw.db()->Put({}, raw.cf("catalog"), "format", EncodeFormatRecord(9)));
+  EXPECT_OK(raw.db()->Flush({}, raw.cf("catalog")));
+  return n;
+}
+
+// Items and index entries in each version: {version 1, version 2}; a value
+// in neither counts as a failure.
+std::pair<int64_t, int64_t> CountEncodings(const std::string& dir) {
+  testing::RawDb raw(dir);
+  std::pair<int64_t, int64_t> counts;
+  for (const char* cf : {"items", "indexes"}) {
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf(cf)));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string value = it->value().ToString();
+      EXPECT_OK(format::DecodeItem(value));
+      if (format::IsCurrentItemEncoding(value)) {
+        EXPECT_OK(ItemView::Open(value));
+        ++counts.second;
+      } else {
+        ++counts.first;
+      }
+    }
+  }
+  return counts;
+}
+
+class ItemMoveTest : public BulkTest {
+ protected:
+  // Everything a reader can see of the fleet table, as JSON: the table,
+  // both indexes, each collection newest first, each depot's GSI
+  // collection, and the statistics.
+  std::vector<std::string> Everything(int vehicles) {
+    std::vector<std::string> out = ScanAll(db_.get(), "Fleet");
+    for (const char* index : {"ByDepot", "BySpeed"}) {
+      auto all = ScanAll(db_.get(), "Fleet", index);
+      out.insert(out.end(), all.begin(), all.end());
+    }
+    for (int v = 0; v < vehicles; ++v) {
+      auto c = QueryAll(db_.get(), "Fleet", "", "PK", S("VEH#" + std::to_string(v)), false);
+      out.insert(out.end(), c.begin(), c.end());
+    }
+    for (int d = 0; d < 4; ++d) {
+      auto c = QueryAll(db_.get(), "Fleet", "ByDepot", "depot", S("DEP-" + std::to_string(d)), false);
+      out.insert(out.end(), c.begin(), c.end());
+    }
+    auto d = db_->DescribeTable({.table_name = "Fleet"});
+    EXPECT_OK(d);
+    if (d.ok()) {
+      out.push_back(std::to_string(d->table.item_count) + " " +
+                    std::to_string(d->table.table_size_bytes));
+    }
+    return out;
+  }
+
+  // A recount that finds nothing to correct and nothing unreadable.
+  void ExpectExactStatistics() {
+    auto report = db_->RecountStatistics();
+    ASSERT_OK(report);
+    EXPECT_EQ(report->collections_corrected, 0);
+    EXPECT_EQ(report->table_totals_corrected, 0);
+    EXPECT_EQ(report->index_totals_corrected, 0);
+    EXPECT_EQ(report->unreadable_items, 0);
+  }
+};
+
+// A version 9 database opens, answers every read at once from version 1
+// bytes, and `dynarock compact` moves every item and index entry to version
+// 2 without changing an answer or a counter.
+TEST_F(ItemMoveTest, AVersionNineDatabaseServesAtOnceAndMovesByCompaction) {
+  constexpr int kVehicles = 12;
+  LoadFleet("Fleet", kVehicles, 40);
+  const std::vector<std::string> want = Everything(kVehicles);
+  db_.reset();
+  const int64_t values = MakeVersionNine(dir_);
+  ASSERT_GT(values, kVehicles * 41);
+  Reopen();
+  EXPECT_EQ(Everything(kVehicles), want);
+  // Stored pages hand out version 2 bytes even for version 1 items.
+  QueryRequest q;
+  q.table_name = "Fleet";
+  q.key_condition_expression = "PK = :p";
+  q.expression_attribute_values = ExpressionAttributeValues{{":p", S("VEH#3")}};
+  q.item_encoding = ItemEncoding::kStored;
+  auto page = db_->Query(q);
+  ASSERT_OK(page);
+  ASSERT_EQ(page->stored_items.size(), 41u);
+  for (std::string_view bytes : page->stored_items) ASSERT_OK(ItemView::Open(bytes));
+  ExpectExactStatistics();
+  db_.reset();
+  {
+    testing::RawDb raw(dir_);
+    std::string record;
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "format", &record));
+    EXPECT_EQ(record, EncodeFormatRecord(kStorageFormatVersion));
+    EXPECT_EQ(kStorageFormatVersion, 10u);
+  }
+  const auto before = CountEncodings(dir_);
+  EXPECT_GT(before.first, 0);  // nothing compacted them yet: the reads above read version 1
+  EXPECT_EQ(before.first + before.second, values);
+
+  ASSERT_EQ(RunTool({DYNAROCK_PATH, "compact", dir_}), 0);
+  const auto after = CountEncodings(dir_);
+  EXPECT_EQ(after.first, 0);
+  EXPECT_EQ(after.second, values);
+  Reopen();
+  EXPECT_EQ(Everything(kVehicles), want);
+  ExpectExactStatistics();
+}
+
+// SIGKILL in the middle of the move loses nothing: after each kill the
+// database reopens with every item, index entry and counter as before, in
+// whatever mix of versions the kill left; a last compaction completes it.
+TEST_F(ItemMoveTest, SigkillDuringTheMoveLosesNothing) {
+  std::mt19937_64 rng(testing::TestSeed("ItemMoveTest.SigkillDuringTheMoveLosesNothing"));
+  constexpr int kVehicles = 40;
+  LoadFleet("Fleet", kVehicles, 150);
+  const std::vector<std::string> want = Everything(kVehicles);
+  db_.reset();
+  const int64_t values = MakeVersionNine(dir_);
+  // How long a whole move takes here, on a copy: kills land within it.
+  const std::string copy = out_ + "/timing";
+  fs::copy(dir_, copy, fs::copy_options::recursive);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(RunTool({DYNAROCK_PATH, "compact", copy}), 0);
+  const auto whole = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  fs::remove_all(copy);
+  int killed_running = 0;
+  for (int cycle = 0; cycle < 5; ++cycle) {
+    pid_t pid = 0;
+    RunTool({DYNAROCK_PATH, "compact", dir_}, &pid);
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(static_cast<int64_t>(rng() % static_cast<uint64_t>(whole))));
+    kill(pid, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status)) ++killed_running;
+    const auto counts = CountEncodings(dir_);
+    EXPECT_EQ(counts.first + counts.second, values) << "cycle " << cycle;
+    Reopen();
+    EXPECT_EQ(Everything(kVehicles), want) << "cycle " << cycle;
+    ExpectExactStatistics();
+    db_.reset();
+  }
+  EXPECT_GT(killed_running, 0);  // at least one kill landed mid-move
+  ASSERT_EQ(RunTool({DYNAROCK_PATH, "compact", dir_}), 0);
+  EXPECT_EQ(CountEncodings(dir_), std::make_pair(int64_t{0}, values));
+  Reopen();
+  EXPECT_EQ(Everything(kVehicles), want);
 }
 
 // ---- What restore refuses: a destination that is not a database, a source that is

@@ -8,6 +8,8 @@
 #include "format/item_size.h"
 #include "format/json.h"
 #include "format/key_codec.h"
+#include "tests/util/hex.h"
+#include "tests/util/item_v1.h"
 #include "tests/util/seed.h"
 #include "tests/util/status_matchers.h"
 
@@ -96,19 +98,119 @@ TEST(ItemCodecTest, ForeignBytesAreCorruption) {
 
 TEST(ItemCodecTest, VersionIsChecked) {
   std::string bytes = EncodeItem(Item{{"a", AV::S("b")}});
-  // format_version is the only 1-byte scalar with value 1 in the Item table;
-  // find it via a round trip with a patched byte and expect a version error.
+  // The payload's first byte is its version (2); patch each 02 to 03 and
+  // expect a version error from one of them.
   bool saw_version_error = false;
   for (size_t i = 0; i < bytes.size(); ++i) {
-    if (bytes[i] != 1) continue;
+    if (bytes[i] != 2) continue;
     std::string patched = bytes;
-    patched[i] = 2;
+    patched[i] = 3;
     auto r = DecodeItem(patched);
-    if (!r.ok() && r.status().message().find("format version 2") != std::string::npos) {
+    if (!r.ok() && r.status().message().find("format version 3") != std::string::npos) {
       saw_version_error = true;
     }
   }
   EXPECT_TRUE(saw_version_error);
+}
+
+
+// ---- Golden vectors: the bytes on disk (format/ITEM_FORMAT.md) -------------------------------
+
+// A reading without its key attributes, the shape the storage layout keeps:
+// every byte of the version 2 encoding, as ITEM_FORMAT.md walks through it.
+Item GoldenReading() {
+  return Item{{"depotCode", AV::S("DEP-LON-3")},
+              {"fuelPct", AV::N(N("0.61"))},
+              {"ok", AV::Bool(true)},
+              {"tags", AV::SS({"gps", "idle"})}};
+}
+
+constexpr std::string_view kGoldenReadingV2 =
+    // FlatBuffers: root offset 12, 2 bytes of padding, the vtable (6 bytes:
+    // one field at table offset 4), the table (vtable at -6, the payload
+    // vector 4 bytes on), the payload's length (60)
+    "0C 00 00 00 00 00 06 00 08 00 04 00 06 00 00 00 04 00 00 00 3C 00 00 00 "
+    // version 2, size 41, 4 entries with 1-byte offsets, their offsets
+    "02 29 10 00 14 21 25 "
+    // "depotCode", S of 9 bytes "DEP-LON-3"
+    "09 64 65 70 6F 74 43 6F 64 65 90 44 45 50 2D 4C 4F 4E 2D 33 "
+    // "fuelPct", N of 4 bytes "0.61"
+    "07 66 75 65 6C 50 63 74 41 30 2E 36 31 "
+    // "ok", BOOL true
+    "02 6F 6B 13 "
+    // "tags", SS of 10 bytes: 2 members, "gps", "idle"
+    "04 74 61 67 73 A7 02 03 67 70 73 04 69 64 6C 65";
+
+// The same item in version 1, as storage formats 8 and 9 wrote it.
+constexpr std::string_view kGoldenReadingV1 =
+    "14 00 00 00 44 52 4B 49 00 00 0A 00 10 00 07 00 08 00 0C 00 0A 00 00 00 "
+    "00 00 00 01 08 00 00 00 29 00 00 00 04 00 00 00 CC 00 00 00 98 00 00 00 "
+    "74 00 00 00 14 00 00 00 00 00 0E 00 10 00 08 00 07 00 00 00 00 00 0C 00 "
+    "0E 00 00 00 00 00 00 07 3C 00 00 00 04 00 00 00 02 00 00 00 20 00 00 00 "
+    "04 00 00 00 EE FF FF FF 04 00 00 00 04 00 00 00 69 64 6C 65 00 00 06 00 "
+    "08 00 04 00 06 00 00 00 04 00 00 00 03 00 00 00 67 70 73 00 04 00 00 00 "
+    "74 61 67 73 00 00 00 00 0C 00 0C 00 08 00 06 00 00 00 07 00 0C 00 00 00 "
+    "00 00 03 01 04 00 00 00 02 00 00 00 6F 6B 00 00 00 00 0A 00 10 00 08 00 "
+    "07 00 0C 00 0A 00 00 00 00 00 00 01 10 00 00 00 04 00 00 00 03 00 00 00 "
+    "16 FF 7A 00 07 00 00 00 66 75 65 6C 50 63 74 00 00 00 0A 00 0C 00 04 00 "
+    "00 00 08 00 0A 00 00 00 18 00 00 00 04 00 00 00 09 00 00 00 44 45 50 2D "
+    "4C 4F 4E 2D 33 00 00 00 09 00 00 00 64 65 70 6F 74 43 6F 64 65 00 00 00";
+
+TEST(ItemCodecGoldenTest, VersionTwoBytes) {
+  EXPECT_EQ(testing::Hex(EncodeItem(GoldenReading())), kGoldenReadingV2);
+  auto decoded = DecodeItem(testing::Unhex(kGoldenReadingV2));
+  ASSERT_OK(decoded);
+  EXPECT_EQ(*decoded, GoldenReading());
+}
+
+// Version 1 bytes still read, and the move rewrites them as version 2
+// writes the item.
+TEST(ItemCodecGoldenTest, VersionOneBytesReadAndUpgrade) {
+  ASSERT_EQ(testing::Hex(testing::EncodeItemV1(GoldenReading())), kGoldenReadingV1);
+  const std::string v1 = testing::Unhex(kGoldenReadingV1);
+  EXPECT_FALSE(IsCurrentItemEncoding(v1));
+  EXPECT_TRUE(IsCurrentItemEncoding(testing::Unhex(kGoldenReadingV2)));
+  ASSERT_OK(DecodeItem(v1));
+  EXPECT_EQ(*DecodeItem(v1), GoldenReading());
+  EXPECT_EQ(*DecodeTrustedItem(v1), GoldenReading());
+  auto upgraded = UpgradeStoredItem(v1);
+  ASSERT_OK(upgraded);
+  ASSERT_TRUE(upgraded->has_value());
+  EXPECT_EQ(testing::Hex(**upgraded), kGoldenReadingV2);
+  // Bytes already in version 2 need no move.
+  auto again = UpgradeStoredItem(**upgraded);
+  ASSERT_OK(again);
+  EXPECT_FALSE(again->has_value());
+  // A stored view of version 1 bytes reads the re-encoded item.
+  std::string scratch;
+  auto view = OpenStoredItem(v1, &scratch);
+  ASSERT_OK(view);
+  EXPECT_EQ(view->Find("depotCode")->bytes(), "DEP-LON-3");
+  EXPECT_EQ(view->stored_size(), ItemSize(GoldenReading()));
+  // Views read version 2 only: version 1 to Open is not silently misread.
+  EXPECT_EQ(ItemView::Open(v1).status().code(), Status::Code::kCorruption);
+}
+
+// Views take buffers at any alignment: RocksDB's values sit anywhere in a
+// block, and a view reads them in place.
+TEST(ItemCodecTest, ViewsReadMisalignedBuffers) {
+  const std::string bytes = EncodeItem(FleetReading());
+  for (size_t shift = 0; shift < 8; ++shift) {
+    std::string buffer(shift, 'x');
+    buffer += bytes;
+    const std::string_view at = std::string_view(buffer).substr(shift);
+    const ItemView trusted = ItemView::OpenTrusted(at);
+    EXPECT_EQ(trusted.Find("depotCode")->bytes(), "DEP-LON-3") << shift;
+    EXPECT_EQ(*trusted.Decode(), FleetReading()) << shift;
+    auto verified = ItemView::Open(at);
+    ASSERT_OK(verified);
+    EXPECT_EQ(verified->Find("speedKph")->number_text(), "87.5");
+    std::string scratch;
+    auto stored = OpenStoredItem(at, &scratch);
+    ASSERT_OK(stored);
+    EXPECT_TRUE(scratch.empty());  // version 2: read in place
+    EXPECT_EQ(*stored->Decode(), FleetReading());
+  }
 }
 
 class ItemCodecRandomTest : public ::testing::Test {
@@ -199,6 +301,45 @@ TEST_F(ItemCodecRandomTest, RoundTrip) {
       ASSERT_EQ(*v->Decode(), value);
     }
   }
+}
+
+// 100,000 items of every type, each with a chain nested to a random depth
+// up to the limit (32 levels): version 2 round trips, and version 1 bytes of
+// the same item move to exactly what version 2 writes.
+TEST_F(ItemCodecRandomTest, HundredThousandDeepRoundTripsAndUpgrades) {
+  for (int i = 0; i < 100000; ++i) {
+    Item item = RandomItem();
+    const int depth = static_cast<int>(rng_() % (kMaxNestingLevels - 1));
+    AV chain = RandomValue(kMaxNestingLevels);  // a leaf or a set
+    for (int level = depth; level > 0; --level) {
+      chain = level % 2 ? AV::L({chain, RandomValue(kMaxNestingLevels)})
+                        : AV::M({{RandomString(), chain}});
+    }
+    item["chain"] = chain;
+    ASSERT_OK(ValidateItem(item));
+    const std::string bytes = EncodeItem(item);
+    auto view = ItemView::Open(bytes);
+    ASSERT_OK(view);
+    ASSERT_EQ(*view->Decode(), item) << DebugString(item);
+    if (i % 10 == 0) {
+      auto upgraded = UpgradeStoredItem(testing::EncodeItemV1(item));
+      ASSERT_OK(upgraded);
+      ASSERT_TRUE(upgraded->has_value());
+      ASSERT_EQ(**upgraded, bytes) << DebugString(item);
+    }
+  }
+}
+
+// Nesting past the limit is refused by Open, though the bytes are well formed.
+TEST(ItemCodecTest, OpenRefusesNestingPastTheLimit) {
+  AV v = AV::S("leaf");
+  for (int i = 0; i < kMaxNestingLevels; ++i) v = AV::L({v});
+  const Item item{{"deep", v}};
+  ASSERT_FALSE(ValidateItem(item).ok());
+  const std::string bytes = EncodeItem(item);  // the encoder does not check: REQUIRES
+  auto view = ItemView::Open(bytes);
+  ASSERT_FALSE(view.ok());
+  EXPECT_NE(view.status().message().find("nested too deep"), std::string::npos);
 }
 
 TEST_F(ItemCodecRandomTest, JsonFromViewMatchesJsonFromItem) {

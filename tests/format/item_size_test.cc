@@ -1,7 +1,7 @@
 #include "format/item_size.h"
 
 #include "format/item_codec.h"
-#include "tests/util/item_v7.h"
+#include "tests/util/item_v1.h"
 
 #include <gtest/gtest.h>
 
@@ -78,21 +78,21 @@ TEST(ItemSizeTest, EncodedItemSizeEqualsDecodedSize) {
   EXPECT_EQ(ComputeItemSize(*ItemView::Open(bytes)), ItemSize(item));
 }
 
-// Storage format 7 and before stored no size: the view's size is then
-// computed from the attributes.
+// Storage format 7 and before stored no size (in version 1 of the item
+// encoding): read as stored bytes, such an item is re-encoded in version 2
+// with the size its attributes give.
 TEST(ItemSizeTest, AnItemWithoutAStoredSizeIsSizedFromItsAttributes) {
   const std::string old = testing::EncodeStringItemWithoutSize({{"pk", "VEH#1"}, {"sk", "META"}});
-  auto view = ItemView::Open(old);
+  EXPECT_FALSE(ItemView::Open(old).ok());  // views read version 2 only
+  std::string scratch;
+  auto view = OpenStoredItem(old, &scratch);
   ASSERT_TRUE(view.ok());
-  EXPECT_EQ(view->stored_size(), 0u);
   const Item item{{"pk", AttributeValue::S("VEH#1")}, {"sk", AttributeValue::S("META")}};
-  EXPECT_EQ(ItemSize(*view), ItemSize(item));
   EXPECT_EQ(ItemSize(item), 2u + 5u + 2u + 4u);
-  // The same item written now is the old bytes plus the size.
-  const std::string now = EncodeItem(item);
-  EXPECT_GT(now.size(), old.size());
-  EXPECT_EQ(ItemView::Open(now)->stored_size(), ItemSize(item));
-  EXPECT_EQ(*ItemView::Open(now)->Decode(), *ItemView::Open(old)->Decode());
+  EXPECT_EQ(view->stored_size(), ItemSize(item));
+  EXPECT_EQ(scratch, EncodeItem(item));
+  EXPECT_EQ(*view->Decode(), item);
+  EXPECT_EQ(*DecodeItem(old), item);
 }
 
 // A stored size that is not the attributes' is corruption to Open (bytes of
@@ -101,16 +101,15 @@ TEST(ItemSizeTest, OpenChecksTheStoredSize) {
   const Item item{{"pk", AttributeValue::S("VEH#1")}, {"n", AttributeValue::N(N("12.5"))}};
   const std::string bytes = EncodeItem(item);
   const auto size = static_cast<uint32_t>(ItemSize(item));
-  // Patch each 4-byte little-endian occurrence of the size to size + 1: the
-  // one that is the stored field makes Open fail, and OpenTrusted reads it.
+  // The payload starts 02 (its version), then the size as a varint (one
+  // byte here). Patch each such pair to size + 1: the one that is the
+  // stored field makes Open fail, and OpenTrusted reads it.
+  ASSERT_LT(size, 127u);
   bool found = false;
-  for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
-    uint32_t v;
-    std::memcpy(&v, bytes.data() + i, 4);
-    if (v != size) continue;
+  for (size_t i = 0; i + 1 < bytes.size(); ++i) {
+    if (bytes[i] != 2 || static_cast<uint8_t>(bytes[i + 1]) != size) continue;
     std::string patched = bytes;
-    const uint32_t wrong = size + 1;
-    std::memcpy(patched.data() + i, &wrong, 4);
+    patched[i + 1] = static_cast<char>(size + 1);
     auto view = ItemView::Open(patched);
     if (view.ok() || view.status().message().find("stored size") == std::string::npos) continue;
     EXPECT_EQ(view.status().code(), Status::Code::kCorruption);
@@ -127,7 +126,8 @@ namespace dynarock::format {
 namespace {
 
 // Every digit count, both alignments, all three exponent classes and both
-// signs: the size read off the encoded bytes equals the decoded number's.
+// signs: the size of a stored number (read from its stored text) equals the
+// number's.
 TEST(ItemSizeTest, EncodedNumberSizeEqualsDecodedSizeAcrossClasses) {
   for (int digits = 1; digits <= Number::kMaxDigits; ++digits) {
     for (int exponent : {-130, -129, -64, -21, -20, -2, -1, 0, 1, 2, 19, 20, 21, 22, 60, 87}) {

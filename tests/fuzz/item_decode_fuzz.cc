@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "format/item_codec.h"
+#include "format/item_size.h"
 
 using namespace dynarock;  // NOLINT: test and benchmark code
 using namespace dynarock::format;  // NOLINT
@@ -20,15 +21,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto again = DecodeItem(EncodeItem(*item));
   if (!again.ok() || !(*again == *item)) std::abort();
-  // The in-place view agrees with the full decode. Views need aligned bytes
-  // (DecodeItem copies misaligned input itself), so give it an aligned copy.
-  std::vector<uint32_t> aligned((size + 3) / 4);
-  if (size) std::memcpy(aligned.data(), data, size);
-  auto view = ItemView::Open(std::string_view(reinterpret_cast<const char*>(aligned.data()), size));
-  if (!view.ok()) std::abort();
-  for (const auto& [name, value] : *item) {
-    auto v = view->Find(name);
-    if (!v || !v->Decode().ok() || !(*v->Decode() == value)) std::abort();
+  // The in-place view agrees with the full decode, at any alignment: bytes
+  // in the current encoding are opened where they lie and one byte off;
+  // version 1 bytes (which DecodeItem verified) through OpenStoredItem.
+  std::vector<ItemView> views;
+  std::string shifted = " " + std::string(bytes);
+  std::string scratch;
+  if (IsCurrentItemEncoding(bytes)) {
+    for (std::string_view at : {bytes, std::string_view(shifted).substr(1)}) {
+      auto view = ItemView::Open(at);
+      if (!view.ok()) std::abort();
+      views.push_back(*view);
+    }
+  } else {
+    if (ItemView::Open(bytes).ok()) std::abort();  // views read the current encoding only
+    auto view = OpenStoredItem(bytes, &scratch);
+    if (!view.ok()) std::abort();
+    views.push_back(*view);
+  }
+  for (const ItemView& view : views) {
+    if (view.stored_size() != ItemSize(*item)) std::abort();
+    for (const auto& [name, value] : *item) {
+      auto v = view.Find(name);
+      if (!v || !v->Decode().ok() || !(*v->Decode() == value)) std::abort();
+    }
   }
   return 0;
 }

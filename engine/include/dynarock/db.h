@@ -393,8 +393,11 @@ class Database {
   // a TTL deletion) stay exact. Returns the number of items deleted.
   Result<int64_t> ExpireItems();
 
-  // Compacts every column family fully (stream records past retention go,
-  // as in any compaction).
+  // Compacts every column family fully: what the compaction filters do
+  // happens now, for every file (stream records past retention go; items
+  // and index entries written in an older item encoding are rewritten in the
+  // current one, format/ITEM_FORMAT.md). Errors: RocksDB's, as IOError or
+  // Corruption. REQUIRES: a read-write instance.
   Status Compact();
 
   // The `limit` largest item collections of a table by size, largest first:

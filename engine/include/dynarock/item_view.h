@@ -15,28 +15,24 @@
 #include "dynarock/attribute_value.h"
 #include "dynarock/status.h"
 
-namespace dynarock::fb {
-struct Value;
-struct Item;
-}  // namespace dynarock::fb
-
 namespace dynarock {
-
-// FlatBuffers reads scalars in place, so views need buffers aligned to this
-// (std::string and malloc'd buffers are).
-inline constexpr size_t kItemBufferAlignment = 4;
 
 // One step of a document path: a map key or a list index.
 using PathElement = std::variant<std::string, size_t>;
 
 // A read-only view of one encoded value. Valid while the buffer lives.
+// Cheap to copy (two pointers and a name).
 class ValueView {
  public:
   AttrType type() const;
   // S: UTF-8 bytes; B: raw bytes. REQUIRES: type() is kS or kB.
   std::string_view bytes() const;
-  // N. REQUIRES: type() is kN. Corruption if the stored encoding is invalid.
+  // N. REQUIRES: type() is kN. Corruption if the stored text is not a number.
   Result<Number> number() const;
+  // N: the number as stored, DynamoDB's canonical decimal text (what
+  // Number::ToString() gives), for writers that need no arithmetic.
+  // REQUIRES: type() is kN.
+  std::string_view number_text() const;
   // BOOL. REQUIRES: type() is kBool.
   bool boolean() const;
   // Entries of M, elements of L, members of SS/NS/BS; 0 otherwise.
@@ -48,10 +44,11 @@ class ValueView {
   // M: the i-th entry (sorted by name) and its name. REQUIRES: i < size().
   ValueView Entry(size_t i) const;
   // The name of a map entry or top-level attribute ("" for list elements).
-  std::string_view name() const;
-  // SS/BS: the i-th member's bytes; NS: its key-codec encoding. REQUIRES: i < size().
+  std::string_view name() const { return name_; }
+  // SS/BS: the i-th member's bytes; NS: its canonical decimal text.
+  // REQUIRES: i < size().
   std::string_view member(size_t i) const;
-  // NS: the i-th member, decoded. REQUIRES: type() is kNS and i < size().
+  // NS: the i-th member, parsed. REQUIRES: type() is kNS and i < size().
   Result<Number> number_member(size_t i) const;
 
   // Full decode; Corruption on anything malformed (only possible for bytes
@@ -61,28 +58,31 @@ class ValueView {
  private:
   friend class ItemView;
   friend struct ItemCodecAccess;  // format/item_codec.cc
-  explicit ValueView(const fb::Value* v) : v_(v) {}
-  const fb::Value* v_;
+  ValueView(const uint8_t* tag, std::string_view name) : tag_(tag), name_(name) {}
+  const uint8_t* tag_;    // the value's tag byte, followed by its length and body
+  std::string_view name_;
 };
 
 // A read-only view of an encoded item (format/ITEM_FORMAT.md), as Query and
 // Scan hand them out with ItemEncoding::kStored. Valid while the buffer lives.
+// Views read the current encoding (version 2) only: bytes an older Dynarock
+// stored are rewritten first (format::OpenStoredItem).
 class ItemView {
  public:
-  // For bytes of unknown origin: verifies the FlatBuffers structure, the file
-  // identifier, the format version and the order of top-level names first.
-  // Corruption if any check fails (a misaligned buffer too); never reads out
-  // of bounds. REQUIRES for success: bytes.data() aligned to kItemBufferAlignment.
+  // For bytes of unknown origin: verifies the FlatBuffers envelope, the
+  // version byte and the whole payload (bounds, types, the offset index,
+  // names strictly ascending, sets non-empty and ascending, numbers
+  // canonical, nesting within limits, the stored size). Corruption if any
+  // check fails; never reads out of bounds. Any alignment.
   static Result<ItemView> Open(std::string_view bytes);
-  // For bytes that EncodeItem produced and storage checksummed: skips the
-  // structural verification. REQUIRES: bytes came from EncodeItem.
+  // For bytes that format::EncodeItem produced and storage checksummed: skips
+  // the verification. Any alignment. REQUIRES: bytes came from EncodeItem.
   static ItemView OpenTrusted(std::string_view bytes);
 
-  size_t size() const;  // number of top-level attributes
+  size_t size() const { return count_; }  // number of top-level attributes
   // The item's DynamoDB size as its writer stored it (format/item_size.h;
-  // Open checks it against the attributes); 0 for items written before
-  // storage format 8, which did not store it. format::ItemSize(view) uses it.
-  uint32_t stored_size() const;
+  // Open checks it against the attributes).
+  uint32_t stored_size() const { return stored_size_; }
   std::string_view name(size_t i) const;
   ValueView value(size_t i) const;
   // The top-level attribute `name` (binary search), or nullopt.
@@ -94,8 +94,15 @@ class ItemView {
   Result<Item> Decode() const;
 
  private:
-  explicit ItemView(const fb::Item* item) : item_(item) {}
-  const fb::Item* item_;
+  friend struct ItemCodecAccess;
+  ItemView() = default;
+  // The top-level map: `count_` entries at `entries_`, the i-th at
+  // entries_ + offset i of the index (`width_` bytes each, at `index_`).
+  const uint8_t* index_ = nullptr;
+  const uint8_t* entries_ = nullptr;
+  uint32_t count_ = 0;
+  uint32_t width_ = 1;
+  uint32_t stored_size_ = 0;
 };
 
 }  // namespace dynarock

@@ -445,8 +445,9 @@ enum class Select { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes
 enum class ItemEncoding {
   // QueryResponse::items: decoded Items, convenient to use.
   kDecoded,
-  // QueryResponse::stored_items: each item's FlatBuffers bytes as stored
-  // (format/ITEM_FORMAT.md), read in place with ItemView::OpenTrusted
+  // QueryResponse::stored_items: each item's FlatBuffers bytes in the
+  // current item encoding (format/ITEM_FORMAT.md; an item an older Dynarock
+  // stored is re-encoded), read in place with ItemView::OpenTrusted
   // (dynarock/item_view.h):
   // the page's items share a few blocks, so no allocation per item or per
   // attribute. A projection or an LSI's fetched table item is encoded
@@ -457,7 +458,8 @@ enum class ItemEncoding {
 // A page of stored items, packed into 64 KB blocks (no allocation per item,
 // no copy as the page grows). Item i is a string_view into a block, valid
 // while the StoredItems (or what it was moved to) lives; each item starts on
-// an 8-byte boundary, more than ItemView requires (kItemBufferAlignment, 4).
+// an 8-byte boundary (ItemView reads any alignment; FlatBuffers' own
+// accessors want 4).
 class StoredItems {
  public:
   StoredItems() = default;
