@@ -40,11 +40,23 @@
 #include "bench/fleet_items.h"
 #include "dynarock/db.h"
 #include "format/item_codec.h"
+#include "format/item_size.h"
 #include "format/key_codec.h"
 
 namespace {
 
 using namespace dynarock;
+
+// How Dynarock stores a reading (format::EncodeItemWithoutKey): its key
+// attributes live in the key alone.
+const format::StoredKeySchema kTelemetryKey{
+    {"vehicleId", format::KeyType::kS}, format::KeyAttributeRef{"recordedAt", format::KeyType::kS}};
+std::string EngineValue(const Item& item) {
+  std::string out;
+  format::EncodeItemWithoutKey(item, format::ItemSize(item), kTelemetryKey, &out);
+  return out;
+}
+
 
 using bench::Depot;
 using bench::EnvInt;
@@ -125,9 +137,9 @@ struct DynarockSystem {
   uint64_t disk_bytes = 0;          // right after the load, before anything settles
   uint64_t settled_disk_bytes = 0;  // after the flushes and compactions
   double reopen_seconds = 0;
-  // The value each reading is stored as (the item's FlatBuffers bytes).
-  const double value_bytes =
-      MeanValueBytes([](const Item& item) { return format::EncodeItem(item); });
+  // The value each reading is stored as (the item's FlatBuffers bytes,
+  // without its key attributes).
+  const double value_bytes = MeanValueBytes(EngineValue);
   explicit DynarockSystem(Options options = {}) {
     db = std::move(Database::Open(dir.str(), options).value());
     (void)db->CreateTable(bench::TelemetryTable()).value();
@@ -189,7 +201,7 @@ std::pair<std::string, std::string> RawReading(int v, int i, uint32_t table_id =
                                                bool engine_bytes = false) {
   Item item = Reading(v, i);
   return {format::EncodeItemKey(table_id, item.at("vehicleId"), &item.at("recordedAt")).bytes(),
-          engine_bytes ? format::EncodeItem(item)
+          engine_bytes ? EngineValue(item)
                        : bench::CompactEncode(item, {"vehicleId", "recordedAt"})};
 }
 // The raw side that keeps the ByDepot index as the engine does (ALL
@@ -258,7 +270,7 @@ struct RocksSystem {
     WaitForCompactions();
     settled_disk_bytes = DirBytes(dir.str());
     value_bytes = MeanValueBytes([&](const Item& item) {
-      return engine_bytes ? format::EncodeItem(item)
+      return engine_bytes ? EngineValue(item)
                           : bench::CompactEncode(item, {"vehicleId", "recordedAt"});
     });
   }
@@ -499,12 +511,11 @@ ItemRow ReadItemRow(ItemView v) {
 }
 
 // A raw side's reading: compact, or (RawConfig::kEngineBytes) through
-// ItemView, whose FlatBuffers need the value copied to an aligned buffer.
+// ItemView, the key attributes spliced back in as the engine does.
 ItemRow ReadRawRow(bool engine_bytes, std::string_view key, std::string_view value,
-                   std::string* aligned) {
+                   std::string* scratch) {
   if (!engine_bytes) return ReadCompactRow(key, value);
-  aligned->assign(value.data(), value.size());
-  return ReadItemRow(ItemView::OpenTrusted(*aligned));
+  return ReadItemRow(format::OpenStoredItem(key, value, kTelemetryKey, scratch).value());
 }
 
 // ---- Load ------------------------------------------------------------------------------------
@@ -748,11 +759,12 @@ void BM_Put_TrafficAB(benchmark::State& s) { TrafficAB(s, true); }
 [[gnu::noinline]] void GetOneRaw(rocksdb::DB* db, int v, bool engine_bytes) {
   AttributeValue pk = AttributeValue::S(VehicleId(v)), sk = AttributeValue::S(Ts(7));
   rocksdb::PinnableSlice value;  // the block's bytes, not a copy
-  db->Get({}, db->DefaultColumnFamily(), format::EncodeItemKey(1, pk, &sk).bytes(), &value);
+  const std::string key = format::EncodeItemKey(1, pk, &sk).bytes();
+  db->Get({}, db->DefaultColumnFamily(), key, &value);
   // Both sides hand back a decoded item, without the verifier (as ReadItem);
   // raw's keys come from its key.
   if (engine_bytes) {
-    auto item = format::DecodeTrustedItem(value.ToStringView());
+    auto item = format::DecodeStoredItem(key, value.ToStringView(), kTelemetryKey);
     benchmark::DoNotOptimize(item);
     return;
   }
@@ -845,14 +857,14 @@ void BM_QueryWindowForward_Dynarock(benchmark::State& s) { QueryWindowDynarock(s
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
   int n = 0;
   if (replay) {
-    StoredItems keys, values;  // arenas: no allocation per entry (aligned starts)
+    StoredItems keys, values;  // arenas: no allocation per entry
+    std::string scratch;
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       keys.push_back(it->key().ToStringView());
       values.push_back(it->value().ToStringView());
     }
     for (size_t i = values.size(); i > 0; --i, ++n) {
-      benchmark::DoNotOptimize(engine_bytes ? ReadItemRow(ItemView::OpenTrusted(values[i - 1]))
-                                            : ReadCompactRow(keys[i - 1], values[i - 1]));
+      benchmark::DoNotOptimize(ReadRawRow(engine_bytes, keys[i - 1], values[i - 1], &scratch));
     }
   } else {
     std::string aligned;

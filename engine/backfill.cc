@@ -117,7 +117,7 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
       format::EncodedKey key(k);
       DYNAROCK_ASSIGN_OR_RETURN(auto decoded, format::DecodeItemKey(k, info.key_types()));
       std::lock_guard lock(WriteLock(info, key, decoded.pk));
-      DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(key));
+      DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(info, key));
       if (!item) continue;  // deleted meanwhile
       auto index_key = IndexKeyFor(info, *index, *item);
       if (!index_key) continue;  // sparse (or the key attribute has another type)

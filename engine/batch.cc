@@ -95,7 +95,7 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
         if (++throttled == total_keys) return admitted;  // none processed
         continue;
       }
-      DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(read.keys[i]));
+      DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(info, read.keys[i]));
       // Each item is rounded up on its own.
       const double units = ReadUnits(item ? format::ItemSize(*item) : 0, ka.consistent_read);
       meter.Read(table, nullptr, units);

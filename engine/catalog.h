@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dynarock/types.h"
+#include "format/item_codec.h"
 #include "format/key_codec.h"
 
 namespace dynarock {
@@ -78,6 +79,13 @@ struct TableInfo {
 
   format::KeySchemaTypes key_types() const {
     return {partition_key.type, sort_key ? std::optional(sort_key->type) : std::nullopt};
+  }
+  // How its items are stored: without these attributes, which the key holds
+  // (format::EncodeItemWithoutKey). Views of this TableInfo's names.
+  format::StoredKeySchema stored_key() const {
+    format::StoredKeySchema s{{partition_key.name, partition_key.type}, std::nullopt};
+    if (sort_key) s.sort = format::KeyAttributeRef{sort_key->name, sort_key->type};
+    return s;
   }
   bool has_lsi() const {
     for (const auto& i : indexes) {
@@ -160,9 +168,10 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // descriptors' point-in-time recovery fields; ...; 6 -> 7 deletes the
 // collection counters of tables without an LSI; 7 -> 8 adds the items'
 // stored size; 8 -> 9 adds the shard iterator secret; 9 -> 10 writes items
-// in version 2 of the item encoding; STORAGE_LAYOUT.md has them all).
+// in version 2 of the item encoding; 10 -> 11 stores table items without
+// their key attributes; STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 10;
+inline constexpr uint32_t kStorageFormatVersion = 11;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

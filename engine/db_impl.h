@@ -265,9 +265,10 @@ class Database::Impl {
   };
   Result<ExclusiveTable> LockTableExclusive(std::string_view name);
   Result<Counter> ReadTableStats(uint32_t space_id, const rocksdb::Snapshot* snapshot = nullptr);
-  // Reads and decodes the item at `key` (nullopt if absent).
+  // Reads and decodes the item of `table` at `key` (nullopt if absent), its
+  // key attributes restored from the key (the value omits them).
   // `snapshot` (optional) pins the read to the state an iterator sees.
-  Result<std::optional<Item>> ReadItem(const format::EncodedKey& key,
+  Result<std::optional<Item>> ReadItem(const TableInfo& table, const format::EncodedKey& key,
                                        const rocksdb::Snapshot* snapshot = nullptr);
   // A statistics counter (stats column family); zero if absent, Corruption
   // if malformed, and the read's error if it failed: never a zero that a
@@ -424,7 +425,9 @@ class Database::Impl {
   rocksdb::ColumnFamilyHandle* streams_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* tokens_cf_ = nullptr;
   EmptyCounterFilter empty_counter_filter_;                     // the stats column family's
-  ItemUpgradeFilter item_upgrade_filter_;                       // items' and indexes' 
+  KeySchemas key_schemas_;  // every table's, for the items' filter (declared before it)
+  ItemUpgradeFilter item_upgrade_filter_{&key_schemas_};        // the items column family's
+  ItemUpgradeFilter index_entry_upgrade_filter_{nullptr};       // the indexes column family's
   std::unique_ptr<streams::RetentionFilter> retention_filter_;  // the streams column family's
   std::unique_ptr<tokens::ExpiryFilter> token_filter_;          // the tokens column family's
   rocksdb::WriteOptions write_options_;

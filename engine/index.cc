@@ -98,7 +98,7 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
   // its LSI entries, added up below as the entries are sized.
   int64_t before_bytes = before ? before_side.size : 0;
   int64_t after_bytes = after ? after_side.size : 0;
-  std::string projected_encoding;
+  std::string projected_encoding, whole_encoding;
   for (const auto& index : table.indexes) {
     const bool all = index.projection == ProjectionType::kAll;
     std::optional<format::EncodedKey> old_key, new_key;
@@ -117,13 +117,13 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
     if (new_key) {
       std::string_view value;
       if (all) {
+        // The whole item, once for every ALL index (the table keeps it
+        // without its key attributes; an index entry's key is another).
         new_size = after_side.size;
-        if (after_side.encoded.empty()) {
-          format::EncodeItem(*after, static_cast<size_t>(after_side.size), &projected_encoding);
-          value = projected_encoding;
-        } else {
-          value = after_side.encoded;
+        if (whole_encoding.empty()) {
+          format::EncodeItem(*after, static_cast<size_t>(after_side.size), &whole_encoding);
         }
+        value = whole_encoding;
       } else {
         const Item projected = ProjectForIndex(table, index, *after);
         new_size = static_cast<int64_t>(format::ItemSize(projected));

@@ -49,9 +49,6 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item);
 struct SizedItem {
   const Item* item = nullptr;  // null: absent
   int64_t size = 0;            // format::ItemSize(*item)
-  // format::EncodeItem(*item), which an ALL projection's entry is; empty if
-  // not at hand (then encoded again when needed).
-  std::string_view encoded{};
 };
 
 // Adds to `batch` everything that changes besides the item itself when a

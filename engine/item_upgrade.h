@@ -1,27 +1,69 @@
-// The move from version 1 of the item encoding to version 2 (storage format
-// 10, format/ITEM_FORMAT.md "Version 1 and the move"): without a dump and
-// restore, by compaction.
+// The moves of stored items to the current item encoding (format/ITEM_FORMAT.md,
+// "Version 1 and the move"): without a dump and restore, by compaction.
 #ifndef DYNAROCK_ENGINE_ITEM_UPGRADE_H_
 #define DYNAROCK_ENGINE_ITEM_UPGRADE_H_
 
 #include <rocksdb/compaction_filter.h>
 
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "engine/catalog.h"
+
 namespace dynarock {
 
+// Every table's key attributes by space id, for the items' filter, which
+// runs on RocksDB's compaction threads and so must not take the catalog's
+// lock (a writer holding it may be waiting on a compaction). A table's key
+// schema never changes and space ids are never reused, so an entry, once
+// added, holds for good. Thread-safe.
+class KeySchemas {
+ public:
+  void Add(const TableInfo& table);
+  // The table's schema, or nullopt if no table with that space id was added.
+  struct Owned {
+    std::string partition_name;
+    format::KeyType partition_type;
+    std::optional<std::pair<std::string, format::KeyType>> sort;
+    format::StoredKeySchema view() const;
+  };
+  std::optional<Owned> Find(uint32_t space_id) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<uint32_t, Owned> by_space_;
+};
+
 // The items and indexes column families' compaction filter: every value a
-// compaction meets in version 1 is written out in version 2, the same item
-// (same attributes, so the same DynamoDB size: no counter changes, and a
-// reader sees no difference, from a snapshot or not). Version 2 values,
-// merge operands (those families have none) and version 1 bytes that do not
-// decode (kept as they are, for RecountStatistics to report) pass unchanged.
-// Stateless, so one instance serves every compaction thread
-// (compaction_filter.h). Database::Compact finishes the move at once.
+// compaction meets in an older encoding is written out in the current one,
+// the same item (same attributes, so the same DynamoDB size: no counter
+// changes, and a reader sees no difference, from a snapshot or not).
+//   - items: version 1 values, and whole version 2 items (storage format
+//     10), become items stored without their key attributes (format 11);
+//     a value of a table not (yet) in `schemas` passes unchanged.
+//   - indexes: version 1 values become version 2 (an index entry is a whole
+//     item).
+// Values already current, merge operands (those families have none) and
+// values that do not decode (kept as they are, for RecountStatistics to
+// report) pass unchanged. Stateless but for `schemas`, so one instance
+// serves every compaction thread (compaction_filter.h). Database::Compact
+// finishes the move at once.
 class ItemUpgradeFilter : public rocksdb::CompactionFilter {
  public:
+  // `schemas` null: the indexes' filter. REQUIRES: `schemas` outlives the filter.
+  explicit ItemUpgradeFilter(const KeySchemas* schemas) : schemas_(schemas) {}
   Decision FilterV2(int level, const rocksdb::Slice& key, ValueType value_type,
                     const rocksdb::Slice& existing_value, std::string* new_value,
                     std::string* skip_until) const override;
-  const char* Name() const override { return "dynarock.ItemUpgrade"; }
+  const char* Name() const override {
+    return schemas_ ? "dynarock.ItemUpgrade" : "dynarock.IndexEntryUpgrade";
+  }
+
+ private:
+  const KeySchemas* schemas_;
 };
 
 }  // namespace dynarock

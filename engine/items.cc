@@ -98,7 +98,7 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(AdmitCollection(info, nullptr, *key.partition, /*write=*/false));
   size_t collection_bytes = 0;
   const format::EncodedKey item_key = key.Encode(info.space_id, &collection_bytes);
-  DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(item_key));
+  DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(info, item_key));
   GetItemResponse response;
   response.item = std::move(item);
   CapacityMeter meter(request.return_consumed_capacity);

@@ -195,10 +195,14 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
     version = 9;
   }
   // 9 -> 10: items are written in version 2 of the item encoding. Readers
-  // take both, and the items' and indexes' compaction filter
-  // (ItemUpgradeFilter) rewrites version 1 as compactions meet it, so the
+  // take both, and the items' and indexes' compaction filters
+  // (ItemUpgradeFilter) rewrite version 1 as compactions meet it, so the
   // step rewrites nothing; Database::Compact finishes the move at once.
   if (version == 9) DYNAROCK_RETURN_IF_ERROR(reached(10));
+  // 10 -> 11: table items are stored without their key attributes (the key
+  // holds them). Readers take whole items too, and the items' compaction
+  // filter rewrites them as compactions meet them: nothing is rewritten here.
+  if (version == 10) DYNAROCK_RETURN_IF_ERROR(reached(11));
   return Status::OK();
 }
 
@@ -340,13 +344,15 @@ Status Database::Impl::Open(const std::string& path) {
   // Whole keys in the memtable's bloom too: every write first reads the old
   // item, and for a new key the filter answers without a skip-list search.
   items.memtable_whole_key_filtering = true;
-  // Items written in version 1 of the item encoding (before storage format
-  // 10) are rewritten in version 2 as compactions meet them.
+  // Items an older Dynarock stored (version 1 of the item encoding, or whole
+  // items of storage format 10) are rewritten without their key attributes
+  // as compactions meet them.
   items.compaction_filter = &item_upgrade_filter_;
 
   // Index keys have the same shape as item keys: space id | hash | ...; their
-  // values are items too, and move the same way.
+  // values are whole items, rewritten from version 1 likewise.
   rocksdb::ColumnFamilyOptions indexes = items;
+  indexes.compaction_filter = &index_entry_upgrade_filter_;
 
   rocksdb::ColumnFamilyOptions stats;
   stats.table_factory = table_factory;
@@ -476,6 +482,7 @@ Status Database::Impl::Open(const std::string& path) {
     DYNAROCK_ASSIGN_OR_RETURN(auto table, DecodeTableDescriptor(std::string_view(
                                               it->value().data(), it->value().size())));
     std::string name = table.name;
+    key_schemas_.Add(table);
     tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(table)));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
@@ -651,7 +658,8 @@ Result<Counter> Database::Impl::ReadStatsCounter(const std::string& stats_key,
   return c;
 }
 
-Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& key,
+Result<std::optional<Item>> Database::Impl::ReadItem(const TableInfo& table,
+                                                     const format::EncodedKey& key,
                                                      const rocksdb::Snapshot* snapshot) {
   rocksdb::PinnableSlice value;
   rocksdb::ReadOptions ro;
@@ -661,7 +669,8 @@ Result<std::optional<Item>> Database::Impl::ReadItem(const format::EncodedKey& k
   DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
   // Our own bytes, checksummed by RocksDB on the way: no structural check.
   DYNAROCK_ASSIGN_OR_RETURN(
-      auto item, format::DecodeTrustedItem(std::string_view(value.data(), value.size())));
+      auto item, format::DecodeStoredItem(key.bytes(), std::string_view(value.data(), value.size()),
+                                          table.stored_key()));
   return std::optional<Item>(std::move(item));
 }
 

@@ -411,13 +411,20 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
   // Items handed back as read are copied once, straight into the page, and
   // only if the filter keeps them.
   const bool as_read = stored && !spec.fetch_table_item && !spec.projection && !spec.count_only;
-  std::string upgraded;  // reused: a version 1 item, re-encoded
+  // Reused: a table item with its key attributes spliced back in (or an
+  // item an older Dynarock stored, re-encoded).
+  std::string whole;
+  const format::StoredKeySchema stored_key = table.stored_key();
   size_t page_bytes = 0;
   for (; it.Valid(); it.Advance()) {
     const std::string_view read = it.value();
-    // Our own bytes, checksummed by RocksDB: read in place, decode on demand.
-    DYNAROCK_ASSIGN_OR_RETURN(ItemView view, format::OpenStoredItem(read, &upgraded));
-    const std::string_view bytes = format::IsCurrentItemEncoding(read) ? read : upgraded;
+    // Our own bytes, checksummed by RocksDB: an index entry is read in place,
+    // decoded on demand; OpenStoredItem fills `whole` only when it rewrites.
+    whole.clear();
+    DYNAROCK_ASSIGN_OR_RETURN(ItemView view,
+                              spec.index ? format::OpenStoredItem(read, &whole)
+                                         : format::OpenStoredItem(it.key(), read, stored_key, &whole));
+    const std::string_view bytes = whole.empty() ? read : std::string_view(whole);
     page_bytes += format::ItemSize(view);  // the 1 MB counts what was read
     ++response.scanned_count;
     std::optional<Item> table_item;  // an LSI entry's full item, when fetched
@@ -426,7 +433,8 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
       if (!k.ok()) return k.status();
       const AttributeValue* sk = table.sort_key ? &k->at(table.sort_key->name) : nullptr;
       auto fetched =
-          ReadItem(format::EncodeItemKey(table.space_id, k->at(table.partition_key.name), sk),
+          ReadItem(table,
+                   format::EncodeItemKey(table.space_id, k->at(table.partition_key.name), sk),
                    snapshot.get());
       if (!fetched.ok()) return fetched.status();
       table_item = std::move(fetched).value();

@@ -147,6 +147,7 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
     for (auto& g : *gsis) g.index_status = IndexStatus::kCreating;
   }
   std::string name = info.name;
+  key_schemas_.Add(info);
   tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(info)));
   return response;
 }

@@ -332,7 +332,7 @@ Result<TransactWriteItemsResponse> Database::Impl::ReplayTransaction(
   CapacityMeter meter(request.return_consumed_capacity);
   for (const auto& t : request.transact_items) {
     DYNAROCK_ASSIGN_OR_RETURN(write::Action action, PlanTransactAction(t, handles));
-    DYNAROCK_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(action.key));
+    DYNAROCK_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(*action.table, action.key));
     const int64_t size = item ? static_cast<int64_t>(format::ItemSize(*item)) : 0;
     meter.Read(action.table->name, nullptr, ReadUnits(size, true));
   }
@@ -400,7 +400,8 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
   TransactGetItemsResponse response;
   CapacityMeter meter(request.return_consumed_capacity);
   for (size_t i = 0; i < n; ++i) {
-    DYNAROCK_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(keys[i], snapshot.snapshot()));
+    DYNAROCK_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(handles.at(request.transact_items[i].table_name)->info(), keys[i],
+                          snapshot.snapshot()));
     const int64_t size = item ? static_cast<int64_t>(format::ItemSize(*item)) : 0;
     const double units = ReadUnits(size, true, true);
     meter.Read(request.transact_items[i].table_name, nullptr, units);

@@ -52,8 +52,9 @@ Result<bool> Database::Impl::SweepTable(const std::string& table_name, size_t bu
       // Only the TTL attribute is read, in place (as query.cc reads: our own
       // bytes, checksummed by RocksDB); an expired item is decoded for its
       // key. Unreadable items are RecountStatistics' to report.
-      auto opened = format::OpenStoredItem(
-          std::string_view(it->value().data(), it->value().size()), &bytes);
+      auto opened = format::OpenStoredItem(std::string_view(it->key().data(), it->key().size()),
+                                           std::string_view(it->value().data(), it->value().size()),
+                                           table.stored_key(), &bytes);
       if (!opened.ok()) continue;
       const ItemView view = *opened;
       auto value = view.Find(*table.ttl_attribute);

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <span>
 #include <cstring>
 #include <vector>
 
@@ -44,7 +45,10 @@ namespace {
 
 namespace fbs = flatbuffers;
 
+// The payload's first byte: a whole item, or a base item stored without its
+// key attributes (which its RocksDB key holds).
 constexpr uint8_t kPayloadVersion = 2;
+constexpr uint8_t kWithoutKeyVersion = 3;
 // A tag's high nibble holds a body length below this; this value says a
 // varint length follows the tag.
 constexpr uint8_t kLongLength = 15;
@@ -183,7 +187,7 @@ class Packer {
         out_->push_back(static_cast<char>(static_cast<uint8_t>(v.type()) | (v.boolean() << 4)));
         return;
       case AttrType::kNull: out_->push_back(static_cast<char>(v.type())); return;
-      case AttrType::kM: Wrapped(v.type(), [&] { MapBody(v.m()); }); return;
+      case AttrType::kM: Wrapped(v.type(), [&] { MapBody(v.m(), NoSkip); }); return;
       case AttrType::kL: Wrapped(v.type(), [&] { ListBody(v.l()); }); return;
       case AttrType::kSS: Wrapped(v.type(), [&] { Members(v.ss(), Plain); }); return;
       case AttrType::kBS: Wrapped(v.type(), [&] { Members(v.bs(), Plain); }); return;
@@ -191,12 +195,14 @@ class Packer {
     }
   }
 
-  // Named values in the (sorted, unique) order of `entries`: items and maps.
-  template <typename Entries>
-  void MapBody(const Entries& entries) {
+  // Named values in the (sorted, unique) order of `entries`: items and maps,
+  // less those `skip` names.
+  template <typename Entries, typename Skip>
+  void MapBody(const Entries& entries, Skip skip) {
     const size_t start = out_->size();
     const size_t base = offsets_.size();
     for (const auto& [name, value] : entries) {
+      if (skip(name)) continue;
       offsets_.push_back(out_->size() - start);
       PutVarint(out_, name.size());
       out_->append(name);
@@ -204,6 +210,20 @@ class Packer {
     }
     InsertHeader(start, base);
   }
+
+  // Entries already encoded (name and value bytes each), in order: a map
+  // body around them.
+  void MapBodyOf(std::span<const std::string_view> entries) {
+    const size_t start = out_->size();
+    const size_t base = offsets_.size();
+    for (std::string_view e : entries) {
+      offsets_.push_back(out_->size() - start);
+      out_->append(e);
+    }
+    InsertHeader(start, base);
+  }
+
+  static bool NoSkip(const std::string&) { return false; }
 
  private:
   static std::string_view Plain(const std::string& s) { return s; }
@@ -425,6 +445,17 @@ std::string_view TrustedPayload(std::string_view bytes) {
   return bytes.substr(at + sizeof(fbs::uoffset_t), v->size());
 }
 
+// The FlatBuffers buffer around `payload`, in *out.
+void Envelope(std::string_view payload, std::string* out) {
+  thread_local fbs::FlatBufferBuilder b(512);
+  b.Clear();
+  uint8_t* dest;
+  const auto vec = b.CreateUninitializedVector(payload.size(), &dest);
+  std::memcpy(dest, payload.data(), payload.size());
+  b.Finish(fb::CreatePackedItem(b, vec));
+  out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
 ItemView ViewOfPayload(std::string_view payload) {
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data()) + 1;  // the version
   const auto size = static_cast<uint32_t>(ReadVarint(&p));
@@ -436,19 +467,165 @@ ItemView ViewOfPayload(std::string_view payload) {
 
 // ---- format:: ------------------------------------------------------------------------------
 
-void format::EncodeItem(const Item& item, size_t size, std::string* out) {
-  assert(size == ItemSize(item));
+namespace {
+
+template <typename Skip>
+void EncodePayload(uint8_t version, const Item& item, size_t size, Skip skip, std::string* out) {
+  assert(size == format::ItemSize(item));
   thread_local std::string payload;  // reused: a load encodes millions
   payload.clear();
-  payload.push_back(static_cast<char>(kPayloadVersion));
+  payload.push_back(static_cast<char>(version));
   PutVarint(&payload, size);
-  Packer(&payload).MapBody(item);
-  fbs::FlatBufferBuilder b(payload.size() + 32);
-  uint8_t* dest;
-  const auto vec = b.CreateUninitializedVector(payload.size(), &dest);
-  std::memcpy(dest, payload.data(), payload.size());
-  b.Finish(fb::CreatePackedItem(b, vec));
-  out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+  Packer(&payload).MapBody(item, skip);
+  Envelope(payload, out);
+}
+
+// The key attributes in `key` (a base item key, KEY_FORMAT.md), decoded.
+Status KeyAttributes(std::string_view key, const format::StoredKeySchema& keys,
+                     AttributeValue* pk, std::optional<AttributeValue>* sk) {
+  if (key.size() < format::kKeyPrefixBytes) return Corrupt("item key too short");
+  std::string_view rest = key.substr(format::kKeyPrefixBytes);
+  DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, keys.partition.type, pk));
+  if (keys.sort) {
+    sk->emplace();
+    DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, keys.sort->type, &**sk));
+  }
+  if (!rest.empty()) return Corrupt("trailing bytes after the item key");
+  return Status::OK();
+}
+
+// The payload of bytes in the current encoding (trusted).
+std::string_view CurrentPayload(std::string_view bytes) { return TrustedPayload(bytes); }
+
+// A payload stored without its key attributes, with them spliced back in: a
+// whole item's payload, in *out. Each entry is copied as it lies; the key
+// attributes' entries are encoded and merged in by name.
+Status SplicePayload(std::string_view payload, std::string_view key,
+                     const format::StoredKeySchema& keys, std::string* out) {
+  AttributeValue pk;
+  std::optional<AttributeValue> sk;
+  DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
+  thread_local std::string key_entries;
+  key_entries.clear();
+  std::string_view names[2] = {keys.partition.name, keys.sort ? keys.sort->name : ""};
+  size_t key_end[2] = {0, 0};
+  Packer packer(&key_entries);
+  for (size_t k = 0; k < (sk ? 2u : 1u); ++k) {
+    PutVarint(&key_entries, names[k].size());
+    key_entries.append(names[k]);
+    packer.Value(k == 0 ? pk : *sk);
+    key_end[k] = key_entries.size();
+  }
+  std::string_view key_entry[2] = {
+      std::string_view(key_entries).substr(0, key_end[0]),
+      sk ? std::string_view(key_entries).substr(key_end[0], key_end[1] - key_end[0])
+         : std::string_view()};
+  if (sk && names[1] < names[0]) {
+    std::swap(names[0], names[1]);
+    std::swap(key_entry[0], key_entry[1]);
+  }
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data()) + 1;
+  const auto* end = reinterpret_cast<const uint8_t*>(payload.data()) + payload.size();
+  const uint64_t size = ReadVarint(&p);
+  const Container stored = OpenContainer(p);
+  thread_local std::vector<std::string_view> entries;
+  entries.clear();
+  size_t k = 0;
+  const size_t key_count = sk ? 2 : 1;
+  for (size_t i = 0; i < stored.count; ++i) {
+    const uint8_t* at = stored.at(i);
+    const uint8_t* next = i + 1 < stored.count ? stored.at(i + 1) : end;
+    const uint8_t* tag;
+    const std::string_view name = EntryName(at, &tag);
+    while (k < key_count && names[k] < name) entries.push_back(key_entry[k++]);
+    entries.push_back(Chars(at, static_cast<size_t>(next - at)));
+  }
+  while (k < key_count) entries.push_back(key_entry[k++]);
+  out->clear();
+  out->push_back(static_cast<char>(kPayloadVersion));
+  PutVarint(out, size);
+  Packer(out).MapBodyOf(entries);
+  return Status::OK();
+}
+
+}  // namespace
+
+void format::EncodeItem(const Item& item, size_t size, std::string* out) {
+  EncodePayload(kPayloadVersion, item, size, Packer::NoSkip, out);
+}
+
+void format::EncodeItemWithoutKey(const Item& item, size_t size, const StoredKeySchema& keys,
+                                  std::string* out) {
+  EncodePayload(
+      kWithoutKeyVersion, item, size,
+      [&keys](const std::string& name) {
+        return name == keys.partition.name || (keys.sort && name == keys.sort->name);
+      },
+      out);
+}
+
+bool format::IsStoredWithoutKey(std::string_view bytes) {
+  const std::string_view payload = CurrentPayload(bytes);
+  return !payload.empty() && static_cast<uint8_t>(payload[0]) == kWithoutKeyVersion;
+}
+
+Result<Item> format::DecodeStoredItem(std::string_view key, std::string_view value,
+                                      const StoredKeySchema& keys) {
+  if (IsItemV1(value)) return DecodeItemV1(value, /*verify=*/false);
+  const std::string_view payload = CurrentPayload(value);
+  DYNAROCK_ASSIGN_OR_RETURN(Item item, ViewOfPayload(payload).Decode());
+  if (static_cast<uint8_t>(payload[0]) == kWithoutKeyVersion) {
+    AttributeValue pk;
+    std::optional<AttributeValue> sk;
+    DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
+    item.insert_or_assign(std::string(keys.partition.name), std::move(pk));
+    if (sk) item.insert_or_assign(std::string(keys.sort->name), std::move(*sk));
+  }
+  return item;
+}
+
+Result<ItemView> format::OpenStoredItem(std::string_view key, std::string_view value,
+                                        const StoredKeySchema& keys, std::string* scratch) {
+  if (IsItemV1(value)) return OpenStoredItem(value, scratch);
+  const std::string_view payload = CurrentPayload(value);
+  if (static_cast<uint8_t>(payload[0]) != kWithoutKeyVersion) return ViewOfPayload(payload);
+  thread_local std::string spliced;
+  DYNAROCK_RETURN_IF_ERROR(SplicePayload(payload, key, keys, &spliced));
+  Envelope(spliced, scratch);
+  return ItemView::OpenTrusted(*scratch);
+}
+
+Result<size_t> format::StoredItemSize(std::string_view bytes) {
+  if (IsItemV1(bytes)) {
+    DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItemV1(bytes, /*verify=*/false));
+    return ItemSize(item);
+  }
+  const auto* p = reinterpret_cast<const uint8_t*>(CurrentPayload(bytes).data()) + 1;
+  return static_cast<size_t>(ReadVarint(&p));
+}
+
+Result<std::optional<std::string>> format::UpgradeStoredItem(std::string_view key,
+                                                             std::string_view value,
+                                                             const StoredKeySchema& keys) {
+  if (!IsItemV1(value) && IsStoredWithoutKey(value)) return std::optional<std::string>();
+  DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItem(value));
+  // The stored attributes must be the key's: the move drops them from the value.
+  AttributeValue pk;
+  std::optional<AttributeValue> sk;
+  DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
+  auto stored_pk = item.find(std::string(keys.partition.name));
+  if (stored_pk == item.end() || !(stored_pk->second == pk)) {
+    return Corrupt("the stored partition key differs from the item key's");
+  }
+  if (sk) {
+    auto stored_sk = item.find(std::string(keys.sort->name));
+    if (stored_sk == item.end() || !(stored_sk->second == *sk)) {
+      return Corrupt("the stored sort key differs from the item key's");
+    }
+  }
+  std::string out;
+  EncodeItemWithoutKey(item, ItemSize(item), keys, &out);
+  return std::optional<std::string>(std::move(out));
 }
 
 void format::EncodeItem(const Item& item, std::string* out) {
@@ -464,7 +641,10 @@ std::string format::EncodeItem(const Item& item) {
 bool format::IsCurrentItemEncoding(std::string_view bytes) { return !IsItemV1(bytes); }
 
 Result<ItemView> format::OpenStoredItem(std::string_view bytes, std::string* scratch) {
-  if (!IsItemV1(bytes)) return ItemView::OpenTrusted(bytes);
+  if (!IsItemV1(bytes)) {
+    if (IsStoredWithoutKey(bytes)) return Corrupt("an item stored without its key, read without it");
+    return ItemView::OpenTrusted(bytes);
+  }
   DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItemV1(bytes, /*verify=*/false));
   EncodeItem(item, scratch);
   return ItemView::OpenTrusted(*scratch);
@@ -484,6 +664,7 @@ Result<Item> format::DecodeItem(std::string_view bytes) {
 
 Result<Item> format::DecodeTrustedItem(std::string_view bytes) {
   if (IsItemV1(bytes)) return DecodeItemV1(bytes, /*verify=*/false);
+  if (IsStoredWithoutKey(bytes)) return Corrupt("an item stored without its key, read without it");
   return ItemView::OpenTrusted(bytes).Decode();
 }
 
@@ -505,6 +686,9 @@ Result<ItemView> ItemView::Open(std::string_view bytes) {
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   const uint8_t* end = p + payload.size();
   if (p == end) return Corrupt("empty payload");
+  if (*p == kWithoutKeyVersion) {
+    return Corrupt("an item stored without its key (format::OpenStoredItem with its key reads it)");
+  }
   if (*p != kPayloadVersion) {
     return Status::Corruption("item: unsupported format version " + std::to_string(*p));
   }

@@ -18,6 +18,7 @@
 #include "dynarock/attribute_value.h"
 #include "dynarock/item_view.h"
 #include "dynarock/status.h"
+#include "format/key_codec.h"
 
 namespace dynarock::format {
 
@@ -39,19 +40,71 @@ Result<Item> DecodeItem(std::string_view bytes);
 // block it reads). Corruption only for what the decode itself meets.
 Result<Item> DecodeTrustedItem(std::string_view bytes);
 
-// Stored bytes in either encoding, as a view: version 2 in place; version 1
-// (until compaction has rewritten it) decoded and re-encoded into *scratch,
-// which the view then reads. Corruption if version 1 bytes do not decode.
+// ---- Items stored without their key attributes (base-table items) ------------------------
+
+// A table's key attributes: names and types. The names are views: valid while
+// what they point into (a TableInfo) lives.
+struct KeyAttributeRef {
+  std::string_view name;
+  KeyType type;
+};
+struct StoredKeySchema {
+  KeyAttributeRef partition;
+  std::optional<KeyAttributeRef> sort;
+};
+
+// A base-table item as the items column family stores it since storage
+// format 11: the encoding without the key attributes, which the item's
+// RocksDB key holds (KEY_FORMAT.md), so they are not stored twice. The
+// stored size is still the whole item's. REQUIRES: ValidateItem(item), the
+// item holds the attributes `keys` names, size == ItemSize(item).
+void EncodeItemWithoutKey(const Item& item, size_t size, const StoredKeySchema& keys,
+                          std::string* out);
+
+// A base-table item from its RocksDB key and its stored value in any
+// version: the key attributes are restored from the key when the value
+// omits them. Corruption if the key does not decode with `keys`' types or
+// the value does not decode. REQUIRES: bytes an encoder wrote and storage
+// checksummed.
+Result<Item> DecodeStoredItem(std::string_view key, std::string_view value,
+                              const StoredKeySchema& keys);
+// The same as a view: a whole stored item (version 2) is read in place; one
+// without its key attributes is read with them spliced back into *scratch,
+// and a version 1 item re-encoded there.
+Result<ItemView> OpenStoredItem(std::string_view key, std::string_view value,
+                                const StoredKeySchema& keys, std::string* scratch);
+
+// Stored bytes of a whole item (an index entry, or a base item of storage
+// format 10 or before) in either whole-item encoding, as a view: version 2
+// in place; version 1 decoded and re-encoded into *scratch. Corruption if
+// version 1 bytes do not decode, or for bytes without their key attributes
+// (which need the key: the overload above).
 // REQUIRES: bytes an encoder wrote and storage checksummed.
 Result<ItemView> OpenStoredItem(std::string_view bytes, std::string* scratch);
 
-// True for bytes in the current encoding (version 2), false for version 1.
-bool IsCurrentItemEncoding(std::string_view bytes);
+// The DynamoDB size of a stored item in any version, without decoding it
+// (version 1 items of storage format 7 and before, which stored none, are
+// decoded and sized). REQUIRES: bytes an encoder wrote and storage checksummed.
+Result<size_t> StoredItemSize(std::string_view bytes);
 
-// The move to version 2 (the items' compaction filter, ITEM_FORMAT.md): the
-// version 2 encoding of version 1 bytes (verified first: Corruption if they
-// are not a valid version 1 item), or nullopt for bytes already version 2.
+// True for bytes in the current encoding (version 2: whole items, or items
+// without their key attributes), false for version 1.
+bool IsCurrentItemEncoding(std::string_view bytes);
+// True for a value stored without its key attributes (EncodeItemWithoutKey).
+// REQUIRES: IsCurrentItemEncoding(bytes), bytes an encoder wrote.
+bool IsStoredWithoutKey(std::string_view bytes);
+
+// The move to the current encoding (the compaction filters, ITEM_FORMAT.md).
+// An index entry: the version 2 encoding of version 1 bytes (verified
+// first: Corruption if they are not a valid version 1 item), or nullopt for
+// bytes already version 2.
 Result<std::optional<std::string>> UpgradeStoredItem(std::string_view bytes);
+// A base item: its encoding without the key attributes, from version 1 bytes
+// or a whole version 2 item (verified first; Corruption if they are not a
+// valid item holding the key attributes `key` holds), or nullopt for bytes
+// already without their key.
+Result<std::optional<std::string>> UpgradeStoredItem(std::string_view key, std::string_view value,
+                                                     const StoredKeySchema& keys);
 
 }  // namespace dynarock::format
 

@@ -187,7 +187,9 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
       line.clear();
       DYNAROCK_ASSIGN_OR_RETURN(
           ItemView item,
-          format::OpenStoredItem(std::string_view(it->value().data(), it->value().size()), &value));
+          format::OpenStoredItem(std::string_view(it->key().data(), it->key().size()),
+                                 std::string_view(it->value().data(), it->value().size()),
+                                 table.stored_key(), &value));
       DYNAROCK_RETURN_IF_ERROR(format::AppendItemLine(fmt, item, &line));
       DYNAROCK_RETURN_IF_ERROR(writer.AddLine(line));
       ++items;

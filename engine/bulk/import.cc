@@ -226,7 +226,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       outcome.fatal = reader.Open(f.path, ToCompression(o.compression));
     }
     if (!outcome.fatal.ok()) return;
-    std::string encoded, projected_encoded, value;
+    std::string encoded, stored, projected_encoded, value;
     std::vector<std::pair<std::string, std::string>> entries;  // one item's index entries
     // Staged here, handed to the sorters a few hundred KB at a time.
     bulk::ExternalSorter::Batch item_batch, index_batch;
@@ -262,8 +262,11 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       // and for the collection's size (CollectionBytes: LSI entries + 100).
       const uint64_t item_size = format::ItemSize(*item);
       uint64_t collection_bytes = item_size;
-      // The item's encoding, which an ALL projection shares.
-      format::EncodeItem(*item, item_size, &encoded);
+      // The item's whole encoding, which an ALL projection's entry is (made
+      // once, if an index needs it); the item itself is stored without its
+      // key attributes.
+      encoded.clear();
+      format::EncodeItemWithoutKey(*item, item_size, info.stored_key(), &stored);
       entries.clear();
       for (const IndexInfo& index : info.indexes) {
         auto ikey = IndexKeyFor(info, index, *item);
@@ -271,6 +274,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
         std::string v;
         uint64_t size = item_size;
         if (index.projection == ProjectionType::kAll) {
+          if (encoded.empty()) format::EncodeItem(*item, item_size, &encoded);
           format::PutFixed64BE(&v, size);
           v += encoded;
         } else {
@@ -289,7 +293,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       format::PutFixed32BE(&value, static_cast<uint32_t>(prefix));
       format::PutFixed64BE(&value, item_size);
       format::PutFixed64BE(&value, collection_bytes);
-      value += encoded;
+      value += stored;
       item_batch.Add(key, seq, value);
       for (const auto& [ikey, ivalue] : entries) index_batch.Add(ikey, seq, ivalue);
       Status s;
@@ -531,6 +535,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     }
     DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->IngestExternalFiles(args)));
     std::string table_name = info.name;
+    key_schemas_.Add(info);
     tables_.emplace(std::move(table_name), std::make_shared<TableState>(info));
   }
 

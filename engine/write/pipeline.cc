@@ -104,7 +104,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
     const write::Action& a = actions[i];
     write::Outcome& o = outcomes[i];
     if (o.throttled) continue;
-    DYNAROCK_ASSIGN_OR_RETURN(o.before, ReadItem(a.key));
+    DYNAROCK_ASSIGN_OR_RETURN(o.before, ReadItem(*a.table, a.key));
     if (a.ttl_expired_at_s &&
         (!o.before || !a.table->ttl_attribute ||
          !ttl::Expired(*o.before, *a.table->ttl_attribute, *a.ttl_expired_at_s))) {
@@ -296,9 +296,11 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     const auto size = static_cast<int64_t>(format::ItemSize(*after));
     delta.bytes += size;
     *item_bytes = std::max(*item_bytes, size);
-    format::EncodeItem(*after, static_cast<size_t>(size), &encoded);
+    // Without the key attributes, which the key holds; an index entry is a
+    // whole item, encoded by AddIndexAndStatsChanges.
+    format::EncodeItemWithoutKey(*after, static_cast<size_t>(size), table.stored_key(), &encoded);
     batch.Put(items_cf_, key.bytes(), encoded);
-    after_side = {after, size, encoded};
+    after_side = {after, size};
   } else {
     batch.Delete(items_cf_, key.bytes());
   }

@@ -70,8 +70,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 10 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0A");
+  // "DYNAROCK" | version 11 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0B");
   // With the secret that signs shard iterators: 32 bytes, not all zero.
   std::string secret;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "stream_iterator_secret", &secret));
@@ -139,8 +139,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 11; "
-                                                     "this build reads versions up to 10. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 12; "
+                                                     "this build reads versions up to 11. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -463,7 +463,7 @@ TEST_F(StorageLayoutTest, VersionSevenItemsWithoutAStoredSizeKeepTheirSizes) {
     ASSERT_TRUE(it->Valid());
     key = it->key().ToString();
     const std::string stored = it->value().ToString();  // aligned, as views require
-    ASSERT_NE(ItemView::OpenTrusted(stored).stored_size(), 0u);
+    ASSERT_NE(*format::StoredItemSize(stored), 0u);
     ASSERT_OK(raw.db()->Put(
         {}, raw.cf("items"), key,
         testing::EncodeStringItemWithoutSize({{"pk", "V1"}, {"sk", "A"}, {"v", "xyz"}})));
@@ -491,7 +491,7 @@ TEST_F(StorageLayoutTest, VersionSevenItemsWithoutAStoredSizeKeepTheirSizes) {
   std::string item;
   ASSERT_OK(raw.db()->Get({}, raw.cf("items"), key, &item));
   const Item rewritten{{"pk", S("V1")}, {"sk", S("A")}, {"v", S("xy")}};
-  EXPECT_EQ(ItemView::OpenTrusted(item).stored_size(), format::ItemSize(rewritten));
+  EXPECT_EQ(*format::StoredItemSize(item), format::ItemSize(rewritten));
 }
 
 // Version 8 signed no shard iterators (they carried an unkeyed checksum).

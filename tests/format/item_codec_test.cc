@@ -98,15 +98,15 @@ TEST(ItemCodecTest, ForeignBytesAreCorruption) {
 
 TEST(ItemCodecTest, VersionIsChecked) {
   std::string bytes = EncodeItem(Item{{"a", AV::S("b")}});
-  // The payload's first byte is its version (2); patch each 02 to 03 and
+  // The payload's first byte is its version (2); patch each 02 to 04 and
   // expect a version error from one of them.
   bool saw_version_error = false;
   for (size_t i = 0; i < bytes.size(); ++i) {
     if (bytes[i] != 2) continue;
     std::string patched = bytes;
-    patched[i] = 3;
+    patched[i] = 4;
     auto r = DecodeItem(patched);
-    if (!r.ok() && r.status().message().find("format version 3") != std::string::npos) {
+    if (!r.ok() && r.status().message().find("format version 4") != std::string::npos) {
       saw_version_error = true;
     }
   }
@@ -163,6 +163,25 @@ TEST(ItemCodecGoldenTest, VersionTwoBytes) {
   EXPECT_EQ(*decoded, GoldenReading());
 }
 
+// A table item is stored without its key attributes: the golden reading
+// under a key (PK, SK) is the same payload with version byte 03.
+TEST(ItemCodecGoldenTest, WithoutKeyBytes) {
+  Item item = GoldenReading();
+  item["PK"] = AV::S("VEH#V-7741");
+  item["SK"] = AV::S("TS#2026-06-23T09:00:01Z");
+  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}};
+  std::string stored;
+  EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
+  std::string want = testing::Unhex(kGoldenReadingV2);
+  const size_t version_at = 24;  // after the 24-byte envelope head
+  ASSERT_EQ(want[version_at], 2);
+  want[version_at] = 3;
+  // The size byte: the whole item's, keys included.
+  ASSERT_EQ(static_cast<uint8_t>(want[version_at + 1]), ItemSize(GoldenReading()));
+  want[version_at + 1] = static_cast<char>(ItemSize(item));
+  EXPECT_EQ(testing::Hex(stored), testing::Hex(want));
+}
+
 // Version 1 bytes still read, and the move rewrites them as version 2
 // writes the item.
 TEST(ItemCodecGoldenTest, VersionOneBytesReadAndUpgrade) {
@@ -211,6 +230,81 @@ TEST(ItemCodecTest, ViewsReadMisalignedBuffers) {
     EXPECT_TRUE(scratch.empty());  // version 2: read in place
     EXPECT_EQ(*stored->Decode(), FleetReading());
   }
+}
+
+// ---- Base-table items stored without their key attributes ---------------------------------
+
+const StoredKeySchema kFleetKeys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}};
+
+std::string FleetKey(const Item& item) {
+  const AV& sk = item.at("SK");
+  return EncodeItemKey(7, item.at("PK"), &sk).bytes();
+}
+
+// The stored value omits PK and SK, which the key holds, and the reading is
+// whole again with the key: as a decoded item and as a view.
+TEST(ItemCodecWithoutKeyTest, TheKeyAttributesLiveInTheKeyOnly) {
+  const Item item = FleetReading();
+  const std::string key = FleetKey(item);
+  std::string stored;
+  EncodeItemWithoutKey(item, ItemSize(item), kFleetKeys, &stored);
+  EXPECT_TRUE(IsCurrentItemEncoding(stored));
+  EXPECT_TRUE(IsStoredWithoutKey(stored));
+  EXPECT_FALSE(IsStoredWithoutKey(EncodeItem(item)));
+  // Shorter than the whole item by the two entries (name and value:
+  // 1+2+1+10 and 1+2+2+23 bytes) and their two index bytes, give or take
+  // the envelope's padding to 4 bytes.
+  const size_t key_entries = (1 + 2 + 1 + 10) + (1 + 2 + 2 + 23) + 2;
+  EXPECT_LE(stored.size() + key_entries, EncodeItem(item).size() + 3);
+  EXPECT_GE(stored.size() + key_entries + 3, EncodeItem(item).size());
+  EXPECT_EQ(stored.find("VEH#V-7741"), std::string::npos);
+  EXPECT_EQ(stored.find("TS#2026"), std::string::npos);
+  EXPECT_EQ(*StoredItemSize(stored), ItemSize(item));
+  auto decoded = DecodeStoredItem(key, stored, kFleetKeys);
+  ASSERT_OK(decoded);
+  EXPECT_EQ(*decoded, item);
+  std::string scratch;
+  auto view = OpenStoredItem(key, stored, kFleetKeys, &scratch);
+  ASSERT_OK(view);
+  EXPECT_EQ(scratch, EncodeItem(item));  // spliced: exactly the whole encoding
+  EXPECT_EQ(view->Find("PK")->bytes(), "VEH#V-7741");
+  EXPECT_EQ(*view->Decode(), item);
+  // Without the key it cannot be read, and says so.
+  EXPECT_EQ(DecodeTrustedItem(stored).status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(OpenStoredItem(stored, &scratch).status().code(), Status::Code::kCorruption);
+  auto untrusted = ItemView::Open(stored);
+  ASSERT_FALSE(untrusted.ok());
+  EXPECT_NE(untrusted.status().message().find("without its key"), std::string::npos);
+  // A whole item stored by storage format 10 reads the same way, in place.
+  scratch.clear();
+  const std::string whole = EncodeItem(item);
+  auto in_place = OpenStoredItem(key, whole, kFleetKeys, &scratch);
+  ASSERT_OK(in_place);
+  EXPECT_TRUE(scratch.empty());
+  EXPECT_EQ(*DecodeStoredItem(key, whole, kFleetKeys), item);
+}
+
+// The moves: version 1 bytes and whole version 2 items become the encoding
+// without the key; bytes already so need none; a stored key attribute that
+// is not the key's is corruption, not silently dropped.
+TEST(ItemCodecWithoutKeyTest, UpgradesDropTheKeyAttributes) {
+  const Item item = FleetReading();
+  const std::string key = FleetKey(item);
+  std::string want;
+  EncodeItemWithoutKey(item, ItemSize(item), kFleetKeys, &want);
+  for (const std::string& old : {testing::EncodeItemV1(item), EncodeItem(item)}) {
+    auto upgraded = UpgradeStoredItem(key, old, kFleetKeys);
+    ASSERT_OK(upgraded);
+    ASSERT_TRUE(upgraded->has_value());
+    EXPECT_EQ(**upgraded, want);
+  }
+  auto again = UpgradeStoredItem(key, want, kFleetKeys);
+  ASSERT_OK(again);
+  EXPECT_FALSE(again->has_value());
+  Item other = item;
+  other["SK"] = AV::S("TS#other");
+  auto mismatch = UpgradeStoredItem(key, EncodeItem(other), kFleetKeys);
+  EXPECT_EQ(mismatch.status().code(), Status::Code::kCorruption);
 }
 
 class ItemCodecRandomTest : public ::testing::Test {
@@ -327,6 +421,39 @@ TEST_F(ItemCodecRandomTest, HundredThousandDeepRoundTripsAndUpgrades) {
       ASSERT_TRUE(upgraded->has_value());
       ASSERT_EQ(**upgraded, bytes) << DebugString(item);
     }
+  }
+}
+
+// Random items under random keys of each type (S and B with NUL and 0xFF
+// bytes, N of every shape), the key attributes sorting anywhere among the
+// others: stored without them and read back whole, as items and as views.
+TEST_F(ItemCodecRandomTest, WithoutKeyRoundTrips) {
+  for (int i = 0; i < 20000; ++i) {
+    Item item = RandomItem();
+    const KeyType types[] = {KeyType::kS, KeyType::kN, KeyType::kB};
+    const KeyType pt = types[rng_() % 3], st = types[rng_() % 3];
+    auto key_value = [&](KeyType t) {
+      if (t == KeyType::kN) return AV::N(RandomNumber());
+      std::string v = RandomString() + static_cast<char>(rng_());
+      return t == KeyType::kS ? AV::S(v) : AV::B(v);
+    };
+    std::string pk_name = RandomString() + "p", sk_name = RandomString() + "s";
+    const bool with_sort = rng_() % 4 != 0;
+    item[pk_name] = key_value(pt);
+    if (with_sort) item[sk_name] = key_value(st);
+    StoredKeySchema keys{{pk_name, pt}, std::nullopt};
+    if (with_sort) keys.sort = KeyAttributeRef{sk_name, st};
+    const AV* sk = with_sort ? &item.at(sk_name) : nullptr;
+    const std::string key = EncodeItemKey(3, item.at(pk_name), sk).bytes();
+    std::string stored, scratch;
+    EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
+    auto decoded = DecodeStoredItem(key, stored, keys);
+    ASSERT_OK(decoded);
+    ASSERT_EQ(*decoded, item) << DebugString(item);
+    auto view = OpenStoredItem(key, stored, keys, &scratch);
+    ASSERT_OK(view);
+    ASSERT_EQ(scratch, EncodeItem(item)) << DebugString(item);
+    ASSERT_OK(ItemView::Open(scratch));
   }
 }
 
