@@ -2,6 +2,7 @@
 // item encode / decode / single-attribute access, JSON decode.
 #include <benchmark/benchmark.h>
 
+#include <deque>
 #include <random>
 #include <string>
 #include <vector>
@@ -167,7 +168,8 @@ Item Profile() {
 }
 
 // Bytes per item (issue: the item format), no timing: Dynarock's stored
-// value (FlatBuffers, without the key attributes, DynamoDB size stored) and
+// value (FlatBuffers, without the key attributes, names interned, DynamoDB
+// size stored) and
 // the whole item's encoding (what an ALL index entry or a stream image
 // holds) against raw RocksDB's compact encoding of the non-key attributes
 // (bench/compact_item.h) and DynamoDB's own item size. Arg 0: the fleet
@@ -176,7 +178,26 @@ void BM_ItemBytes(benchmark::State& state) {
   const Item item = state.range(0) == 0   ? Reading(0)
                     : state.range(0) == 1 ? Reading(14)
                                           : Profile();
-  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}};
+  // The table's interned names (engine/attribute_names.h keeps them in the
+  // catalog): ids in order of first use.
+  class Names : public AttributeNames {
+   public:
+    std::optional<uint32_t> Intern(std::string_view name) override {
+      for (size_t i = 0; i < names_.size(); ++i) {
+        if (names_[i] == name) return static_cast<uint32_t>(i);
+      }
+      names_.emplace_back(name);
+      return static_cast<uint32_t>(names_.size() - 1);
+    }
+    std::optional<std::string_view> Name(uint32_t id) const override {
+      if (id >= names_.size()) return std::nullopt;
+      return std::string_view(names_[id]);
+    }
+
+   private:
+    std::deque<std::string> names_;
+  } names;
+  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &names};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
   const std::string compact = bench::CompactEncode(item, {"PK", "SK"});

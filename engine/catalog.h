@@ -169,9 +169,10 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // collection counters of tables without an LSI; 7 -> 8 adds the items'
 // stored size; 8 -> 9 adds the shard iterator secret; 9 -> 10 writes items
 // in version 2 of the item encoding; 10 -> 11 stores table items without
-// their key attributes; STORAGE_LAYOUT.md has them all).
+// their key attributes; 11 -> 12 interns attribute names; STORAGE_LAYOUT.md
+// has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 11;
+inline constexpr uint32_t kStorageFormatVersion = 12;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

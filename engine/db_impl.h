@@ -265,6 +265,14 @@ class Database::Impl {
   };
   Result<ExclusiveTable> LockTableExclusive(std::string_view name);
   Result<Counter> ReadTableStats(uint32_t space_id, const rocksdb::Snapshot* snapshot = nullptr);
+  // How `table`'s items are stored: its key schema and interned names.
+  format::StoredKeySchema StoredKey(const TableInfo& table) const {
+    return key_schemas_.Of(table);
+  }
+  // Registers a table's item schema (at open, CreateTable, a restore):
+  // its new interned names go to the catalog with a synced write.
+  void AddStoredKey(const TableInfo& table);
+  NameDictionary::Persist NamePersister(uint32_t space_id);
   // Reads and decodes the item of `table` at `key` (nullopt if absent), its
   // key attributes restored from the key (the value omits them).
   // `snapshot` (optional) pins the read to the state an iterator sees.

@@ -5,25 +5,65 @@
 
 namespace dynarock {
 
-void KeySchemas::Add(const TableInfo& table) {
+NameDictionary* KeySchemas::Names(uint32_t space_id, NameDictionary::Persist persist) {
+  auto& names = names_[space_id];
+  if (!names) names = std::make_unique<NameDictionary>(std::move(persist));
+  return names.get();
+}
+
+void KeySchemas::Add(const TableInfo& table, NameDictionary::Persist persist) {
   Owned s{table.partition_key.name, table.partition_key.type, std::nullopt};
   if (table.sort_key) s.sort.emplace(table.sort_key->name, table.sort_key->type);
   std::lock_guard lock(mu_);
   by_space_.insert_or_assign(table.space_id, std::move(s));
+  Names(table.space_id, std::move(persist));
+}
+
+Status KeySchemas::LoadName(uint32_t space_id, uint32_t id, std::string name,
+                            NameDictionary::Persist persist) {
+  std::lock_guard lock(mu_);
+  return Names(space_id, std::move(persist))->Load(id, std::move(name));
+}
+
+format::StoredKeySchema KeySchemas::Of(const TableInfo& table) const {
+  format::StoredKeySchema s = table.stored_key();
+  std::lock_guard lock(mu_);
+  auto it = names_.find(table.space_id);
+  if (it != names_.end()) s.names = it->second.get();
+  return s;
 }
 
 std::optional<KeySchemas::Owned> KeySchemas::Find(uint32_t space_id) const {
   std::lock_guard lock(mu_);
   auto it = by_space_.find(space_id);
   if (it == by_space_.end()) return std::nullopt;
-  return it->second;
+  Owned found = it->second;
+  auto names = names_.find(space_id);
+  if (names != names_.end()) found.names = names->second.get();
+  return found;
 }
 
-format::StoredKeySchema KeySchemas::Owned::view() const {
-  format::StoredKeySchema s{{partition_name, partition_type}, std::nullopt};
+format::StoredKeySchema KeySchemas::Owned::view(format::AttributeNames* n) const {
+  format::StoredKeySchema s{{partition_name, partition_type}, std::nullopt, n};
   if (sort) s.sort = format::KeyAttributeRef{sort->first, sort->second};
   return s;
 }
+
+namespace {
+
+// A dictionary that interns nothing new: the names it holds are given by
+// id, the rest stay inline.
+class LookupOnly : public format::AttributeNames {
+ public:
+  explicit LookupOnly(const NameDictionary* d) : d_(d) {}
+  std::optional<uint32_t> Intern(std::string_view name) override { return d_->Find(name); }
+  std::optional<std::string_view> Name(uint32_t id) const override { return d_->Name(id); }
+
+ private:
+  const NameDictionary* d_;
+};
+
+}  // namespace
 
 rocksdb::CompactionFilter::Decision ItemUpgradeFilter::FilterV2(
     int /*level*/, const rocksdb::Slice& key, ValueType value_type,
@@ -38,16 +78,14 @@ rocksdb::CompactionFilter::Decision ItemUpgradeFilter::FilterV2(
     *new_value = std::move(**upgraded);
     return Decision::kChangeValue;
   }
-  if (format::IsCurrentItemEncoding(bytes) && format::IsStoredWithoutKey(bytes)) {
-    return Decision::kKeep;
-  }
   const std::string_view k(key.data(), key.size());
   std::string_view rest = k;
   uint32_t space_id = 0;
   if (!format::GetFixed32BE(&rest, &space_id)) return Decision::kKeep;
   const auto schema = schemas_->Find(space_id);
-  if (!schema) return Decision::kKeep;
-  auto upgraded = format::UpgradeStoredItem(k, bytes, schema->view());
+  if (!schema || schema->names == nullptr) return Decision::kKeep;
+  LookupOnly names(schema->names);
+  auto upgraded = format::UpgradeStoredItem(k, bytes, schema->view(&names));
   if (!upgraded.ok() || !upgraded->has_value()) return Decision::kKeep;
   *new_value = std::move(**upgraded);
   return Decision::kChangeValue;

@@ -11,39 +11,60 @@
 #include <string>
 #include <unordered_map>
 
+#include "engine/attribute_names.h"
 #include "engine/catalog.h"
 
 namespace dynarock {
 
-// Every table's key attributes by space id, for the items' filter, which
-// runs on RocksDB's compaction threads and so must not take the catalog's
-// lock (a writer holding it may be waiting on a compaction). A table's key
-// schema never changes and space ids are never reused, so an entry, once
-// added, holds for good. Thread-safe.
+// How every table's items are stored, by space id: its key attributes and
+// its interned names. For the items' filter, which runs on RocksDB's
+// compaction threads and so must not take the catalog's lock (a writer
+// holding it may be waiting on a compaction), and for every read and write
+// of a table's items. A table's key schema never changes and space ids are
+// never reused, so an entry, once added, holds for good. Thread-safe.
 class KeySchemas {
  public:
-  void Add(const TableInfo& table);
-  // The table's schema, or nullopt if no table with that space id was added.
+  // Adds a table; its dictionary (made on first sight of the space id, or
+  // by LoadName) persists new names with `persist`.
+  void Add(const TableInfo& table, NameDictionary::Persist persist);
+  // An interned name read from the catalog at open (before any Add of its
+  // table, or after).
+  Status LoadName(uint32_t space_id, uint32_t id, std::string name,
+                  NameDictionary::Persist persist);
+  // The table's item schema with its dictionary (names null if the table was
+  // never added).
+  format::StoredKeySchema Of(const TableInfo& table) const;
+
+  // The key schema by space id alone, or nullopt if no table with that
+  // space id was added.
   struct Owned {
     std::string partition_name;
     format::KeyType partition_type;
     std::optional<std::pair<std::string, format::KeyType>> sort;
-    format::StoredKeySchema view() const;
+    const NameDictionary* names = nullptr;  // lives as long as the KeySchemas
+    // Views of the strings above; `names` as given.
+    format::StoredKeySchema view(format::AttributeNames* names) const;
   };
   std::optional<Owned> Find(uint32_t space_id) const;
 
  private:
+  NameDictionary* Names(uint32_t space_id, NameDictionary::Persist persist);  // REQUIRES: mu_
+
   mutable std::mutex mu_;
   std::unordered_map<uint32_t, Owned> by_space_;
+  std::unordered_map<uint32_t, std::unique_ptr<NameDictionary>> names_;
 };
 
 // The items and indexes column families' compaction filter: every value a
 // compaction meets in an older encoding is written out in the current one,
 // the same item (same attributes, so the same DynamoDB size: no counter
 // changes, and a reader sees no difference, from a snapshot or not).
-//   - items: version 1 values, and whole version 2 items (storage format
-//     10), become items stored without their key attributes (format 11);
-//     a value of a table not (yet) in `schemas` passes unchanged.
+//   - items: version 1 values, whole version 2 items (storage format 10)
+//     and format 11's table items become table items as format 12 stores
+//     them: without their key attributes, each name an interned one's id
+//     if the table has already interned it (the filter interns no new name:
+//     it must not write to the catalog), else written out; a value of a
+//     table not (yet) in `schemas` passes unchanged.
 //   - indexes: version 1 values become version 2 (an index entry is a whole
 //     item).
 // Values already current, merge operands (those families have none) and

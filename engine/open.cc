@@ -11,6 +11,7 @@
 #include <rocksdb/write_buffer_manager.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -203,6 +204,10 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
   // holds them). Readers take whole items too, and the items' compaction
   // filter rewrites them as compactions meet them: nothing is rewritten here.
   if (version == 10) DYNAROCK_RETURN_IF_ERROR(reached(11));
+  // 11 -> 12: tables intern attribute names (names/<space id>/<id> catalog
+  // keys, none yet), and table items name their attributes by reference.
+  // Readers take format 11's items too, and the items' filter rewrites them.
+  if (version == 11) DYNAROCK_RETURN_IF_ERROR(reached(12));
   return Status::OK();
 }
 
@@ -482,8 +487,25 @@ Status Database::Impl::Open(const std::string& path) {
     DYNAROCK_ASSIGN_OR_RETURN(auto table, DecodeTableDescriptor(std::string_view(
                                               it->value().data(), it->value().size())));
     std::string name = table.name;
-    key_schemas_.Add(table);
+    AddStoredKey(table);
     tables_.emplace(std::move(name), std::make_shared<TableState>(std::move(table)));
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  // Every table's interned names: names/<8 hex space id>/<8 hex id>.
+  const std::string names(kCatalogNamesPrefix);
+  for (it->Seek(names); it->Valid() && it->key().starts_with(names); it->Next()) {
+    const std::string_view key(it->key().data(), it->key().size());
+    uint32_t space_id = 0, id = 0;
+    const bool parsed = key.size() == names.size() + 17 && key[names.size() + 8] == '/' &&
+                        std::from_chars(key.data() + names.size(), key.data() + names.size() + 8,
+                                        space_id, 16)
+                                .ptr == key.data() + names.size() + 8 &&
+                        std::from_chars(key.data() + names.size() + 9, key.data() + key.size(),
+                                        id, 16)
+                                .ptr == key.data() + key.size();
+    if (!parsed) return Status::Corruption("catalog: malformed key " + std::string(key));
+    DYNAROCK_RETURN_IF_ERROR(key_schemas_.LoadName(space_id, id, it->value().ToString(),
+                                                   NamePersister(space_id)));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
   DYNAROCK_RETURN_IF_ERROR(LoadStreams());
@@ -658,6 +680,20 @@ Result<Counter> Database::Impl::ReadStatsCounter(const std::string& stats_key,
   return c;
 }
 
+NameDictionary::Persist Database::Impl::NamePersister(uint32_t space_id) {
+  return [this, space_id](uint32_t id, std::string_view name) -> Status {
+    if (options_.read_only) return Status::NotSupported("a read-only instance interns no name");
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    return FromRocks(db_->Put(sync, catalog_cf_, InternedNameKey(space_id, id),
+                              rocksdb::Slice(name.data(), name.size())));
+  };
+}
+
+void Database::Impl::AddStoredKey(const TableInfo& table) {
+  key_schemas_.Add(table, NamePersister(table.space_id));
+}
+
 Result<std::optional<Item>> Database::Impl::ReadItem(const TableInfo& table,
                                                      const format::EncodedKey& key,
                                                      const rocksdb::Snapshot* snapshot) {
@@ -670,7 +706,7 @@ Result<std::optional<Item>> Database::Impl::ReadItem(const TableInfo& table,
   // Our own bytes, checksummed by RocksDB on the way: no structural check.
   DYNAROCK_ASSIGN_OR_RETURN(
       auto item, format::DecodeStoredItem(key.bytes(), std::string_view(value.data(), value.size()),
-                                          table.stored_key()));
+                                          StoredKey(table)));
   return std::optional<Item>(std::move(item));
 }
 

@@ -414,7 +414,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
   // Reused: a table item with its key attributes spliced back in (or an
   // item an older Dynarock stored, re-encoded).
   std::string whole;
-  const format::StoredKeySchema stored_key = table.stored_key();
+  const format::StoredKeySchema stored_key = StoredKey(table);
   size_t page_bytes = 0;
   for (; it.Valid(); it.Advance()) {
     const std::string_view read = it.value();

@@ -295,6 +295,7 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
   };
 
   Counter total;
+  const format::StoredKeySchema stored_key = StoredKey(table);
   std::string whole;       // reused by VerifiedStoredItem
   std::string collection;  // the current collection's stats key
   Counter counted;
@@ -302,7 +303,7 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
     std::string_view key(items->key().data(), items->key().size());
     std::string_view value(items->value().data(), items->value().size());
     auto decoded = format::DecodeItemKey(key, table.key_types());
-    auto item = VerifiedStoredItem(key, value, table.stored_key(), &whole);
+    auto item = VerifiedStoredItem(key, value, stored_key, &whole);
     if (!decoded.ok() || !item.ok()) {
       ++report->unreadable_items;
       continue;

@@ -54,7 +54,7 @@ Result<bool> Database::Impl::SweepTable(const std::string& table_name, size_t bu
       // key. Unreadable items are RecountStatistics' to report.
       auto opened = format::OpenStoredItem(std::string_view(it->key().data(), it->key().size()),
                                            std::string_view(it->value().data(), it->value().size()),
-                                           table.stored_key(), &bytes);
+                                           StoredKey(table), &bytes);
       if (!opened.ok()) continue;
       const ItemView view = *opened;
       auto value = view.Find(*table.ttl_attribute);

@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <span>
 #include <cstring>
 #include <vector>
 
@@ -29,6 +28,9 @@ struct ItemCodecAccess {
   static ValueView Value(const uint8_t* tag, std::string_view name) {
     return ValueView(tag, name);
   }
+  static const uint8_t* Index(const ItemView& v) { return v.index_; }
+  static const uint8_t* Entries(const ItemView& v) { return v.entries_; }
+  static uint32_t Width(const ItemView& v) { return v.width_; }
   static ItemView Item(const uint8_t* index, const uint8_t* entries, uint32_t count,
                        uint32_t width, uint32_t stored_size) {
     ItemView v;
@@ -45,10 +47,18 @@ namespace {
 
 namespace fbs = flatbuffers;
 
-// The payload's first byte: a whole item, or a base item stored without its
-// key attributes (which its RocksDB key holds).
+// The payload's first byte: a whole item; a base item stored without its
+// key attributes (which its RocksDB key holds), as storage format 11 wrote
+// it; the same with its top-level names as references, which may name an
+// interned name (storage format 12 on).
 constexpr uint8_t kPayloadVersion = 2;
 constexpr uint8_t kWithoutKeyVersion = 3;
+constexpr uint8_t kInternedVersion = 4;
+
+bool WithoutKey(std::string_view payload) {
+  return !payload.empty() && (static_cast<uint8_t>(payload[0]) == kWithoutKeyVersion ||
+                              static_cast<uint8_t>(payload[0]) == kInternedVersion);
+}
 // A tag's high nibble holds a body length below this; this value says a
 // varint length follows the tag.
 constexpr uint8_t kLongLength = 15;
@@ -211,19 +221,28 @@ class Packer {
     InsertHeader(start, base);
   }
 
-  // Entries already encoded (name and value bytes each), in order: a map
-  // body around them.
-  void MapBodyOf(std::span<const std::string_view> entries) {
+  static bool NoSkip(const std::string&) { return false; }
+
+  // A table item's top-level entries (payload 04): the item less the key
+  // attributes, each name as a reference, varint(2 * id + 1) for a name
+  // `names` interns, else varint(2 * length) and its bytes.
+  void TableItemBody(const Item& item, const format::StoredKeySchema& keys) {
     const size_t start = out_->size();
     const size_t base = offsets_.size();
-    for (std::string_view e : entries) {
+    for (const auto& [name, value] : item) {
+      if (name == keys.partition.name || (keys.sort && name == keys.sort->name)) continue;
       offsets_.push_back(out_->size() - start);
-      out_->append(e);
+      const std::optional<uint32_t> id = keys.names ? keys.names->Intern(name) : std::nullopt;
+      if (id) {
+        PutVarint(out_, uint64_t{*id} * 2 + 1);
+      } else {
+        PutVarint(out_, uint64_t{name.size()} * 2);
+        out_->append(name);
+      }
+      Value(value);
     }
     InsertHeader(start, base);
   }
-
-  static bool NoSkip(const std::string&) { return false; }
 
  private:
   static std::string_view Plain(const std::string& s) { return s; }
@@ -469,15 +488,28 @@ ItemView ViewOfPayload(std::string_view payload) {
 
 namespace {
 
-template <typename Skip>
-void EncodePayload(uint8_t version, const Item& item, size_t size, Skip skip, std::string* out) {
-  assert(size == format::ItemSize(item));
-  thread_local std::string payload;  // reused: a load encodes millions
-  payload.clear();
-  payload.push_back(static_cast<char>(version));
-  PutVarint(&payload, size);
-  Packer(&payload).MapBody(item, skip);
-  Envelope(payload, out);
+// A table item's entry at `entry` in a payload of `version` (03: a plain
+// name; 04: a reference, an interned one looked up in `names`): its name,
+// and its value's tag in *tag.
+Status TableEntryName(uint8_t version, const uint8_t* entry, const format::AttributeNames* names,
+                      std::string_view* name, const uint8_t** tag) {
+  if (version == kWithoutKeyVersion) {
+    *name = EntryName(entry, tag);
+    return Status::OK();
+  }
+  const uint8_t* p = entry;
+  const uint64_t ref = ReadVarint(&p);
+  if (ref % 2 == 0) {
+    *name = Chars(p, static_cast<size_t>(ref / 2));
+    *tag = p + ref / 2;
+    return Status::OK();
+  }
+  const std::optional<std::string_view> interned =
+      names ? names->Name(static_cast<uint32_t>(ref / 2)) : std::nullopt;
+  if (!interned) return Corrupt("an interned name the table does not know");
+  *name = *interned;
+  *tag = p;
+  return Status::OK();
 }
 
 // The key attributes in `key` (a base item key, KEY_FORMAT.md), decoded.
@@ -497,90 +529,187 @@ Status KeyAttributes(std::string_view key, const format::StoredKeySchema& keys,
 // The payload of bytes in the current encoding (trusted).
 std::string_view CurrentPayload(std::string_view bytes) { return TrustedPayload(bytes); }
 
-// A payload stored without its key attributes, with them spliced back in: a
-// whole item's payload, in *out. Each entry is copied as it lies; the key
-// attributes' entries are encoded and merged in by name.
-Status SplicePayload(std::string_view payload, std::string_view key,
-                     const format::StoredKeySchema& keys, std::string* out) {
-  AttributeValue pk;
-  std::optional<AttributeValue> sk;
-  DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
-  thread_local std::string key_entries;
-  key_entries.clear();
-  std::string_view names[2] = {keys.partition.name, keys.sort ? keys.sort->name : ""};
-  size_t key_end[2] = {0, 0};
-  Packer packer(&key_entries);
-  for (size_t k = 0; k < (sk ? 2u : 1u); ++k) {
-    PutVarint(&key_entries, names[k].size());
-    key_entries.append(names[k]);
-    packer.Value(k == 0 ? pk : *sk);
-    key_end[k] = key_entries.size();
+// One key component's value as a whole item stores it: S and B as a view
+// of the key itself when they hold no zero byte (the usual case: no copy,
+// no allocation), else unescaped into *owned; N as its canonical text, in
+// *owned. Advances *rest past the component.
+Status KeyComponentValue(std::string_view* rest, format::KeyType type, std::string* owned,
+                         std::string_view* value) {
+  if (type == format::KeyType::kN) {
+    Number n;
+    DYNAROCK_RETURN_IF_ERROR(format::GetNumberComponent(rest, &n));
+    *owned = n.ToString();
+    *value = *owned;
+    return Status::OK();
   }
-  std::string_view key_entry[2] = {
-      std::string_view(key_entries).substr(0, key_end[0]),
-      sk ? std::string_view(key_entries).substr(key_end[0], key_end[1] - key_end[0])
-         : std::string_view()};
-  if (sk && names[1] < names[0]) {
-    std::swap(names[0], names[1]);
-    std::swap(key_entry[0], key_entry[1]);
+  const auto* zero = static_cast<const char*>(std::memchr(rest->data(), 0, rest->size()));
+  if (zero != nullptr && zero + 1 < rest->data() + rest->size() && zero[1] == '\x01') {
+    *value = rest->substr(0, static_cast<size_t>(zero - rest->data()));
+    rest->remove_prefix(value->size() + 2);
+    return Status::OK();
   }
+  DYNAROCK_RETURN_IF_ERROR(format::GetBytesComponent(rest, owned));
+  *value = *owned;
+  return Status::OK();
+}
+
+AttrType KeyAttrType(format::KeyType t) {
+  return t == format::KeyType::kS ? AttrType::kS
+         : t == format::KeyType::kN ? AttrType::kN
+                                    : AttrType::kB;
+}
+
+// A scalar value: tag (and length), then its bytes.
+void PutScalar(std::string* out, AttrType type, std::string_view bytes) {
+  const auto t = static_cast<uint8_t>(type);
+  if (bytes.size() < kLongLength) {
+    out->push_back(static_cast<char>(t | bytes.size() << 4));
+  } else {
+    out->push_back(static_cast<char>(t | kLongLength << 4));
+    PutVarint(out, bytes.size());
+  }
+  out->append(bytes);
+}
+
+// A payload stored without its key attributes (03 or 04) with them spliced
+// back in, wrapped in its envelope in *out: exactly the whole item's
+// encoding. Each stored entry's value is copied as it lies behind its name
+// written out (an interned one looked up); the key attributes' entries are
+// made from the key's bytes and merged in by name; the offset index is made
+// anew.
+Status SpliceKey(std::string_view payload, std::string_view key,
+                 const format::StoredKeySchema& keys, std::string* out) {
+  if (key.size() < format::kKeyPrefixBytes) return Corrupt("item key too short");
+  std::string_view rest = key.substr(format::kKeyPrefixBytes);
+  thread_local std::string owned[2];
+  std::string_view key_values[2];
+  std::string_view key_names[2] = {keys.partition.name, {}};
+  AttrType key_types[2] = {KeyAttrType(keys.partition.type), AttrType::kS};
+  DYNAROCK_RETURN_IF_ERROR(
+      KeyComponentValue(&rest, keys.partition.type, &owned[0], &key_values[0]));
+  size_t key_count = 1;
+  if (keys.sort) {
+    DYNAROCK_RETURN_IF_ERROR(KeyComponentValue(&rest, keys.sort->type, &owned[1], &key_values[1]));
+    key_names[1] = keys.sort->name;
+    key_types[1] = KeyAttrType(keys.sort->type);
+    key_count = 2;
+    if (key_names[1] < key_names[0]) {
+      std::swap(key_names[0], key_names[1]);
+      std::swap(key_values[0], key_values[1]);
+      std::swap(key_types[0], key_types[1]);
+    }
+  }
+  if (!rest.empty()) return Corrupt("trailing bytes after the item key");
+  thread_local std::string entries;
+  thread_local std::vector<uint64_t> offsets;
+  entries.clear();
+  offsets.clear();
+  auto put_name = [&](std::string_view name) {
+    offsets.push_back(entries.size());
+    PutVarint(&entries, name.size());
+    entries.append(name);
+  };
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data()) + 1;
   const auto* end = reinterpret_cast<const uint8_t*>(payload.data()) + payload.size();
   const uint64_t size = ReadVarint(&p);
   const Container stored = OpenContainer(p);
-  thread_local std::vector<std::string_view> entries;
-  entries.clear();
   size_t k = 0;
-  const size_t key_count = sk ? 2 : 1;
   for (size_t i = 0; i < stored.count; ++i) {
-    const uint8_t* at = stored.at(i);
     const uint8_t* next = i + 1 < stored.count ? stored.at(i + 1) : end;
+    std::string_view name;
     const uint8_t* tag;
-    const std::string_view name = EntryName(at, &tag);
-    while (k < key_count && names[k] < name) entries.push_back(key_entry[k++]);
-    entries.push_back(Chars(at, static_cast<size_t>(next - at)));
+    DYNAROCK_RETURN_IF_ERROR(
+        TableEntryName(static_cast<uint8_t>(payload[0]), stored.at(i), keys.names, &name, &tag));
+    for (; k < key_count && key_names[k] < name; ++k) {
+      put_name(key_names[k]);
+      PutScalar(&entries, key_types[k], key_values[k]);
+    }
+    put_name(name);
+    entries.append(Chars(tag, static_cast<size_t>(next - tag)));
   }
-  while (k < key_count) entries.push_back(key_entry[k++]);
-  out->clear();
-  out->push_back(static_cast<char>(kPayloadVersion));
-  PutVarint(out, size);
-  Packer(out).MapBodyOf(entries);
+  for (; k < key_count; ++k) {
+    put_name(key_names[k]);
+    PutScalar(&entries, key_types[k], key_values[k]);
+  }
+  // The head: version, size, count and width, index; then the entries,
+  // written straight into the envelope's payload vector.
+  thread_local std::string head;
+  head.clear();
+  head.push_back(static_cast<char>(kPayloadVersion));
+  PutVarint(&head, size);
+  const uint32_t w = entries.size() <= 0xff ? 0 : entries.size() <= 0xffff ? 1 : 2;
+  PutVarint(&head, offsets.size() << 2 | w);
+  for (const uint64_t o : offsets) {
+    for (size_t b = 0; b < (size_t{1} << w); ++b) head.push_back(static_cast<char>(o >> (8 * b)));
+  }
+  thread_local fbs::FlatBufferBuilder b(512);
+  b.Clear();
+  uint8_t* dest;
+  const auto vec = b.CreateUninitializedVector(head.size() + entries.size(), &dest);
+  std::memcpy(dest, head.data(), head.size());
+  std::memcpy(dest + head.size(), entries.data(), entries.size());
+  b.Finish(fb::CreatePackedItem(b, vec));
+  out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
   return Status::OK();
 }
 
 }  // namespace
 
 void format::EncodeItem(const Item& item, size_t size, std::string* out) {
-  EncodePayload(kPayloadVersion, item, size, Packer::NoSkip, out);
+  assert(size == ItemSize(item));
+  thread_local std::string payload;  // reused: a load encodes millions
+  payload.clear();
+  payload.push_back(static_cast<char>(kPayloadVersion));
+  PutVarint(&payload, size);
+  Packer(&payload).MapBody(item, Packer::NoSkip);
+  Envelope(payload, out);
 }
 
 void format::EncodeItemWithoutKey(const Item& item, size_t size, const StoredKeySchema& keys,
                                   std::string* out) {
-  EncodePayload(
-      kWithoutKeyVersion, item, size,
-      [&keys](const std::string& name) {
-        return name == keys.partition.name || (keys.sort && name == keys.sort->name);
-      },
-      out);
+  assert(size == ItemSize(item));
+  thread_local std::string payload;
+  payload.clear();
+  payload.push_back(static_cast<char>(kInternedVersion));
+  PutVarint(&payload, size);
+  Packer(&payload).TableItemBody(item, keys);
+  Envelope(payload, out);
 }
 
 bool format::IsStoredWithoutKey(std::string_view bytes) {
   const std::string_view payload = CurrentPayload(bytes);
-  return !payload.empty() && static_cast<uint8_t>(payload[0]) == kWithoutKeyVersion;
+  return WithoutKey(payload);
+}
+
+bool format::IsCurrentTableItem(std::string_view bytes) {
+  if (IsItemV1(bytes)) return false;
+  const std::string_view payload = CurrentPayload(bytes);
+  return !payload.empty() && static_cast<uint8_t>(payload[0]) == kInternedVersion;
 }
 
 Result<Item> format::DecodeStoredItem(std::string_view key, std::string_view value,
                                       const StoredKeySchema& keys) {
   if (IsItemV1(value)) return DecodeItemV1(value, /*verify=*/false);
   const std::string_view payload = CurrentPayload(value);
-  DYNAROCK_ASSIGN_OR_RETURN(Item item, ViewOfPayload(payload).Decode());
-  if (static_cast<uint8_t>(payload[0]) == kWithoutKeyVersion) {
-    AttributeValue pk;
-    std::optional<AttributeValue> sk;
-    DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
-    item.insert_or_assign(std::string(keys.partition.name), std::move(pk));
-    if (sk) item.insert_or_assign(std::string(keys.sort->name), std::move(*sk));
+  if (!WithoutKey(payload)) return ViewOfPayload(payload).Decode();
+  // Entries whose names may be interned, then the key's attributes.
+  const ItemView view = ViewOfPayload(payload);
+  const Container stored{ItemCodecAccess::Index(view), ItemCodecAccess::Entries(view),
+                         static_cast<uint32_t>(view.size()), ItemCodecAccess::Width(view)};
+  Item item;
+  for (size_t i = 0; i < stored.count; ++i) {
+    std::string_view name;
+    const uint8_t* tag;
+    DYNAROCK_RETURN_IF_ERROR(
+        TableEntryName(static_cast<uint8_t>(payload[0]), stored.at(i), keys.names, &name, &tag));
+    DYNAROCK_ASSIGN_OR_RETURN(auto v, ItemCodecAccess::Value(tag, name).Decode());
+    item.emplace(std::string(name), std::move(v));
   }
+  AttributeValue pk;
+  std::optional<AttributeValue> sk;
+  DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
+  item.insert_or_assign(std::string(keys.partition.name), std::move(pk));
+  if (sk) item.insert_or_assign(std::string(keys.sort->name), std::move(*sk));
   return item;
 }
 
@@ -588,10 +717,8 @@ Result<ItemView> format::OpenStoredItem(std::string_view key, std::string_view v
                                         const StoredKeySchema& keys, std::string* scratch) {
   if (IsItemV1(value)) return OpenStoredItem(value, scratch);
   const std::string_view payload = CurrentPayload(value);
-  if (static_cast<uint8_t>(payload[0]) != kWithoutKeyVersion) return ViewOfPayload(payload);
-  thread_local std::string spliced;
-  DYNAROCK_RETURN_IF_ERROR(SplicePayload(payload, key, keys, &spliced));
-  Envelope(spliced, scratch);
+  if (!WithoutKey(payload)) return ViewOfPayload(payload);
+  DYNAROCK_RETURN_IF_ERROR(SpliceKey(payload, key, keys, scratch));
   return ItemView::OpenTrusted(*scratch);
 }
 
@@ -607,7 +734,17 @@ Result<size_t> format::StoredItemSize(std::string_view bytes) {
 Result<std::optional<std::string>> format::UpgradeStoredItem(std::string_view key,
                                                              std::string_view value,
                                                              const StoredKeySchema& keys) {
-  if (!IsItemV1(value) && IsStoredWithoutKey(value)) return std::optional<std::string>();
+  std::string out;
+  if (!IsItemV1(value) && IsStoredWithoutKey(value)) {
+    if (static_cast<uint8_t>(CurrentPayload(value)[0]) == kInternedVersion) {
+      return std::optional<std::string>();
+    }
+    // Without its key already (storage format 11), names written out: the
+    // same entries, now as references.
+    DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeStoredItem(key, value, keys));
+    EncodeItemWithoutKey(item, ItemSize(item), keys, &out);
+    return std::optional<std::string>(std::move(out));
+  }
   DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItem(value));
   // The stored attributes must be the key's: the move drops them from the value.
   AttributeValue pk;
@@ -623,7 +760,6 @@ Result<std::optional<std::string>> format::UpgradeStoredItem(std::string_view ke
       return Corrupt("the stored sort key differs from the item key's");
     }
   }
-  std::string out;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &out);
   return std::optional<std::string>(std::move(out));
 }
@@ -686,7 +822,7 @@ Result<ItemView> ItemView::Open(std::string_view bytes) {
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   const uint8_t* end = p + payload.size();
   if (p == end) return Corrupt("empty payload");
-  if (*p == kWithoutKeyVersion) {
+  if (*p == kWithoutKeyVersion || *p == kInternedVersion) {
     return Corrupt("an item stored without its key (format::OpenStoredItem with its key reads it)");
   }
   if (*p != kPayloadVersion) {

@@ -48,9 +48,28 @@ struct KeyAttributeRef {
   std::string_view name;
   KeyType type;
 };
+
+// A table's interned attribute names: a table item's entry may name its
+// attribute by a small id instead of its bytes (ITEM_FORMAT.md, "Interned
+// names"). Implementations are thread-safe.
+class AttributeNames {
+ public:
+  virtual ~AttributeNames() = default;
+  // Writers: the id of `name`, assigned now if it is new and the table has
+  // room, and durable before this returns; nullopt: store the name inline.
+  virtual std::optional<uint32_t> Intern(std::string_view name) = 0;
+  // Readers: the name with `id` (valid as long as this object), or nullopt
+  // for an id never assigned.
+  virtual std::optional<std::string_view> Name(uint32_t id) const = 0;
+};
+
+// How a table's items are stored: which attributes the key holds, and the
+// names the table interns (null: none; every name is then stored inline,
+// as the compaction filter's rewrites store them).
 struct StoredKeySchema {
   KeyAttributeRef partition;
   std::optional<KeyAttributeRef> sort;
+  AttributeNames* names = nullptr;
 };
 
 // A base-table item as the items column family stores it since storage
@@ -90,19 +109,25 @@ Result<size_t> StoredItemSize(std::string_view bytes);
 // True for bytes in the current encoding (version 2: whole items, or items
 // without their key attributes), false for version 1.
 bool IsCurrentItemEncoding(std::string_view bytes);
-// True for a value stored without its key attributes (EncodeItemWithoutKey).
-// REQUIRES: IsCurrentItemEncoding(bytes), bytes an encoder wrote.
+// True for a value stored without its key attributes (EncodeItemWithoutKey,
+// or storage format 11's table items). REQUIRES: IsCurrentItemEncoding(bytes),
+// bytes an encoder wrote.
 bool IsStoredWithoutKey(std::string_view bytes);
+// True for a table item as EncodeItemWithoutKey writes it now (names as
+// references), false for every older encoding. REQUIRES: bytes an encoder wrote.
+bool IsCurrentTableItem(std::string_view bytes);
 
 // The move to the current encoding (the compaction filters, ITEM_FORMAT.md).
 // An index entry: the version 2 encoding of version 1 bytes (verified
 // first: Corruption if they are not a valid version 1 item), or nullopt for
 // bytes already version 2.
 Result<std::optional<std::string>> UpgradeStoredItem(std::string_view bytes);
-// A base item: its encoding without the key attributes, from version 1 bytes
-// or a whole version 2 item (verified first; Corruption if they are not a
-// valid item holding the key attributes `key` holds), or nullopt for bytes
-// already without their key.
+// A base item: its current encoding (without the key attributes, names as
+// references), from version 1 bytes or a whole version 2 item (verified
+// first; Corruption if they are not a valid item holding the key attributes
+// `key` holds) or from storage format 11's encoding without the key (names
+// written out); nullopt for bytes already current. `keys.names` null: every
+// name stays inline.
 Result<std::optional<std::string>> UpgradeStoredItem(std::string_view key, std::string_view value,
                                                      const StoredKeySchema& keys);
 

@@ -2,6 +2,8 @@
 
 #include <xxhash.h>
 
+#include <cstring>
+
 namespace dynarock::format {
 
 using uint128 = Number::uint128;
@@ -49,25 +51,24 @@ void PutBytesComponent(std::string* dst, std::string_view bytes) {
 
 Status GetBytesComponent(std::string_view* in, std::string* out) {
   out->clear();
-  for (size_t i = 0; i < in->size(); ++i) {
-    char c = (*in)[i];
-    if (c != '\0') {
-      out->push_back(c);
-      continue;
-    }
-    if (i + 1 == in->size()) return Corrupt("truncated escape in byte string");
-    char next = (*in)[i + 1];
-    if (next == '\xff') {
+  // Runs between zero bytes are copied whole; each zero is an escape.
+  const char* p = in->data();
+  const char* const end = p + in->size();
+  while (true) {
+    const auto* zero = static_cast<const char*>(std::memchr(p, 0, static_cast<size_t>(end - p)));
+    if (zero == nullptr) return Corrupt("unterminated byte string");
+    out->append(p, static_cast<size_t>(zero - p));
+    if (zero + 1 == end) return Corrupt("truncated escape in byte string");
+    if (zero[1] == '\xff') {
       out->push_back('\0');
-      ++i;
-    } else if (next == '\x01') {
-      in->remove_prefix(i + 2);
+      p = zero + 2;
+    } else if (zero[1] == '\x01') {
+      in->remove_prefix(static_cast<size_t>(zero + 2 - in->data()));
       return Status::OK();
     } else {
       return Corrupt("invalid escape in byte string");
     }
   }
-  return Corrupt("unterminated byte string");
 }
 
 void PutNumberComponent(std::string* dst, const Number& n) {

@@ -189,7 +189,7 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
           ItemView item,
           format::OpenStoredItem(std::string_view(it->key().data(), it->key().size()),
                                  std::string_view(it->value().data(), it->value().size()),
-                                 table.stored_key(), &value));
+                                 StoredKey(table), &value));
       DYNAROCK_RETURN_IF_ERROR(format::AppendItemLine(fmt, item, &line));
       DYNAROCK_RETURN_IF_ERROR(writer.AddLine(line));
       ++items;

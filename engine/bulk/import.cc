@@ -132,6 +132,12 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     info.space_id = next_space_id_++;
     for (auto& index : info.indexes) index.space_id = next_space_id_++;
   }
+  // Items are stored as writes store them: without their key attributes,
+  // names interned in the table's dictionary (whose entries are durable
+  // before use; a restore that fails leaves them to the space id's next
+  // table, which a crash may hand the same id: ids never change names).
+  AddStoredKey(info);
+  const format::StoredKeySchema stored_key = StoredKey(info);
   ScratchDir scratch;
   {
     std::mt19937_64 rng(std::random_device{}());
@@ -266,7 +272,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       // once, if an index needs it); the item itself is stored without its
       // key attributes.
       encoded.clear();
-      format::EncodeItemWithoutKey(*item, item_size, info.stored_key(), &stored);
+      format::EncodeItemWithoutKey(*item, item_size, stored_key, &stored);
       entries.clear();
       for (const IndexInfo& index : info.indexes) {
         auto ikey = IndexKeyFor(info, index, *item);
@@ -535,7 +541,6 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     }
     DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->IngestExternalFiles(args)));
     std::string table_name = info.name;
-    key_schemas_.Add(info);
     tables_.emplace(std::move(table_name), std::make_shared<TableState>(info));
   }
 

@@ -298,7 +298,7 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     *item_bytes = std::max(*item_bytes, size);
     // Without the key attributes, which the key holds; an index entry is a
     // whole item, encoded by AddIndexAndStatsChanges.
-    format::EncodeItemWithoutKey(*after, static_cast<size_t>(size), table.stored_key(), &encoded);
+    format::EncodeItemWithoutKey(*after, static_cast<size_t>(size), StoredKey(table), &encoded);
     batch.Put(items_cf_, key.bytes(), encoded);
     after_side = {after, size};
   } else {

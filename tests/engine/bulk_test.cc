@@ -24,6 +24,7 @@
 
 #include "dynarock/db.h"
 #include "engine/bulk/external_sort.h"
+#include "engine/attribute_names.h"
 #include "engine/catalog.h"
 #include "format/item_codec.h"
 #include "format/data_file.h"
@@ -962,32 +963,64 @@ TEST_F(BulkTest, CommandLineDumpAndRestore) {
 
 // ---- The move to version 2 of the item encoding (storage format 10) ---------------------
 
-// The fleet table's key attributes (FleetTable).
-const format::StoredKeySchema kFleetKey{{"PK", format::KeyType::kS},
-                                       format::KeyAttributeRef{"SK", format::KeyType::kS}};
+// A table's interned names as its catalog holds them (names/<space>/<id>),
+// for reading its items around the engine.
+class CatalogNames : public format::AttributeNames {
+ public:
+  CatalogNames(const testing::RawDb& raw, uint32_t space_id) {
+    const std::string first = InternedNameKey(space_id, 0);
+    const std::string prefix = first.substr(0, first.size() - 8);
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf("catalog")));
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      const uint32_t id = static_cast<uint32_t>(
+          std::stoul(it->key().ToString().substr(prefix.size()), nullptr, 16));
+      names_[id] = it->value().ToString();
+    }
+  }
+  std::optional<uint32_t> Intern(std::string_view) override { return std::nullopt; }
+  std::optional<std::string_view> Name(uint32_t id) const override {
+    auto it = names_.find(id);
+    if (it == names_.end()) return std::nullopt;
+    return std::string_view(it->second);
+  }
+
+ private:
+  std::map<uint32_t, std::string> names_;
+};
+
+// The fleet table's key attributes (FleetTable, the database's first table:
+// space id 1) and its interned names in `raw`'s catalog.
+format::StoredKeySchema FleetKey(CatalogNames* names) {
+  return {{"PK", format::KeyType::kS}, format::KeyAttributeRef{"SK", format::KeyType::kS}, names};
+}
 
 // Turns the database in `dir` into the one an older Dynarock left, with
 // every column family flushed so that the old values sit in files as they
 // would, and the format record at `version`:
 //   9: every item and index entry in version 1 of the item encoding;
-//   10: every item whole (with its key attributes), in version 2.
+//   10: every item whole (with its key attributes), in version 2;
+//   11: every item without its key attributes, names written out (03).
 // Returns how many values were rewritten.
 int64_t MakeOlderFormat(const std::string& dir, uint32_t version) {
   testing::RawDb raw(dir);
+  CatalogNames names(raw, 1);
+  const format::StoredKeySchema keys = FleetKey(&names);
   int64_t n = 0;
   for (const char* cf : {"items", "indexes"}) {
     const bool items = std::string_view(cf) == "items";
-    if (version == 10 && !items) continue;  // index entries were whole already
+    if (version >= 10 && !items) continue;  // index entries were whole already
     rocksdb::WriteBatch batch;
     std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf(cf)));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       auto item = items ? format::DecodeStoredItem(it->key().ToStringView(),
-                                                   it->value().ToStringView(), kFleetKey)
+                                                   it->value().ToStringView(), keys)
                         : format::DecodeItem(it->value().ToStringView());
       EXPECT_OK(item);
       if (!item.ok()) continue;
       EXPECT_OK(batch.Put(raw.cf(cf), it->key(),
-                          version == 9 ? testing::EncodeItemV1(*item) : format::EncodeItem(*item)));
+                          version == 9    ? testing::EncodeItemV1(*item)
+                          : version == 10 ? format::EncodeItem(*item)
+                                          : testing::EncodeTableItemFormat11(*item, keys)));
       ++n;
     }
     EXPECT_OK(raw.db()->Write({}, &batch));
@@ -999,19 +1032,22 @@ int64_t MakeOlderFormat(const std::string& dir, uint32_t version) {
 }
 
 // Items and index entries, {in an older encoding, in the current one}: an
-// item stored without its key attributes, an index entry whole in version
-// 2. Every value must read, either way.
+// item as EncodeItemWithoutKey writes it now, an index entry whole in
+// version 2. Every value must read, either way.
 std::pair<int64_t, int64_t> CountEncodings(const std::string& dir) {
   testing::RawDb raw(dir);
+  CatalogNames names(raw, 1);
+  const format::StoredKeySchema keys = FleetKey(&names);
   std::pair<int64_t, int64_t> counts;
   for (const char* cf : {"items", "indexes"}) {
     const bool items = std::string_view(cf) == "items";
     std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf(cf)));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       const std::string key = it->key().ToString(), value = it->value().ToString();
-      EXPECT_OK(items ? format::DecodeStoredItem(key, value, kFleetKey) : format::DecodeItem(value));
-      const bool current = format::IsCurrentItemEncoding(value) &&
-                           format::IsStoredWithoutKey(value) == items;
+      EXPECT_OK(items ? format::DecodeStoredItem(key, value, keys) : format::DecodeItem(value));
+      const bool current = items ? format::IsCurrentTableItem(value)
+                                 : format::IsCurrentItemEncoding(value) &&
+                                       !format::IsStoredWithoutKey(value);
       ++(current ? counts.second : counts.first);
     }
   }
@@ -1089,7 +1125,7 @@ TEST_P(ItemMoveFromTest, AnOlderDatabaseServesAtOnceAndMovesByCompaction) {
     std::string record;
     ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "format", &record));
     EXPECT_EQ(record, EncodeFormatRecord(kStorageFormatVersion));
-    EXPECT_EQ(kStorageFormatVersion, 11u);
+    EXPECT_EQ(kStorageFormatVersion, 12u);
   }
   const auto before = CountEncodings(dir_);
   EXPECT_GT(before.first, 0);  // nothing compacted them yet: the reads above read old bytes
@@ -1104,7 +1140,7 @@ TEST_P(ItemMoveFromTest, AnOlderDatabaseServesAtOnceAndMovesByCompaction) {
   ExpectExactStatistics();
 }
 
-INSTANTIATE_TEST_SUITE_P(StorageFormats, ItemMoveFromTest, ::testing::Values(9u, 10u));
+INSTANTIATE_TEST_SUITE_P(StorageFormats, ItemMoveFromTest, ::testing::Values(9u, 10u, 11u));
 
 // SIGKILL in the middle of the move loses nothing: after each kill the
 // database reopens with every item, index entry and counter as before, in

@@ -6,6 +6,7 @@
 #include <rocksdb/db.h>
 
 #include <filesystem>
+#include <map>
 
 #include "dynarock/db.h"
 #include "engine/catalog.h"
@@ -70,8 +71,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 11 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0B");
+  // "DYNAROCK" | version 12 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0C");
   // With the secret that signs shard iterators: 32 bytes, not all zero.
   std::string secret;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "stream_iterator_secret", &secret));
@@ -139,8 +140,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 12; "
-                                                     "this build reads versions up to 11. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 13; "
+                                                     "this build reads versions up to 12. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -547,6 +548,69 @@ TEST_F(StorageLayoutTest, VersionEightGainsTheIteratorSecret) {
   auto missing = Database::Open(dir_, {});
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Status::Code::kCorruption) << missing.status();
+}
+
+// Interned attribute names live in the catalog under names/<8 hex space
+// id>/<8 hex id>, written (synced) before the first item that uses them;
+// the table's items then hold the ids, not the names; every Open reads them
+// back; DeleteTable drops them with the table.
+TEST_F(StorageLayoutTest, InternedNamesLiveInTheCatalog) {
+  using T = ScalarAttributeType;
+  auto names_in_catalog = [this] {
+    testing::RawDb raw(dir_);
+    std::map<std::string, std::string> names;
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf("catalog")));
+    for (it->Seek("names/"); it->Valid() && it->key().starts_with("names/"); it->Next()) {
+      names[it->key().ToString()] = it->value().ToString();
+    }
+    return names;
+  };
+  const Item reading{{"pk", S("V1")}, {"sk", S("A")}, {"speedKph", S("87")}, {"depotCode", S("D")}};
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->CreateTable(testing::TableRequest("Plain", "pk", T::kS, "sk", T::kS)));
+    ASSERT_OK((*db)->PutItem({.table_name = "Plain", .item = reading}));
+  }
+  // Ids in the order the writes met the names (an item's attributes by name).
+  const std::map<std::string, std::string> want = {{"names/00000001/00000000", "depotCode"},
+                                                   {"names/00000001/00000001", "speedKph"}};
+  EXPECT_EQ(names_in_catalog(), want);
+  {
+    testing::RawDb raw(dir_);
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf("items")));
+    it->SeekToFirst();
+    ASSERT_TRUE(it->Valid());
+    const std::string value = it->value().ToString();
+    EXPECT_EQ(value.find("speedKph"), std::string::npos);
+    EXPECT_EQ(value.find("depotCode"), std::string::npos);
+    EXPECT_NE(value.find("87"), std::string::npos);
+  }
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    auto got = (*db)->GetItem({.table_name = "Plain", .key = {{"pk", S("V1")}, {"sk", S("A")}}});
+    ASSERT_OK(got);
+    ASSERT_TRUE(got->item.has_value());
+    EXPECT_EQ(*got->item, reading);
+    Item more = reading;
+    more["sk"] = S("B");
+    more["fuelPct"] = S("61");
+    ASSERT_OK((*db)->PutItem({.table_name = "Plain", .item = more}));
+    auto page = (*db)->Scan({.table_name = "Plain"});
+    ASSERT_OK(page);
+    ASSERT_EQ(page->items.size(), 2u);
+    EXPECT_EQ(page->items[1], more);
+  }
+  auto after = names_in_catalog();
+  EXPECT_EQ(after.size(), 3u);
+  EXPECT_EQ(after["names/00000001/00000002"], "fuelPct");
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->DeleteTable({.table_name = "Plain"}));
+  }
+  EXPECT_TRUE(names_in_catalog().empty());
 }
 
 TEST(StorageLayoutGoldenTest, TokenRecords) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <iostream>
 #include <random>
 
@@ -98,15 +99,15 @@ TEST(ItemCodecTest, ForeignBytesAreCorruption) {
 
 TEST(ItemCodecTest, VersionIsChecked) {
   std::string bytes = EncodeItem(Item{{"a", AV::S("b")}});
-  // The payload's first byte is its version (2); patch each 02 to 04 and
-  // expect a version error from one of them.
+  // The payload's first byte is its version (2); patch each 02 to 05 (03
+  // and 04 are table items) and expect a version error from one of them.
   bool saw_version_error = false;
   for (size_t i = 0; i < bytes.size(); ++i) {
     if (bytes[i] != 2) continue;
     std::string patched = bytes;
-    patched[i] = 4;
+    patched[i] = 5;
     auto r = DecodeItem(patched);
-    if (!r.ok() && r.status().message().find("format version 4") != std::string::npos) {
+    if (!r.ok() && r.status().message().find("format version 5") != std::string::npos) {
       saw_version_error = true;
     }
   }
@@ -163,23 +164,86 @@ TEST(ItemCodecGoldenTest, VersionTwoBytes) {
   EXPECT_EQ(*decoded, GoldenReading());
 }
 
-// A table item is stored without its key attributes: the golden reading
-// under a key (PK, SK) is the same payload with version byte 03.
-TEST(ItemCodecGoldenTest, WithoutKeyBytes) {
+// Interned names for tests: ids in order of first use, up to `capacity`.
+class TestNames : public AttributeNames {
+ public:
+  explicit TestNames(size_t capacity = 100) : capacity_(capacity) {}
+  std::optional<uint32_t> Intern(std::string_view name) override {
+    for (size_t i = 0; i < names_.size(); ++i) {
+      if (names_[i] == name) return static_cast<uint32_t>(i);
+    }
+    if (names_.size() == capacity_) return std::nullopt;
+    names_.emplace_back(name);
+    return static_cast<uint32_t>(names_.size() - 1);
+  }
+  std::optional<std::string_view> Name(uint32_t id) const override {
+    if (id >= names_.size()) return std::nullopt;
+    return std::string_view(names_[id]);
+  }
+
+ private:
+  size_t capacity_;
+  std::deque<std::string> names_;
+};
+
+// A table item is stored without its key attributes, its names interned:
+// the golden reading under a key (PK, SK), every byte.
+TEST(ItemCodecGoldenTest, TableItemBytes) {
   Item item = GoldenReading();
   item["PK"] = AV::S("VEH#V-7741");
   item["SK"] = AV::S("TS#2026-06-23T09:00:01Z");
-  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}};
+  TestNames names;
+  StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &names};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
-  std::string want = testing::Unhex(kGoldenReadingV2);
-  const size_t version_at = 24;  // after the 24-byte envelope head
-  ASSERT_EQ(want[version_at], 2);
-  want[version_at] = 3;
-  // The size byte: the whole item's, keys included.
-  ASSERT_EQ(static_cast<uint8_t>(want[version_at + 1]), ItemSize(GoldenReading()));
-  want[version_at + 1] = static_cast<char>(ItemSize(item));
-  EXPECT_EQ(testing::Hex(stored), testing::Hex(want));
+  EXPECT_EQ(testing::Hex(stored),
+            // The envelope as in kGoldenReadingV2, the payload 38 bytes (26).
+            "0C 00 00 00 00 00 06 00 08 00 04 00 06 00 00 00 04 00 00 00 26 00 00 00 "
+            // version 4, size 78 (the whole item's), 4 entries, offsets 0 11 17 19
+            "04 4E 10 00 0B 11 13 "
+            // name 0 (depotCode), S "DEP-LON-3"; name 1 (fuelPct), N "0.61";
+            // name 2 (ok), BOOL true; name 3 (tags), SS "gps" "idle"
+            "01 90 44 45 50 2D 4C 4F 4E 2D 33 03 41 30 2E 36 31 05 13 "
+            "07 A7 02 03 67 70 73 04 69 64 6C 65 "
+            // FlatBuffers' padding to 4 bytes
+            "00 00");
+  EXPECT_EQ(*names.Name(0), "depotCode");
+  EXPECT_EQ(*names.Name(3), "tags");
+  // Read back whole, and spliced into exactly the whole encoding.
+  const AV& sk = item.at("SK");
+  const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
+  EXPECT_EQ(*DecodeStoredItem(key, stored, keys), item);
+  std::string scratch;
+  ASSERT_OK(OpenStoredItem(key, stored, keys, &scratch));
+  EXPECT_EQ(scratch, EncodeItem(item));
+  // Without a dictionary, names are written out: varint(2 x length), bytes.
+  keys.names = nullptr;
+  EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
+  EXPECT_NE(testing::Hex(stored).find("12 64 65 70 6F 74 43 6F 64 65 90"), std::string::npos);
+  EXPECT_EQ(*DecodeStoredItem(key, stored, keys), item);
+}
+
+// An id the table's names do not hold is corruption, never a wrong name;
+// past the dictionary's capacity names are stored inline, mixed with ids.
+TEST(ItemCodecInternTest, UnknownIdsAreCorruptionAndFullDictionariesStoreInline) {
+  const Item item = FleetReading();
+  const AV& sk = item.at("SK");
+  const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
+  TestNames two(2);
+  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &two};
+  std::string stored;
+  EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
+  EXPECT_TRUE(two.Name(1).has_value());
+  EXPECT_FALSE(two.Name(2).has_value());
+  EXPECT_EQ(*DecodeStoredItem(key, stored, keys), item);
+  std::string scratch;
+  ASSERT_OK(OpenStoredItem(key, stored, keys, &scratch));
+  EXPECT_EQ(scratch, EncodeItem(item));
+  TestNames empty;
+  const StoredKeySchema other{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &empty};
+  EXPECT_EQ(DecodeStoredItem(key, stored, other).status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(OpenStoredItem(key, stored, other, &scratch).status().code(),
+            Status::Code::kCorruption);
 }
 
 // Version 1 bytes still read, and the move rewrites them as version 2
@@ -298,6 +362,24 @@ TEST(ItemCodecWithoutKeyTest, UpgradesDropTheKeyAttributes) {
     ASSERT_TRUE(upgraded->has_value());
     EXPECT_EQ(**upgraded, want);
   }
+  // Format 11's table item (names written out, version byte 03) reads, and
+  // moves to references.
+  Item small = GoldenReading();
+  small["PK"] = AV::S("VEH#V-7741");
+  small["SK"] = AV::S("TS#2026-06-23T09:00:01Z");
+  const std::string small_key = FleetKey(small);
+  const std::string format11 = testing::EncodeTableItemFormat11(small, kFleetKeys);
+  EXPECT_TRUE(IsStoredWithoutKey(format11));
+  EXPECT_EQ(*DecodeStoredItem(small_key, format11, kFleetKeys), small);
+  std::string scratch;
+  ASSERT_OK(OpenStoredItem(small_key, format11, kFleetKeys, &scratch));
+  EXPECT_EQ(scratch, EncodeItem(small));
+  auto from11 = UpgradeStoredItem(small_key, format11, kFleetKeys);
+  ASSERT_OK(from11);
+  ASSERT_TRUE(from11->has_value());
+  std::string small_want;
+  EncodeItemWithoutKey(small, ItemSize(small), kFleetKeys, &small_want);
+  EXPECT_EQ(**from11, small_want);
   auto again = UpgradeStoredItem(key, want, kFleetKeys);
   ASSERT_OK(again);
   EXPECT_FALSE(again->has_value());
@@ -428,6 +510,9 @@ TEST_F(ItemCodecRandomTest, HundredThousandDeepRoundTripsAndUpgrades) {
 // bytes, N of every shape), the key attributes sorting anywhere among the
 // others: stored without them and read back whole, as items and as views.
 TEST_F(ItemCodecRandomTest, WithoutKeyRoundTrips) {
+  // One table's dictionary for every item: full after 64 names, so later
+  // items mix interned names with names written out.
+  TestNames names(64);
   for (int i = 0; i < 20000; ++i) {
     Item item = RandomItem();
     const KeyType types[] = {KeyType::kS, KeyType::kN, KeyType::kB};
@@ -441,7 +526,7 @@ TEST_F(ItemCodecRandomTest, WithoutKeyRoundTrips) {
     const bool with_sort = rng_() % 4 != 0;
     item[pk_name] = key_value(pt);
     if (with_sort) item[sk_name] = key_value(st);
-    StoredKeySchema keys{{pk_name, pt}, std::nullopt};
+    StoredKeySchema keys{{pk_name, pt}, std::nullopt, i % 3 ? &names : nullptr};
     if (with_sort) keys.sort = KeyAttributeRef{sk_name, st};
     const AV* sk = with_sort ? &item.at(sk_name) : nullptr;
     const std::string key = EncodeItemKey(3, item.at(pk_name), sk).bytes();

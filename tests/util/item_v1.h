@@ -1,8 +1,9 @@
-// Items in version 1 of the item encoding (schemas/item.fbs), as storage
-// formats 1-9 wrote them: a FlatBuffers table per value. Nothing in the
-// product writes them any more; tests use these to build databases of those
-// formats and check that readers, the compaction filter and the upgrade take
-// them. The writer is version 1's own, as it stood when version 2 replaced it.
+// Items as older storage formats wrote them, which nothing in the product
+// writes any more: version 1 of the item encoding (schemas/item.fbs, formats
+// 1-9: a FlatBuffers table per value; the writer is version 1's own, as it
+// stood when version 2 replaced it) and format 11's table items. Tests use
+// these to build databases of those formats and check that readers, the
+// compaction filters and the upgrades take them.
 #ifndef DYNAROCK_TESTS_UTIL_ITEM_V1_H_
 #define DYNAROCK_TESTS_UTIL_ITEM_V1_H_
 
@@ -14,7 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "dynarock/attribute_value.h"
+#include "format/item_codec.h"
 #include "format/item_size.h"
 #include "format/key_codec.h"
 #include "schemas/item_generated.h"
@@ -104,6 +108,28 @@ inline std::string EncodeStringItemWithoutSize(const std::map<std::string, std::
   Item out;
   for (const auto& [name, value] : item) out.emplace(name, AttributeValue::S(value));
   return EncodeItemV1(out, /*with_size=*/false);
+}
+
+// A table item as storage format 11 stored it: version 2's payload with
+// version byte 03, the key attributes left out and every name written out
+// (varint length, bytes). Built from the whole encoding of the item less
+// its key attributes, with the version and size bytes patched.
+// REQUIRES: both sizes below 128 (one varint byte each), an item small
+// enough that its envelope head is 24 bytes.
+inline std::string EncodeTableItemFormat11(const Item& item,
+                                           const format::StoredKeySchema& keys) {
+  Item rest = item;
+  rest.erase(std::string(keys.partition.name));
+  if (keys.sort) rest.erase(std::string(keys.sort->name));
+  std::string bytes = format::EncodeItem(rest);
+  const size_t version_at = 24;
+  EXPECT_EQ(bytes[version_at], 2);
+  EXPECT_LT(format::ItemSize(item), 128u);
+  EXPECT_EQ(static_cast<size_t>(static_cast<uint8_t>(bytes[version_at + 1])),
+            format::ItemSize(rest));
+  bytes[version_at] = 3;
+  bytes[version_at + 1] = static_cast<char>(format::ItemSize(item));
+  return bytes;
 }
 
 }  // namespace dynarock::testing

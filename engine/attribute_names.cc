@@ -1,0 +1,76 @@
+#include "engine/attribute_names.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace dynarock {
+
+std::string InternedNameKey(uint32_t space_id, uint32_t id) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%08x/%08x", space_id, id);
+  return std::string(kCatalogNamesPrefix) + buf;
+}
+
+void NameDictionary::Publish(uint32_t id, std::string name) {
+  names_.push_back(std::move(name));
+  const std::string* stored = &names_.back();
+  ids_.emplace(*stored, id);
+  by_id_[id].store(stored, std::memory_order_release);
+}
+
+Status NameDictionary::Load(uint32_t id, std::string name) {
+  std::unique_lock lock(mu_);
+  if (id >= kMaxInternedNames || by_id_[id].load(std::memory_order_relaxed) != nullptr ||
+      ids_.find(name) != ids_.end()) {
+    return Status::Corruption("catalog: interned name " + std::to_string(id) +
+                              " out of range or given twice");
+  }
+  Publish(id, std::move(name));
+  next_id_ = std::max(next_id_, id + 1);
+  return Status::OK();
+}
+
+std::optional<uint32_t> NameDictionary::Find(std::string_view name) const {
+  std::shared_lock lock(mu_);
+  auto it = ids_.find(name);
+  if (it == ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<uint32_t> NameDictionary::Intern(std::string_view name) {
+  uint32_t id;
+  {
+    std::shared_lock lock(mu_);
+    auto it = ids_.find(name);
+    if (it != ids_.end()) return it->second;
+    if (next_id_ >= kMaxInternedNames) return std::nullopt;
+  }
+  {
+    std::unique_lock lock(mu_);
+    auto it = ids_.find(name);
+    if (it != ids_.end()) return it->second;  // another writer added it meanwhile
+    if (pending_.find(name) != pending_.end()) return std::nullopt;  // being added: inline
+    if (next_id_ >= kMaxInternedNames) return std::nullopt;
+    id = next_id_++;
+    pending_.emplace(std::string(name), id);
+  }
+  // Durable first: an item may carry the id as soon as it is published. No
+  // lock is held across the write.
+  const Status persisted = persist_(id, name);
+  std::unique_lock lock(mu_);
+  pending_.erase(pending_.find(name));
+  // A failed write loses the id (it is never given again) and this item
+  // stores the name inline; a later write tries the name again.
+  if (!persisted.ok()) return std::nullopt;
+  Publish(id, std::string(name));
+  return id;
+}
+
+std::optional<std::string_view> NameDictionary::Name(uint32_t id) const {
+  if (id >= kMaxInternedNames) return std::nullopt;
+  const std::string* name = by_id_[id].load(std::memory_order_acquire);
+  if (name == nullptr) return std::nullopt;
+  return std::string_view(*name);
+}
+
+}  // namespace dynarock
