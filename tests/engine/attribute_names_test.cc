@@ -48,7 +48,9 @@ TEST(AttributeNamesTest, RacingWritersAgreeAndEveryIdIsDurableFirst) {
   threads.emplace_back([&] {  // a reader of every id, as Query threads are
     for (int round = 0; round < 200; ++round) {
       for (uint32_t id = 0; id < kNames + 100; ++id) {
-        if (auto n = names.Name(id)) ASSERT_EQ(n->substr(0, 4), "attr");
+        if (auto n = names.Name(id)) {
+          ASSERT_EQ(n->substr(0, 4), "attr");
+        }
       }
     }
   });
@@ -63,7 +65,9 @@ TEST(AttributeNamesTest, RacingWritersAgreeAndEveryIdIsDurableFirst) {
     EXPECT_TRUE(ids.insert(*id).second);
     EXPECT_EQ(persisted.at(*id), name);
     for (const auto& s : seen) {
-      if (auto it = s.find(name); it != s.end()) EXPECT_EQ(it->second, *id);
+      if (auto it = s.find(name); it != s.end()) {
+        EXPECT_EQ(it->second, *id);
+      }
     }
   }
   EXPECT_FALSE(names.Name(kMaxInternedNames).has_value());
