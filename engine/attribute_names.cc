@@ -20,9 +20,12 @@ void NameDictionary::Publish(uint32_t id, std::string name) {
 
 Status NameDictionary::Load(uint32_t id, std::string name) {
   std::unique_lock lock(mu_);
-  if (id >= kMaxInternedNames || by_id_[id].load(std::memory_order_relaxed) != nullptr ||
-      ids_.find(name) != ids_.end()) {
-    return Status::Corruption("catalog: interned name " + std::to_string(id) +
+  // One name may stand under two ids: a synced write that failed after its
+  // record reached the log was retried under the next id. Both resolve to
+  // it; writers use the first loaded (the catalog lists ids in order), as
+  // Publish keeps the first id of a name.
+  if (id >= kMaxInternedNames || by_id_[id].load(std::memory_order_relaxed) != nullptr) {
+    return Status::Corruption("catalog: interned name id " + std::to_string(id) +
                               " out of range or given twice");
   }
   Publish(id, std::move(name));

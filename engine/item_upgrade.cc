@@ -69,7 +69,9 @@ rocksdb::CompactionFilter::Decision ItemUpgradeFilter::FilterV2(
     int /*level*/, const rocksdb::Slice& key, ValueType value_type,
     const rocksdb::Slice& existing_value, std::string* new_value,
     std::string* /*skip_until*/) const {
-  if (value_type != ValueType::kValue) return Decision::kKeep;
+  if (value_type != ValueType::kValue || !enabled_.load(std::memory_order_acquire)) {
+    return Decision::kKeep;
+  }
   const std::string_view bytes(existing_value.data(), existing_value.size());
   if (schemas_ == nullptr) {  // an index entry
     if (format::IsCurrentItemEncoding(bytes)) return Decision::kKeep;

@@ -5,6 +5,7 @@
 
 #include <rocksdb/compaction_filter.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -20,8 +21,10 @@ namespace dynarock {
 // its interned names. For the items' filter, which runs on RocksDB's
 // compaction threads and so must not take the catalog's lock (a writer
 // holding it may be waiting on a compaction), and for every read and write
-// of a table's items. A table's key schema never changes and space ids are
-// never reused, so an entry, once added, holds for good. Thread-safe.
+// of a table's items. A table's key schema never changes and a live table's
+// space id is never given to another (only a restore cut short by a crash
+// hands its ids on, to a table that replaces its entry before any item of
+// it exists), so an entry holds for as long as it is needed. Thread-safe.
 class KeySchemas {
  public:
   // Adds a table; its dictionary (made on first sight of the space id, or
@@ -82,9 +85,14 @@ class ItemUpgradeFilter : public rocksdb::CompactionFilter {
   const char* Name() const override {
     return schemas_ ? "dynarock.ItemUpgrade" : "dynarock.IndexEntryUpgrade";
   }
+  // Off until Open has recorded the current storage format: a compaction
+  // during Open must not rewrite values into an encoding that the format
+  // record does not yet announce (an older build would then misread them).
+  void Enable() { enabled_.store(true, std::memory_order_release); }
 
  private:
   const KeySchemas* schemas_;
+  std::atomic<bool> enabled_{false};
 };
 
 }  // namespace dynarock

@@ -508,6 +508,10 @@ Status Database::Impl::Open(const std::string& path) {
                                                    NamePersister(space_id)));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  // The format record is current and every table's schema and names are
+  // known: compactions may move old items now.
+  item_upgrade_filter_.Enable();
+  index_entry_upgrade_filter_.Enable();
   DYNAROCK_RETURN_IF_ERROR(LoadStreams());
   FlushInBackground(db_.get(), replayed);
   return Status::OK();

@@ -20,18 +20,6 @@ namespace dynarock {
 
 namespace {
 
-// A stored table item, verified as bytes of unknown origin are (the recount
-// is where unreadable items are found): one stored without its key is
-// checked with the key spliced back in, in *scratch.
-Result<Item> VerifiedStoredItem(std::string_view key, std::string_view value,
-                                const format::StoredKeySchema& keys, std::string* scratch) {
-  if (format::IsCurrentItemEncoding(value) && format::IsStoredWithoutKey(value)) {
-    DYNAROCK_RETURN_IF_ERROR(format::OpenStoredItem(key, value, keys, scratch).status());
-    return format::DecodeItem(*scratch);
-  }
-  return format::DecodeItem(value);
-}
-
 // Keeps the `limit` largest collections offered, by size.
 class Largest {
  public:
@@ -296,14 +284,15 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
 
   Counter total;
   const format::StoredKeySchema stored_key = StoredKey(table);
-  std::string whole;       // reused by VerifiedStoredItem
   std::string collection;  // the current collection's stats key
   Counter counted;
   for (; items->Valid(); items->Next()) {
     std::string_view key(items->key().data(), items->key().size());
     std::string_view value(items->value().data(), items->value().size());
     auto decoded = format::DecodeItemKey(key, table.key_types());
-    auto item = VerifiedStoredItem(key, value, stored_key, &whole);
+    // Verified as bytes of unknown origin: the recount is where unreadable
+    // items are found.
+    auto item = format::VerifyStoredItem(key, value, stored_key);
     if (!decoded.ok() || !item.ok()) {
       ++report->unreadable_items;
       continue;

@@ -475,6 +475,21 @@ void Envelope(std::string_view payload, std::string* out) {
   out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
 
+// The payload of a PackedItem buffer of unknown origin: the envelope is run
+// through the FlatBuffers verifier on an aligned copy, the payload then
+// located in `bytes` itself. Corruption if the envelope is not valid.
+Result<std::string_view> VerifiedPayload(std::string_view bytes) {
+  std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+  if (!bytes.empty()) std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  const auto* copy = reinterpret_cast<const uint8_t*>(aligned.data());
+  fbs::Verifier verifier(copy, bytes.size());
+  if (!verifier.VerifyBuffer<fb::PackedItem>(nullptr)) return Corrupt("not a valid item buffer");
+  const auto* v = fbs::GetRoot<fb::PackedItem>(copy)->data();
+  if (v == nullptr) return Corrupt("no payload");
+  const auto at = static_cast<size_t>(v->data() - copy);
+  return bytes.substr(at, v->size());
+}
+
 ItemView ViewOfPayload(std::string_view payload) {
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data()) + 1;  // the version
   const auto size = static_cast<uint32_t>(ReadVarint(&p));
@@ -687,6 +702,79 @@ bool format::IsCurrentTableItem(std::string_view bytes) {
   return !payload.empty() && static_cast<uint8_t>(payload[0]) == kInternedVersion;
 }
 
+namespace {
+
+// A table item's payload (03 or 04) of unknown origin, walked with bounds
+// checks as ItemView::Open walks a whole item's: the index, each name (a
+// reference resolved in `keys.names`), names strictly ascending and none a
+// key attribute, each value; and the stored size against the attributes'
+// plus the key's.
+Status CheckTableItem(std::string_view payload, std::string_view key,
+                      const format::StoredKeySchema& keys) {
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  const uint8_t* end = p + payload.size();
+  const uint8_t version = *p++;
+  uint64_t stored;
+  if (!ReadVarintChecked(&p, end, &stored)) return Corrupt("bad size");
+  uint64_t header;
+  if (!ReadVarintChecked(&p, end, &header)) return Corrupt("truncated container header");
+  if ((header & 3) == 3) return Corrupt("bad index width");
+  const uint64_t width = uint64_t{1} << (header & 3);
+  const uint64_t count = header >> 2;
+  if (count > static_cast<uint64_t>(end - p) / width) return Corrupt("index past the end");
+  const uint8_t* index = p;
+  const uint8_t* entries = p + count * width;
+  const uint8_t* q = entries;
+  size_t size = 0;
+  std::string_view prev;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (ReadOffset(index, static_cast<uint32_t>(width), i) != static_cast<uint64_t>(q - entries)) {
+      return Corrupt("index does not match the entries");
+    }
+    uint64_t ref;
+    if (!ReadVarintChecked(&q, end, &ref)) return Corrupt("truncated name");
+    std::string_view name;
+    if (version == kWithoutKeyVersion || ref % 2 == 0) {
+      const uint64_t n = version == kWithoutKeyVersion ? ref : ref / 2;
+      if (n > static_cast<uint64_t>(end - q)) return Corrupt("truncated name");
+      name = Chars(q, n);
+      q += n;
+    } else {
+      const auto interned = keys.names && ref / 2 <= UINT32_MAX
+                                ? keys.names->Name(static_cast<uint32_t>(ref / 2))
+                                : std::nullopt;
+      if (!interned) return Corrupt("an interned name the table does not know");
+      name = *interned;
+    }
+    if (i > 0 && !(prev < name)) return Corrupt("names out of order");
+    if (name == keys.partition.name || (keys.sort && name == keys.sort->name)) {
+      return Corrupt("a key attribute stored in the value");
+    }
+    prev = name;
+    size += name.size();
+    DYNAROCK_RETURN_IF_ERROR(Checker().Value(&q, end, 2, &size));
+  }
+  if (q != end) return Corrupt("trailing bytes in a container");
+  AttributeValue pk;
+  std::optional<AttributeValue> sk;
+  DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
+  size += keys.partition.name.size() + format::AttributeValueSize(pk);
+  if (sk) size += keys.sort->name.size() + format::AttributeValueSize(*sk);
+  if (stored != size) return Corrupt("stored size differs from the attributes' size");
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<Item> format::VerifyStoredItem(std::string_view key, std::string_view value,
+                                      const StoredKeySchema& keys) {
+  if (IsItemV1(value)) return DecodeItemV1(value, /*verify=*/true);
+  DYNAROCK_ASSIGN_OR_RETURN(const std::string_view payload, VerifiedPayload(value));
+  if (!WithoutKey(payload)) return DecodeItem(value);
+  DYNAROCK_RETURN_IF_ERROR(CheckTableItem(payload, key, keys));
+  return DecodeStoredItem(key, value, keys);
+}
+
 Result<Item> format::DecodeStoredItem(std::string_view key, std::string_view value,
                                       const StoredKeySchema& keys) {
   if (IsItemV1(value)) return DecodeItemV1(value, /*verify=*/false);
@@ -735,15 +823,18 @@ Result<std::optional<std::string>> format::UpgradeStoredItem(std::string_view ke
                                                              std::string_view value,
                                                              const StoredKeySchema& keys) {
   std::string out;
-  if (!IsItemV1(value) && IsStoredWithoutKey(value)) {
-    if (static_cast<uint8_t>(CurrentPayload(value)[0]) == kInternedVersion) {
+  if (!IsItemV1(value)) {
+    DYNAROCK_ASSIGN_OR_RETURN(const std::string_view payload, VerifiedPayload(value));
+    if (!payload.empty() && static_cast<uint8_t>(payload[0]) == kInternedVersion) {
       return std::optional<std::string>();
     }
-    // Without its key already (storage format 11), names written out: the
-    // same entries, now as references.
-    DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeStoredItem(key, value, keys));
-    EncodeItemWithoutKey(item, ItemSize(item), keys, &out);
-    return std::optional<std::string>(std::move(out));
+    if (WithoutKey(payload)) {
+      // Without its key already (storage format 11), names written out:
+      // the same entries, now as references.
+      DYNAROCK_ASSIGN_OR_RETURN(Item item, VerifyStoredItem(key, value, keys));
+      EncodeItemWithoutKey(item, ItemSize(item), keys, &out);
+      return std::optional<std::string>(std::move(out));
+    }
   }
   DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItem(value));
   // The stored attributes must be the key's: the move drops them from the value.
@@ -807,18 +898,8 @@ Result<Item> format::DecodeTrustedItem(std::string_view bytes) {
 // ---- ItemView ------------------------------------------------------------------------------
 
 Result<ItemView> ItemView::Open(std::string_view bytes) {
-  // The envelope, verified on an aligned copy.
-  std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
-  if (!bytes.empty()) std::memcpy(aligned.data(), bytes.data(), bytes.size());
-  const auto* copy = reinterpret_cast<const uint8_t*>(aligned.data());
-  fbs::Verifier verifier(copy, bytes.size());
   if (format::IsItemV1(bytes)) return Corrupt("version 1 bytes (format::OpenStoredItem reads them)");
-  if (!verifier.VerifyBuffer<fb::PackedItem>(nullptr)) return Corrupt("not a valid item buffer");
-  const auto* v = fbs::GetRoot<fb::PackedItem>(copy)->data();
-  if (v == nullptr) return Corrupt("no payload");
-  const auto at = static_cast<size_t>(v->data() - copy);
-  const std::string_view payload = bytes.substr(at, v->size());
-  // The payload.
+  DYNAROCK_ASSIGN_OR_RETURN(const std::string_view payload, VerifiedPayload(bytes));
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   const uint8_t* end = p + payload.size();
   if (p == end) return Corrupt("empty payload");

@@ -87,6 +87,14 @@ void EncodeItemWithoutKey(const Item& item, size_t size, const StoredKeySchema& 
 // checksummed.
 Result<Item> DecodeStoredItem(std::string_view key, std::string_view value,
                               const StoredKeySchema& keys);
+// The same for bytes of unknown origin (the recount, which finds unreadable
+// items): the envelope and the whole payload are checked first, as
+// ItemView::Open checks a whole item's (an interned name must be one
+// `keys.names` holds, no key attribute may be stored in the value, the
+// stored size must be what the attributes and the key add up to).
+// Corruption if any check fails; never reads out of bounds.
+Result<Item> VerifyStoredItem(std::string_view key, std::string_view value,
+                              const StoredKeySchema& keys);
 // The same as a view: a whole stored item (version 2) is read in place; one
 // without its key attributes is read with them spliced back into *scratch,
 // and a version 1 item re-encoded there.

@@ -128,7 +128,9 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
     if (tables_.count(info.name))
       return Status::ResourceInUse("Table already exists: " + info.name);
     // Reserved in memory only: until the ingestion records next_space_id,
-    // nothing on disk uses them, and a crash just forgets them.
+    // nothing on disk uses them but the table's interned names (below), and
+    // a crash forgets them: the next table may get the same ids, and with
+    // them those names (harmless: an id never changes its name).
     info.space_id = next_space_id_++;
     for (auto& index : info.indexes) index.space_id = next_space_id_++;
   }

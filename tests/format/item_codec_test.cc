@@ -223,6 +223,49 @@ TEST(ItemCodecGoldenTest, TableItemBytes) {
   EXPECT_EQ(*DecodeStoredItem(key, stored, keys), item);
 }
 
+// Table items of unknown origin (the recount's): every truncation and many
+// byte flips of a stored item are Corruption from VerifyStoredItem, never a
+// crash or an out-of-bounds read (ASan watches), and the intact bytes pass.
+TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
+  const Item item = FleetReading();
+  const AV& sk = item.at("SK");
+  const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
+  TestNames names;
+  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &names};
+  std::string stored;
+  EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
+  auto good = VerifyStoredItem(key, stored, keys);
+  ASSERT_OK(good);
+  EXPECT_EQ(*good, item);
+  for (size_t n = 0; n < stored.size(); ++n) {
+    auto cut = VerifyStoredItem(key, stored.substr(0, n), keys);
+    ASSERT_FALSE(cut.ok()) << n;
+    EXPECT_EQ(cut.status().code(), Status::Code::kCorruption);
+  }
+  int refused = 0;
+  for (size_t at = 0; at < stored.size(); ++at) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string flipped = stored;
+      flipped[at] = static_cast<char>(flipped[at] ^ (1 << bit));
+      auto r = VerifyStoredItem(key, flipped, keys);
+      if (!r.ok()) {
+        EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(refused, static_cast<int>(stored.size()) * 2);
+  // The wrong key (another size, or a value stored for a key attribute) too.
+  const AV other = AV::S("TS#2026-06-23T09:00:02Z and more");
+  EXPECT_FALSE(VerifyStoredItem(EncodeItemKey(7, item.at("PK"), &other).bytes(), stored, keys).ok());
+  Item with_key_inside = item;
+  with_key_inside["SK"] = sk;
+  std::string whole_but_marked;
+  const StoredKeySchema pk_only{{"PK", KeyType::kS}, std::nullopt, &names};
+  EncodeItemWithoutKey(with_key_inside, ItemSize(with_key_inside), pk_only, &whole_but_marked);
+  EXPECT_FALSE(VerifyStoredItem(key, whole_but_marked, keys).ok());
+}
+
 // An id the table's names do not hold is corruption, never a wrong name;
 // past the dictionary's capacity names are stored inline, mixed with ids.
 TEST(ItemCodecInternTest, UnknownIdsAreCorruptionAndFullDictionariesStoreInline) {
