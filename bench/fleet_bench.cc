@@ -27,9 +27,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
-#include <map>
-#include <mutex>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -42,6 +39,7 @@
 #include "bench/compact_item.h"
 #include "bench/fleet_items.h"
 #include "dynarock/db.h"
+#include "format/attribute_names.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
 #include "format/key_codec.h"
@@ -54,27 +52,7 @@ using namespace dynarock;
 // attributes live in the key alone, and its other names are interned, here
 // in a dictionary of the process's own (the engine keeps the table's in its
 // catalog).
-class BenchNames : public format::AttributeNames {
- public:
-  std::optional<uint32_t> Intern(std::string_view name) override {
-    std::lock_guard lock(mu_);
-    auto it = ids_.find(std::string(name));
-    if (it != ids_.end()) return it->second;
-    names_.emplace_back(name);
-    return ids_[std::string(name)] = static_cast<uint32_t>(names_.size() - 1);
-  }
-  std::optional<std::string_view> Name(uint32_t id) const override {
-    std::lock_guard lock(mu_);
-    if (id >= names_.size()) return std::nullopt;
-    return std::string_view(names_[id]);
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::map<std::string, uint32_t> ids_;
-  std::deque<std::string> names_;
-};
-BenchNames bench_names;
+format::NameDictionary bench_names([](uint32_t, std::string_view) { return Status::OK(); });
 const format::StoredKeySchema kTelemetryKey{{"vehicleId", format::KeyType::kS},
                                             format::KeyAttributeRef{"recordedAt", format::KeyType::kS},
                                             &bench_names};

@@ -2,12 +2,12 @@
 // item encode / decode / single-attribute access, JSON decode.
 #include <benchmark/benchmark.h>
 
-#include <deque>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bench/compact_item.h"
+#include "format/attribute_names.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
 #include "format/json.h"
@@ -178,25 +178,9 @@ void BM_ItemBytes(benchmark::State& state) {
   const Item item = state.range(0) == 0   ? Reading(0)
                     : state.range(0) == 1 ? Reading(14)
                                           : Profile();
-  // The table's interned names (engine/attribute_names.h keeps them in the
-  // catalog): ids in order of first use.
-  class Names : public AttributeNames {
-   public:
-    std::optional<uint32_t> Intern(std::string_view name) override {
-      for (size_t i = 0; i < names_.size(); ++i) {
-        if (names_[i] == name) return static_cast<uint32_t>(i);
-      }
-      names_.emplace_back(name);
-      return static_cast<uint32_t>(names_.size() - 1);
-    }
-    std::optional<std::string_view> Name(uint32_t id) const override {
-      if (id >= names_.size()) return std::nullopt;
-      return std::string_view(names_[id]);
-    }
-
-   private:
-    std::deque<std::string> names_;
-  } names;
+  // The table's interned names (the engine makes them durable in its
+  // catalog; here nothing needs to be).
+  NameDictionary names([](uint32_t, std::string_view) { return Status::OK(); });
   const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &names};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);

@@ -564,6 +564,18 @@ std::string BackfillCursorKey(uint32_t index_space_id) {
   return std::string("backfill_cursor/") + hex;
 }
 
+std::string InternedNamesPrefix(uint32_t space_id) {
+  char hex[10];
+  std::snprintf(hex, sizeof hex, "%08x/", space_id);
+  return std::string(kCatalogNamesPrefix) + hex;
+}
+
+std::string InternedNameKey(uint32_t space_id, uint32_t id) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", id);
+  return InternedNamesPrefix(space_id) + hex;
+}
+
 std::string CatalogStreamKey(uint32_t stream_id) {
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", stream_id);

@@ -150,6 +150,12 @@ std::string TtlCursorKey(uint32_t space_id);
 // "backfill_cursor/<8 hex digits of the GSI's space id>": the item key after
 // which a GSI backfill resumes (since format version 3).
 std::string BackfillCursorKey(uint32_t index_space_id);
+// "names/<8 hex digits of the table's space id>/<8 hex digits of the id>": an
+// attribute name the table interns (format/attribute_names.h; since format
+// version 12). Every name of one table lies under InternedNamesPrefix.
+inline constexpr std::string_view kCatalogNamesPrefix = "names/";
+std::string InternedNamesPrefix(uint32_t space_id);
+std::string InternedNameKey(uint32_t space_id, uint32_t id);
 // "service/<name>": a record a service built on the engine keeps with the
 // database (Database::PutServiceRecord; since format version 4).
 inline constexpr std::string_view kCatalogServicePrefix = "service/";

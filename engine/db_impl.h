@@ -272,7 +272,7 @@ class Database::Impl {
   // Registers a table's item schema (at open, CreateTable, a restore):
   // its new interned names go to the catalog with a synced write.
   void AddStoredKey(const TableInfo& table);
-  NameDictionary::Persist NamePersister(uint32_t space_id);
+  format::NameDictionary::Persist NamePersister(uint32_t space_id);
   // Reads and decodes the item of `table` at `key` (nullopt if absent), its
   // key attributes restored from the key (the value omits them).
   // `snapshot` (optional) pins the read to the state an iterator sees.

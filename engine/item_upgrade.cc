@@ -5,13 +5,13 @@
 
 namespace dynarock {
 
-NameDictionary* KeySchemas::Names(uint32_t space_id, NameDictionary::Persist persist) {
+format::NameDictionary* KeySchemas::Names(uint32_t space_id, format::NameDictionary::Persist persist) {
   auto& names = names_[space_id];
-  if (!names) names = std::make_unique<NameDictionary>(std::move(persist));
+  if (!names) names = std::make_unique<format::NameDictionary>(std::move(persist));
   return names.get();
 }
 
-void KeySchemas::Add(const TableInfo& table, NameDictionary::Persist persist) {
+void KeySchemas::Add(const TableInfo& table, format::NameDictionary::Persist persist) {
   Owned s{table.partition_key.name, table.partition_key.type, std::nullopt};
   if (table.sort_key) s.sort.emplace(table.sort_key->name, table.sort_key->type);
   std::lock_guard lock(mu_);
@@ -20,7 +20,7 @@ void KeySchemas::Add(const TableInfo& table, NameDictionary::Persist persist) {
 }
 
 Status KeySchemas::LoadName(uint32_t space_id, uint32_t id, std::string name,
-                            NameDictionary::Persist persist) {
+                            format::NameDictionary::Persist persist) {
   std::lock_guard lock(mu_);
   return Names(space_id, std::move(persist))->Load(id, std::move(name));
 }
@@ -55,12 +55,12 @@ namespace {
 // id, the rest stay inline.
 class LookupOnly : public format::AttributeNames {
  public:
-  explicit LookupOnly(const NameDictionary* d) : d_(d) {}
+  explicit LookupOnly(const format::NameDictionary* d) : d_(d) {}
   std::optional<uint32_t> Intern(std::string_view name) override { return d_->Find(name); }
   std::optional<std::string_view> Name(uint32_t id) const override { return d_->Name(id); }
 
  private:
-  const NameDictionary* d_;
+  const format::NameDictionary* d_;
 };
 
 }  // namespace

@@ -12,8 +12,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "engine/attribute_names.h"
 #include "engine/catalog.h"
+#include "format/attribute_names.h"
 
 namespace dynarock {
 
@@ -29,11 +29,11 @@ class KeySchemas {
  public:
   // Adds a table; its dictionary (made on first sight of the space id, or
   // by LoadName) persists new names with `persist`.
-  void Add(const TableInfo& table, NameDictionary::Persist persist);
+  void Add(const TableInfo& table, format::NameDictionary::Persist persist);
   // An interned name read from the catalog at open (before any Add of its
   // table, or after).
   Status LoadName(uint32_t space_id, uint32_t id, std::string name,
-                  NameDictionary::Persist persist);
+                  format::NameDictionary::Persist persist);
   // The table's item schema with its dictionary (names null if the table was
   // never added).
   format::StoredKeySchema Of(const TableInfo& table) const;
@@ -44,18 +44,18 @@ class KeySchemas {
     std::string partition_name;
     format::KeyType partition_type;
     std::optional<std::pair<std::string, format::KeyType>> sort;
-    const NameDictionary* names = nullptr;  // lives as long as the KeySchemas
+    const format::NameDictionary* names = nullptr;  // lives as long as the KeySchemas
     // Views of the strings above; `names` as given.
     format::StoredKeySchema view(format::AttributeNames* names) const;
   };
   std::optional<Owned> Find(uint32_t space_id) const;
 
  private:
-  NameDictionary* Names(uint32_t space_id, NameDictionary::Persist persist);  // REQUIRES: mu_
+  format::NameDictionary* Names(uint32_t space_id, format::NameDictionary::Persist persist);  // REQUIRES: mu_
 
   mutable std::mutex mu_;
   std::unordered_map<uint32_t, Owned> by_space_;
-  std::unordered_map<uint32_t, std::unique_ptr<NameDictionary>> names_;
+  std::unordered_map<uint32_t, std::unique_ptr<format::NameDictionary>> names_;
 };
 
 // The items and indexes column families' compaction filter: every value a

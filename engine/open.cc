@@ -684,7 +684,7 @@ Result<Counter> Database::Impl::ReadStatsCounter(const std::string& stats_key,
   return c;
 }
 
-NameDictionary::Persist Database::Impl::NamePersister(uint32_t space_id) {
+format::NameDictionary::Persist Database::Impl::NamePersister(uint32_t space_id) {
   return [this, space_id](uint32_t id, std::string_view name) -> Status {
     if (options_.read_only) return Status::NotSupported("a read-only instance interns no name");
     rocksdb::WriteOptions sync;

@@ -237,10 +237,9 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   // reused, so the tombstones cannot hide a later table's data.
   rocksdb::WriteBatch batch;
   batch.Delete(catalog_cf_, CatalogTableKey(table->info.name));
-  // Its interned names: "names/<id>/..." up to "names/<id>0" ('0' follows '/').
-  const std::string names = InternedNameKey(id, 0);
-  batch.DeleteRange(catalog_cf_, names.substr(0, names.size() - 8),
-                    names.substr(0, names.size() - 9) + "0");
+  // Its interned names.
+  const std::string names = InternedNamesPrefix(id);
+  batch.DeleteRange(catalog_cf_, names, *format::PrefixSuccessor(names));
   batch.DeleteRange(items_cf_, SpaceBound(id), SpaceBound(id + 1));
   batch.DeleteRange(stats_cf_, SpaceBound(id), SpaceBound(id + 1));
   for (const auto& index : table->info.indexes) {

@@ -28,9 +28,6 @@ struct ItemCodecAccess {
   static ValueView Value(const uint8_t* tag, std::string_view name) {
     return ValueView(tag, name);
   }
-  static const uint8_t* Index(const ItemView& v) { return v.index_; }
-  static const uint8_t* Entries(const ItemView& v) { return v.entries_; }
-  static uint32_t Width(const ItemView& v) { return v.width_; }
   static ItemView Item(const uint8_t* index, const uint8_t* entries, uint32_t count,
                        uint32_t width, uint32_t stored_size) {
     ItemView v;
@@ -464,13 +461,15 @@ std::string_view TrustedPayload(std::string_view bytes) {
   return bytes.substr(at + sizeof(fbs::uoffset_t), v->size());
 }
 
-// The FlatBuffers buffer around `payload`, in *out.
-void Envelope(std::string_view payload, std::string* out) {
+// The FlatBuffers buffer around a payload made of `head` then `body`, in
+// *out (written straight into the payload vector: no joined copy).
+void Envelope(std::string_view head, std::string_view body, std::string* out) {
   thread_local fbs::FlatBufferBuilder b(512);
   b.Clear();
   uint8_t* dest;
-  const auto vec = b.CreateUninitializedVector(payload.size(), &dest);
-  std::memcpy(dest, payload.data(), payload.size());
+  const auto vec = b.CreateUninitializedVector(head.size() + body.size(), &dest);
+  std::memcpy(dest, head.data(), head.size());
+  if (!body.empty()) std::memcpy(dest + head.size(), body.data(), body.size());
   b.Finish(fb::CreatePackedItem(b, vec));
   out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -530,14 +529,12 @@ Status TableEntryName(uint8_t version, const uint8_t* entry, const format::Attri
 // The key attributes in `key` (a base item key, KEY_FORMAT.md), decoded.
 Status KeyAttributes(std::string_view key, const format::StoredKeySchema& keys,
                      AttributeValue* pk, std::optional<AttributeValue>* sk) {
-  if (key.size() < format::kKeyPrefixBytes) return Corrupt("item key too short");
-  std::string_view rest = key.substr(format::kKeyPrefixBytes);
-  DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, keys.partition.type, pk));
-  if (keys.sort) {
-    sk->emplace();
-    DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, keys.sort->type, &**sk));
-  }
-  if (!rest.empty()) return Corrupt("trailing bytes after the item key");
+  DYNAROCK_ASSIGN_OR_RETURN(
+      format::DecodedItemKey decoded,
+      format::DecodeItemKey(key, {keys.partition.type,
+                                  keys.sort ? std::optional(keys.sort->type) : std::nullopt}));
+  *pk = std::move(decoded.pk);
+  *sk = std::move(decoded.sk);
   return Status::OK();
 }
 
@@ -657,14 +654,7 @@ Status SpliceKey(std::string_view payload, std::string_view key,
   for (const uint64_t o : offsets) {
     for (size_t b = 0; b < (size_t{1} << w); ++b) head.push_back(static_cast<char>(o >> (8 * b)));
   }
-  thread_local fbs::FlatBufferBuilder b(512);
-  b.Clear();
-  uint8_t* dest;
-  const auto vec = b.CreateUninitializedVector(head.size() + entries.size(), &dest);
-  std::memcpy(dest, head.data(), head.size());
-  std::memcpy(dest + head.size(), entries.data(), entries.size());
-  b.Finish(fb::CreatePackedItem(b, vec));
-  out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+  Envelope(head, entries, out);
   return Status::OK();
 }
 
@@ -677,7 +667,7 @@ void format::EncodeItem(const Item& item, size_t size, std::string* out) {
   payload.push_back(static_cast<char>(kPayloadVersion));
   PutVarint(&payload, size);
   Packer(&payload).MapBody(item, Packer::NoSkip);
-  Envelope(payload, out);
+  Envelope(payload, {}, out);
 }
 
 void format::EncodeItemWithoutKey(const Item& item, size_t size, const StoredKeySchema& keys,
@@ -688,7 +678,7 @@ void format::EncodeItemWithoutKey(const Item& item, size_t size, const StoredKey
   payload.push_back(static_cast<char>(kInternedVersion));
   PutVarint(&payload, size);
   Packer(&payload).TableItemBody(item, keys);
-  Envelope(payload, out);
+  Envelope(payload, {}, out);
 }
 
 bool format::IsStoredWithoutKey(std::string_view bytes) {
@@ -781,9 +771,9 @@ Result<Item> format::DecodeStoredItem(std::string_view key, std::string_view val
   const std::string_view payload = CurrentPayload(value);
   if (!WithoutKey(payload)) return ViewOfPayload(payload).Decode();
   // Entries whose names may be interned, then the key's attributes.
-  const ItemView view = ViewOfPayload(payload);
-  const Container stored{ItemCodecAccess::Index(view), ItemCodecAccess::Entries(view),
-                         static_cast<uint32_t>(view.size()), ItemCodecAccess::Width(view)};
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data()) + 1;
+  ReadVarint(&p);  // the size
+  const Container stored = OpenContainer(p);
   Item item;
   for (size_t i = 0; i < stored.count; ++i) {
     std::string_view name;

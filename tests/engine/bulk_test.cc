@@ -24,7 +24,7 @@
 
 #include "dynarock/db.h"
 #include "engine/bulk/external_sort.h"
-#include "engine/attribute_names.h"
+#include "format/attribute_names.h"
 #include "engine/catalog.h"
 #include "format/item_codec.h"
 #include "format/data_file.h"
@@ -963,34 +963,25 @@ TEST_F(BulkTest, CommandLineDumpAndRestore) {
 
 // ---- The move to version 2 of the item encoding (storage format 10) ---------------------
 
-// A table's interned names as its catalog holds them (names/<space>/<id>),
-// for reading its items around the engine.
-class CatalogNames : public format::AttributeNames {
- public:
-  CatalogNames(const testing::RawDb& raw, uint32_t space_id) {
-    const std::string first = InternedNameKey(space_id, 0);
-    const std::string prefix = first.substr(0, first.size() - 8);
-    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf("catalog")));
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-      const uint32_t id = static_cast<uint32_t>(
-          std::stoul(it->key().ToString().substr(prefix.size()), nullptr, 16));
-      names_[id] = it->value().ToString();
-    }
+// A table's interned names as its catalog holds them, loaded as Open loads
+// them, for reading its items around the engine (it interns nothing new).
+std::unique_ptr<format::NameDictionary> CatalogNames(const testing::RawDb& raw,
+                                                     uint32_t space_id) {
+  auto names = std::make_unique<format::NameDictionary>(
+      [](uint32_t, std::string_view) { return Status::NotSupported("read only"); });
+  const std::string prefix = InternedNamesPrefix(space_id);
+  std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf("catalog")));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    const auto id = static_cast<uint32_t>(
+        std::stoul(it->key().ToString().substr(prefix.size()), nullptr, 16));
+    EXPECT_OK(names->Load(id, it->value().ToString()));
   }
-  std::optional<uint32_t> Intern(std::string_view) override { return std::nullopt; }
-  std::optional<std::string_view> Name(uint32_t id) const override {
-    auto it = names_.find(id);
-    if (it == names_.end()) return std::nullopt;
-    return std::string_view(it->second);
-  }
-
- private:
-  std::map<uint32_t, std::string> names_;
-};
+  return names;
+}
 
 // The fleet table's key attributes (FleetTable, the database's first table:
 // space id 1) and its interned names in `raw`'s catalog.
-format::StoredKeySchema FleetKey(CatalogNames* names) {
+format::StoredKeySchema FleetKey(format::NameDictionary* names) {
   return {{"PK", format::KeyType::kS}, format::KeyAttributeRef{"SK", format::KeyType::kS}, names};
 }
 
@@ -1003,8 +994,8 @@ format::StoredKeySchema FleetKey(CatalogNames* names) {
 // Returns how many values were rewritten.
 int64_t MakeOlderFormat(const std::string& dir, uint32_t version) {
   testing::RawDb raw(dir);
-  CatalogNames names(raw, 1);
-  const format::StoredKeySchema keys = FleetKey(&names);
+  const auto names = CatalogNames(raw, 1);
+  const format::StoredKeySchema keys = FleetKey(names.get());
   int64_t n = 0;
   for (const char* cf : {"items", "indexes"}) {
     const bool items = std::string_view(cf) == "items";
@@ -1036,8 +1027,8 @@ int64_t MakeOlderFormat(const std::string& dir, uint32_t version) {
 // version 2. Every value must read, either way.
 std::pair<int64_t, int64_t> CountEncodings(const std::string& dir) {
   testing::RawDb raw(dir);
-  CatalogNames names(raw, 1);
-  const format::StoredKeySchema keys = FleetKey(&names);
+  const auto names = CatalogNames(raw, 1);
+  const format::StoredKeySchema keys = FleetKey(names.get());
   std::pair<int64_t, int64_t> counts;
   for (const char* cf : {"items", "indexes"}) {
     const bool items = std::string_view(cf) == "items";

@@ -2,10 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
+#include <memory>
 #include <iostream>
 #include <random>
 
+#include "format/attribute_names.h"
 #include "format/item_size.h"
 #include "format/json.h"
 #include "format/key_codec.h"
@@ -164,27 +165,15 @@ TEST(ItemCodecGoldenTest, VersionTwoBytes) {
   EXPECT_EQ(*decoded, GoldenReading());
 }
 
-// Interned names for tests: ids in order of first use, up to `capacity`.
-class TestNames : public AttributeNames {
- public:
-  explicit TestNames(size_t capacity = 100) : capacity_(capacity) {}
-  std::optional<uint32_t> Intern(std::string_view name) override {
-    for (size_t i = 0; i < names_.size(); ++i) {
-      if (names_[i] == name) return static_cast<uint32_t>(i);
-    }
-    if (names_.size() == capacity_) return std::nullopt;
-    names_.emplace_back(name);
-    return static_cast<uint32_t>(names_.size() - 1);
-  }
-  std::optional<std::string_view> Name(uint32_t id) const override {
-    if (id >= names_.size()) return std::nullopt;
-    return std::string_view(names_[id]);
-  }
-
- private:
-  size_t capacity_;
-  std::deque<std::string> names_;
-};
+// A table's dictionary as the engine keeps one, its catalog writes
+// succeeding for the first `capacity` names and failing after (those names
+// then stay inline, as they do when a real write fails).
+std::unique_ptr<NameDictionary> TestNames(size_t capacity = 100) {
+  return std::make_unique<NameDictionary>(
+      [capacity, written = size_t{0}](uint32_t, std::string_view) mutable {
+        return written++ < capacity ? Status::OK() : Status::IOError("no room");
+      });
+}
 
 // A table item is stored without its key attributes, its names interned:
 // the golden reading under a key (PK, SK), every byte.
@@ -192,8 +181,8 @@ TEST(ItemCodecGoldenTest, TableItemBytes) {
   Item item = GoldenReading();
   item["PK"] = AV::S("VEH#V-7741");
   item["SK"] = AV::S("TS#2026-06-23T09:00:01Z");
-  TestNames names;
-  StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &names};
+  auto names = TestNames();
+  StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, names.get()};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
   EXPECT_EQ(testing::Hex(stored),
@@ -207,8 +196,8 @@ TEST(ItemCodecGoldenTest, TableItemBytes) {
             "07 A7 02 03 67 70 73 04 69 64 6C 65 "
             // FlatBuffers' padding to 4 bytes
             "00 00");
-  EXPECT_EQ(*names.Name(0), "depotCode");
-  EXPECT_EQ(*names.Name(3), "tags");
+  EXPECT_EQ(*names->Name(0), "depotCode");
+  EXPECT_EQ(*names->Name(3), "tags");
   // Read back whole, and spliced into exactly the whole encoding.
   const AV& sk = item.at("SK");
   const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
@@ -230,8 +219,8 @@ TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
   const Item item = FleetReading();
   const AV& sk = item.at("SK");
   const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
-  TestNames names;
-  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &names};
+  auto names = TestNames();
+  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, names.get()};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
   auto good = VerifyStoredItem(key, stored, keys);
@@ -261,7 +250,7 @@ TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
   Item with_key_inside = item;
   with_key_inside["SK"] = sk;
   std::string whole_but_marked;
-  const StoredKeySchema pk_only{{"PK", KeyType::kS}, std::nullopt, &names};
+  const StoredKeySchema pk_only{{"PK", KeyType::kS}, std::nullopt, names.get()};
   EncodeItemWithoutKey(with_key_inside, ItemSize(with_key_inside), pk_only, &whole_but_marked);
   EXPECT_FALSE(VerifyStoredItem(key, whole_but_marked, keys).ok());
 }
@@ -272,18 +261,18 @@ TEST(ItemCodecInternTest, UnknownIdsAreCorruptionAndFullDictionariesStoreInline)
   const Item item = FleetReading();
   const AV& sk = item.at("SK");
   const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
-  TestNames two(2);
-  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &two};
+  auto two = TestNames(2);
+  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, two.get()};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
-  EXPECT_TRUE(two.Name(1).has_value());
-  EXPECT_FALSE(two.Name(2).has_value());
+  EXPECT_TRUE(two->Name(1).has_value());
+  EXPECT_FALSE(two->Name(2).has_value());
   EXPECT_EQ(*DecodeStoredItem(key, stored, keys), item);
   std::string scratch;
   ASSERT_OK(OpenStoredItem(key, stored, keys, &scratch));
   EXPECT_EQ(scratch, EncodeItem(item));
-  TestNames empty;
-  const StoredKeySchema other{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &empty};
+  auto empty = TestNames();
+  const StoredKeySchema other{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, empty.get()};
   EXPECT_EQ(DecodeStoredItem(key, stored, other).status().code(), Status::Code::kCorruption);
   EXPECT_EQ(OpenStoredItem(key, stored, other, &scratch).status().code(),
             Status::Code::kCorruption);
@@ -555,7 +544,7 @@ TEST_F(ItemCodecRandomTest, HundredThousandDeepRoundTripsAndUpgrades) {
 TEST_F(ItemCodecRandomTest, WithoutKeyRoundTrips) {
   // One table's dictionary for every item: full after 64 names, so later
   // items mix interned names with names written out.
-  TestNames names(64);
+  auto names = TestNames(64);
   for (int i = 0; i < 20000; ++i) {
     Item item = RandomItem();
     const KeyType types[] = {KeyType::kS, KeyType::kN, KeyType::kB};
@@ -569,7 +558,7 @@ TEST_F(ItemCodecRandomTest, WithoutKeyRoundTrips) {
     const bool with_sort = rng_() % 4 != 0;
     item[pk_name] = key_value(pt);
     if (with_sort) item[sk_name] = key_value(st);
-    StoredKeySchema keys{{pk_name, pt}, std::nullopt, i % 3 ? &names : nullptr};
+    StoredKeySchema keys{{pk_name, pt}, std::nullopt, i % 3 ? names.get() : nullptr};
     if (with_sort) keys.sort = KeyAttributeRef{sk_name, st};
     const AV* sk = with_sort ? &item.at(sk_name) : nullptr;
     const std::string key = EncodeItemKey(3, item.at(pk_name), sk).bytes();
