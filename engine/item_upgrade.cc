@@ -55,9 +55,8 @@ namespace {
 // id, the rest stay inline.
 class LookupOnly : public format::AttributeNames {
  public:
-  explicit LookupOnly(const format::NameDictionary* d) : d_(d) {}
+  explicit LookupOnly(const format::NameDictionary* d) : AttributeNames(d->ids()), d_(d) {}
   std::optional<uint32_t> Intern(std::string_view name) override { return d_->Find(name); }
-  std::optional<std::string_view> Name(uint32_t id) const override { return d_->Name(id); }
 
  private:
   const format::NameDictionary* d_;

@@ -333,8 +333,9 @@ class PageCursor {
     if (buffer_bytes > 0) {
       size_t bytes = 0;
       for (it_->Seek(lower); it_->Valid() && bytes <= buffer_bytes; it_->Next()) {
-        keys_.push_back(std::string_view(it_->key().data(), it_->key().size()));
-        values_.push_back(std::string_view(it_->value().data(), it_->value().size()));
+        keys_.push_back(bytes_.Copy(std::string_view(it_->key().data(), it_->key().size())));
+        values_.push_back(
+            bytes_.Copy(std::string_view(it_->value().data(), it_->value().size())));
         bytes += it_->value().size();
       }
       if (!it_->Valid()) {  // the whole range, or an error (status() reports it)
@@ -342,8 +343,9 @@ class PageCursor {
         next_ = keys_.size();
         return;
       }
-      keys_ = StoredItems();
-      values_ = StoredItems();
+      keys_.clear();
+      values_.clear();
+      bytes_ = ByteArena();
     }
     it_->SeekForPrev(upper);
     if (it_->Valid() && it_->key().compare(upper) >= 0) it_->Prev();
@@ -371,7 +373,8 @@ class PageCursor {
   rocksdb::Iterator* it_;
   const bool forward_;
   bool buffered_ = false;
-  StoredItems keys_, values_;
+  ByteArena bytes_;
+  std::vector<std::string_view> keys_, values_;
   size_t next_ = 0;  // buffered: entries [0, next_) are still to come
 };
 
@@ -411,20 +414,18 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
   // Items handed back as read are copied once, straight into the page, and
   // only if the filter keeps them.
   const bool as_read = stored && !spec.fetch_table_item && !spec.projection && !spec.count_only;
-  // Reused: a table item with its key attributes spliced back in (or an
+  // Reused: a table item's key attributes, encoded for its view (or an
   // item an older Dynarock stored, re-encoded).
-  std::string whole;
+  std::string scratch;
   const format::StoredKeySchema stored_key = StoredKey(table);
   size_t page_bytes = 0;
   for (; it.Valid(); it.Advance()) {
     const std::string_view read = it.value();
-    // Our own bytes, checksummed by RocksDB: an index entry is read in place,
-    // decoded on demand; OpenStoredItem fills `whole` only when it rewrites.
-    whole.clear();
+    // Our own bytes, checksummed by RocksDB: read in place, decoded on
+    // demand; a table item's view holds its key attributes beside.
     DYNAROCK_ASSIGN_OR_RETURN(ItemView view,
-                              spec.index ? format::OpenStoredItem(read, &whole)
-                                         : format::OpenStoredItem(it.key(), read, stored_key, &whole));
-    const std::string_view bytes = whole.empty() ? read : std::string_view(whole);
+                              spec.index ? format::OpenStoredItem(read, &scratch)
+                                         : format::OpenStoredItem(it.key(), read, stored_key, &scratch));
     page_bytes += format::ItemSize(view);  // the 1 MB counts what was read
     ++response.scanned_count;
     std::optional<Item> table_item;  // an LSI entry's full item, when fetched
@@ -446,7 +447,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
                                     : expr::Evaluate(*spec.filter, expr::ViewDocument(view)));
     if (match) ++response.count;
     if (as_read) {
-      if (match) response.stored_items.push_back(bytes);
+      if (match) response.stored_items.push_back(view);
     } else if (match && !spec.count_only) {
       Item item;
       if (table_item) {
@@ -457,7 +458,8 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
       }
       if (spec.projection) item = expr::Project(item, *spec.projection);
       if (stored) {
-        response.stored_items.push_back(format::EncodeItem(item));
+        format::EncodeItem(item, &scratch);
+        response.stored_items.push_back(ItemView::OpenTrusted(scratch));
       } else {
         response.items.push_back(std::move(item));
       }

@@ -62,11 +62,4 @@ std::optional<uint32_t> NameDictionary::Intern(std::string_view name) {
   return id;
 }
 
-std::optional<std::string_view> NameDictionary::Name(uint32_t id) const {
-  if (id >= kMaxInternedNames) return std::nullopt;
-  const std::string* name = by_id_[id].load(std::memory_order_acquire);
-  if (name == nullptr) return std::nullopt;
-  return std::string_view(*name);
-}
-
 }  // namespace dynarock::format

@@ -22,11 +22,6 @@
 
 namespace dynarock::format {
 
-// Ids 0..4095 take one or two varint bytes (2 * id + 1 < 2^14). A table
-// whose writes use more distinct names stores the rest inline: the
-// dictionary stays small whatever the data.
-inline constexpr uint32_t kMaxInternedNames = 4096;
-
 // One table's dictionary. Readers (Name) take no lock: ids are published
 // with release stores after their name is in place, and a name, once
 // given an id, never moves or changes. Writers (Intern) share a lock to
@@ -38,15 +33,17 @@ inline constexpr uint32_t kMaxInternedNames = 4096;
 class NameDictionary : public AttributeNames {
  public:
   using Persist = std::function<Status(uint32_t id, std::string_view name)>;
-  explicit NameDictionary(Persist persist) : persist_(std::move(persist)) {}
+  explicit NameDictionary(Persist persist)
+      : AttributeNames(&by_id_), persist_(std::move(persist)) {}
 
   // At open, from the catalog. REQUIRES: before any Intern or Name.
   Status Load(uint32_t id, std::string name);
 
   std::optional<uint32_t> Intern(std::string_view name) override;
-  std::optional<std::string_view> Name(uint32_t id) const override;
   // The id of a name already interned (assigning none), or nullopt.
   std::optional<uint32_t> Find(std::string_view name) const;
+  // Its names by id, for a reader that interns nothing (AttributeNames).
+  const IdTable* ids() const { return &by_id_; }
 
  private:
   void Publish(uint32_t id, std::string name);  // REQUIRES: mu_ held alone
@@ -65,7 +62,7 @@ class NameDictionary : public AttributeNames {
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> pending_;
   std::deque<std::string> names_;  // guarded by mu_; never moves an element
   uint32_t next_id_ = 0;           // guarded by mu_; ids below it are taken (or lost to a failed write)
-  std::array<std::atomic<const std::string*>, kMaxInternedNames> by_id_{};
+  IdTable by_id_{};
 };
 
 }  // namespace dynarock::format

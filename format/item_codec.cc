@@ -28,16 +28,19 @@ struct ItemCodecAccess {
   static ValueView Value(const uint8_t* tag, std::string_view name) {
     return ValueView(tag, name);
   }
-  static ItemView Item(const uint8_t* index, const uint8_t* entries, uint32_t count,
-                       uint32_t width, uint32_t stored_size) {
+  static ItemView Item(const uint8_t* index, const uint8_t* entries, const uint8_t* end,
+                       uint32_t count, uint32_t width, uint32_t stored_size) {
     ItemView v;
     v.index_ = index;
     v.entries_ = entries;
+    v.end_ = end;
     v.count_ = count;
     v.width_ = width;
     v.stored_size_ = stored_size;
     return v;
   }
+  static Result<ItemView> TableItem(std::string_view payload, std::string_view key,
+                                    const format::StoredKeySchema& keys, std::string* scratch);
 };
 
 namespace {
@@ -73,7 +76,7 @@ void PutVarint(std::string* out, uint64_t v) {
 }
 
 // For bytes this file wrote.
-uint64_t ReadVarint(const uint8_t** p) {
+[[gnu::always_inline]] inline uint64_t ReadVarint(const uint8_t** p) {
   uint64_t v = 0;
   for (int shift = 0;; shift += 7) {
     const uint8_t b = *(*p)++;
@@ -97,7 +100,7 @@ bool ReadVarintChecked(const uint8_t** p, const uint8_t* end, uint64_t* out) {
   return false;
 }
 
-uint32_t ReadOffset(const uint8_t* index, uint32_t width, size_t i) {
+[[gnu::always_inline]] inline uint32_t ReadOffset(const uint8_t* index, uint32_t width, size_t i) {
   const uint8_t* p = index + i * width;
   switch (width) {
     case 1: return p[0];
@@ -122,7 +125,7 @@ struct Body {
 };
 
 // The body of the value whose tag is at `tag` (trusted bytes).
-Body BodyOf(const uint8_t* tag) {
+[[gnu::always_inline]] inline Body BodyOf(const uint8_t* tag) {
   const uint8_t* p = tag + 1;
   if (!HasBody(TagType(*tag))) return {p, 0};
   size_t n = *tag >> 4;
@@ -149,7 +152,7 @@ Container OpenContainer(const uint8_t* body) {
 }
 
 // A map entry at `entry`: its name, and its value's tag in *tag.
-std::string_view EntryName(const uint8_t* entry, const uint8_t** tag) {
+[[gnu::always_inline]] inline std::string_view EntryName(const uint8_t* entry, const uint8_t** tag) {
   const uint8_t* p = entry;
   const auto n = static_cast<size_t>(ReadVarint(&p));
   *tag = p + n;
@@ -162,6 +165,16 @@ ValueView EntryView(const uint8_t* entry) {
   return ItemCodecAccess::Value(tag, name);
 }
 
+// Names in the order entries are sorted (bytewise), deciding on the first
+// byte inline: attribute names mostly differ there, and a call to memcmp
+// costs more than the comparison.
+[[gnu::always_inline]] inline int CompareNames(std::string_view a, std::string_view b) {
+  if (!a.empty() && !b.empty() && a[0] != b[0]) {
+    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]) ? -1 : 1;
+  }
+  return a.compare(b);
+}
+
 // The entry named `name` in a map (binary search over its index), or nullopt.
 std::optional<ValueView> FindEntry(const Container& map, std::string_view name) {
   size_t lo = 0, hi = map.count;
@@ -169,7 +182,7 @@ std::optional<ValueView> FindEntry(const Container& map, std::string_view name) 
     const size_t mid = lo + (hi - lo) / 2;
     const uint8_t* tag;
     const std::string_view at = EntryName(map.at(mid), &tag);
-    const int c = at.compare(name);
+    const int c = CompareNames(at, name);
     if (c == 0) return ItemCodecAccess::Value(tag, at);
     if (c < 0) lo = mid + 1; else hi = mid;
   }
@@ -461,15 +474,13 @@ std::string_view TrustedPayload(std::string_view bytes) {
   return bytes.substr(at + sizeof(fbs::uoffset_t), v->size());
 }
 
-// The FlatBuffers buffer around a payload made of `head` then `body`, in
-// *out (written straight into the payload vector: no joined copy).
-void Envelope(std::string_view head, std::string_view body, std::string* out) {
+// The FlatBuffers buffer around `payload`, in *out.
+void Envelope(std::string_view payload, std::string* out) {
   thread_local fbs::FlatBufferBuilder b(512);
   b.Clear();
   uint8_t* dest;
-  const auto vec = b.CreateUninitializedVector(head.size() + body.size(), &dest);
-  std::memcpy(dest, head.data(), head.size());
-  if (!body.empty()) std::memcpy(dest + head.size(), body.data(), body.size());
+  const auto vec = b.CreateUninitializedVector(payload.size(), &dest);
+  std::memcpy(dest, payload.data(), payload.size());
   b.Finish(fb::CreatePackedItem(b, vec));
   out->assign(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -493,7 +504,8 @@ ItemView ViewOfPayload(std::string_view payload) {
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data()) + 1;  // the version
   const auto size = static_cast<uint32_t>(ReadVarint(&p));
   const Container top = OpenContainer(p);
-  return ItemCodecAccess::Item(top.index, top.entries, top.count, top.width, size);
+  const auto* end = reinterpret_cast<const uint8_t*>(payload.data()) + payload.size();
+  return ItemCodecAccess::Item(top.index, top.entries, end, top.count, top.width, size);
 }
 
 }  // namespace
@@ -502,27 +514,34 @@ ItemView ViewOfPayload(std::string_view payload) {
 
 namespace {
 
+// A table item's entry at `entry` whose name is a reference (payload 04):
+// the name (an interned one looked up in `names`; nullopt for an id it
+// does not hold), and its value's tag in *tag (trusted bytes).
+[[gnu::always_inline]] inline std::optional<std::string_view> RefEntryName(const uint8_t* entry,
+                                             const format::AttributeNames* names,
+                                             const uint8_t** tag) {
+  const uint8_t* p = entry;
+  const uint64_t ref = ReadVarint(&p);
+  if (ref % 2 == 0) {
+    *tag = p + ref / 2;
+    return Chars(p, static_cast<size_t>(ref / 2));
+  }
+  *tag = p;
+  if (names == nullptr) return std::nullopt;
+  return names->Name(static_cast<uint32_t>(ref / 2));
+}
+
 // A table item's entry at `entry` in a payload of `version` (03: a plain
-// name; 04: a reference, an interned one looked up in `names`): its name,
-// and its value's tag in *tag.
+// name; 04: a reference): its name, and its value's tag in *tag.
 Status TableEntryName(uint8_t version, const uint8_t* entry, const format::AttributeNames* names,
                       std::string_view* name, const uint8_t** tag) {
   if (version == kWithoutKeyVersion) {
     *name = EntryName(entry, tag);
     return Status::OK();
   }
-  const uint8_t* p = entry;
-  const uint64_t ref = ReadVarint(&p);
-  if (ref % 2 == 0) {
-    *name = Chars(p, static_cast<size_t>(ref / 2));
-    *tag = p + ref / 2;
-    return Status::OK();
-  }
-  const std::optional<std::string_view> interned =
-      names ? names->Name(static_cast<uint32_t>(ref / 2)) : std::nullopt;
-  if (!interned) return Corrupt("an interned name the table does not know");
-  *name = *interned;
-  *tag = p;
+  const std::optional<std::string_view> found = RefEntryName(entry, names, tag);
+  if (!found) return Corrupt("an interned name the table does not know");
+  *name = *found;
   return Status::OK();
 }
 
@@ -571,92 +590,79 @@ AttrType KeyAttrType(format::KeyType t) {
                                     : AttrType::kB;
 }
 
-// A scalar value: tag (and length), then its bytes.
-void PutScalar(std::string* out, AttrType type, std::string_view bytes) {
+// A scalar value written into *out at `at` (tag, and length, then its
+// bytes), growing *out if it is too short (never shrinking it: a reused
+// buffer reaches its size once); returns where the value ends.
+size_t PutScalarAt(std::string* out, size_t at, AttrType type, std::string_view bytes) {
+  const size_t most = at + 11 + bytes.size();  // tag, a varint of at most 10 bytes
+  if (out->size() < most) out->resize(most + 64);
+  auto* p = reinterpret_cast<uint8_t*>(out->data() + at);
   const auto t = static_cast<uint8_t>(type);
   if (bytes.size() < kLongLength) {
-    out->push_back(static_cast<char>(t | bytes.size() << 4));
+    *p++ = static_cast<uint8_t>(t | bytes.size() << 4);
   } else {
-    out->push_back(static_cast<char>(t | kLongLength << 4));
-    PutVarint(out, bytes.size());
+    *p++ = static_cast<uint8_t>(t | kLongLength << 4);
+    uint64_t v = bytes.size();
+    for (; v >= 0x80; v >>= 7) *p++ = static_cast<uint8_t>(v | 0x80);
+    *p++ = static_cast<uint8_t>(v);
   }
-  out->append(bytes);
+  if (!bytes.empty()) std::memcpy(p, bytes.data(), bytes.size());
+  return static_cast<size_t>(p + bytes.size() - reinterpret_cast<uint8_t*>(out->data()));
 }
 
-// A payload stored without its key attributes (03 or 04) with them spliced
-// back in, wrapped in its envelope in *out: exactly the whole item's
-// encoding. Each stored entry's value is copied as it lies behind its name
-// written out (an interned one looked up); the key attributes' entries are
-// made from the key's bytes and merged in by name; the offset index is made
-// anew.
-Status SpliceKey(std::string_view payload, std::string_view key,
-                 const format::StoredKeySchema& keys, std::string* out) {
+}  // namespace
+
+// A view of a table item (payload 03 or 04): the stored entries where they
+// lie; the key attributes decoded from `key` and encoded as values into
+// *scratch, held beside them. One pass over the entries resolves every name
+// (an id the dictionary lacks is Corruption, never a wrong name) and finds
+// the key attributes' places in name order.
+Result<ItemView> ItemCodecAccess::TableItem(std::string_view payload, std::string_view key,
+                                            const format::StoredKeySchema& keys,
+                                            std::string* scratch) {
   if (key.size() < format::kKeyPrefixBytes) return Corrupt("item key too short");
   std::string_view rest = key.substr(format::kKeyPrefixBytes);
-  thread_local std::string owned[2];
-  std::string_view key_values[2];
-  std::string_view key_names[2] = {keys.partition.name, {}};
-  AttrType key_types[2] = {KeyAttrType(keys.partition.type), AttrType::kS};
-  DYNAROCK_RETURN_IF_ERROR(
-      KeyComponentValue(&rest, keys.partition.type, &owned[0], &key_values[0]));
-  size_t key_count = 1;
+  thread_local std::string owned;
+  std::string_view value;
+  size_t at[2] = {0, 0};
+  DYNAROCK_RETURN_IF_ERROR(KeyComponentValue(&rest, keys.partition.type, &owned, &value));
+  size_t used = PutScalarAt(scratch, 0, KeyAttrType(keys.partition.type), value);
   if (keys.sort) {
-    DYNAROCK_RETURN_IF_ERROR(KeyComponentValue(&rest, keys.sort->type, &owned[1], &key_values[1]));
-    key_names[1] = keys.sort->name;
-    key_types[1] = KeyAttrType(keys.sort->type);
-    key_count = 2;
-    if (key_names[1] < key_names[0]) {
-      std::swap(key_names[0], key_names[1]);
-      std::swap(key_values[0], key_values[1]);
-      std::swap(key_types[0], key_types[1]);
-    }
+    DYNAROCK_RETURN_IF_ERROR(KeyComponentValue(&rest, keys.sort->type, &owned, &value));
+    at[1] = used;
+    used = PutScalarAt(scratch, used, KeyAttrType(keys.sort->type), value);
   }
   if (!rest.empty()) return Corrupt("trailing bytes after the item key");
-  thread_local std::string entries;
-  thread_local std::vector<uint64_t> offsets;
-  entries.clear();
-  offsets.clear();
-  auto put_name = [&](std::string_view name) {
-    offsets.push_back(entries.size());
-    PutVarint(&entries, name.size());
-    entries.append(name);
-  };
-  const auto* p = reinterpret_cast<const uint8_t*>(payload.data()) + 1;
-  const auto* end = reinterpret_cast<const uint8_t*>(payload.data()) + payload.size();
-  const uint64_t size = ReadVarint(&p);
-  const Container stored = OpenContainer(p);
+
+  ItemView view = ViewOfPayload(payload);
+  view.refs_ = static_cast<uint8_t>(payload[0]) == kInternedVersion;
+  view.names_ = keys.names;
+  const auto* base = reinterpret_cast<const uint8_t*>(scratch->data());
+  view.key_values_ = base;
+  view.key_values_size_ = static_cast<uint32_t>(used);
+  view.beside_[0] = {keys.partition.name, base + at[0], 0};
+  view.key_count_ = 1;
+  if (keys.sort) {
+    view.beside_[1] = {keys.sort->name, base + at[1], 0};
+    view.key_count_ = 2;
+    if (CompareNames(view.beside_[1].name, view.beside_[0].name) < 0) std::swap(view.beside_[0], view.beside_[1]);
+  }
   size_t k = 0;
-  for (size_t i = 0; i < stored.count; ++i) {
-    const uint8_t* next = i + 1 < stored.count ? stored.at(i + 1) : end;
-    std::string_view name;
+  for (uint32_t i = 0; i < view.count_; ++i) {
+    const uint8_t* entry = view.entries_ + ReadOffset(view.index_, view.width_, i);
     const uint8_t* tag;
-    DYNAROCK_RETURN_IF_ERROR(
-        TableEntryName(static_cast<uint8_t>(payload[0]), stored.at(i), keys.names, &name, &tag));
-    for (; k < key_count && key_names[k] < name; ++k) {
-      put_name(key_names[k]);
-      PutScalar(&entries, key_types[k], key_values[k]);
+    const std::optional<std::string_view> name =
+        view.refs_ ? RefEntryName(entry, keys.names, &tag) : EntryName(entry, &tag);
+    if (!name) return Corrupt("an interned name the table does not know");
+    for (; k < view.key_count_ && CompareNames(view.beside_[k].name, *name) < 0; ++k) {
+      view.beside_[k].position = static_cast<uint32_t>(i + k);
     }
-    put_name(name);
-    entries.append(Chars(tag, static_cast<size_t>(next - tag)));
   }
-  for (; k < key_count; ++k) {
-    put_name(key_names[k]);
-    PutScalar(&entries, key_types[k], key_values[k]);
-  }
-  // The head: version, size, count and width, index; then the entries,
-  // written straight into the envelope's payload vector.
-  thread_local std::string head;
-  head.clear();
-  head.push_back(static_cast<char>(kPayloadVersion));
-  PutVarint(&head, size);
-  const uint32_t w = entries.size() <= 0xff ? 0 : entries.size() <= 0xffff ? 1 : 2;
-  PutVarint(&head, offsets.size() << 2 | w);
-  for (const uint64_t o : offsets) {
-    for (size_t b = 0; b < (size_t{1} << w); ++b) head.push_back(static_cast<char>(o >> (8 * b)));
-  }
-  Envelope(head, entries, out);
-  return Status::OK();
+  for (; k < view.key_count_; ++k) view.beside_[k].position = static_cast<uint32_t>(view.count_ + k);
+  return view;
 }
+
+namespace {
 
 }  // namespace
 
@@ -667,7 +673,7 @@ void format::EncodeItem(const Item& item, size_t size, std::string* out) {
   payload.push_back(static_cast<char>(kPayloadVersion));
   PutVarint(&payload, size);
   Packer(&payload).MapBody(item, Packer::NoSkip);
-  Envelope(payload, {}, out);
+  Envelope(payload, out);
 }
 
 void format::EncodeItemWithoutKey(const Item& item, size_t size, const StoredKeySchema& keys,
@@ -678,7 +684,7 @@ void format::EncodeItemWithoutKey(const Item& item, size_t size, const StoredKey
   payload.push_back(static_cast<char>(kInternedVersion));
   PutVarint(&payload, size);
   Packer(&payload).TableItemBody(item, keys);
-  Envelope(payload, {}, out);
+  Envelope(payload, out);
 }
 
 bool format::IsStoredWithoutKey(std::string_view bytes) {
@@ -796,8 +802,7 @@ Result<ItemView> format::OpenStoredItem(std::string_view key, std::string_view v
   if (IsItemV1(value)) return OpenStoredItem(value, scratch);
   const std::string_view payload = CurrentPayload(value);
   if (!WithoutKey(payload)) return ViewOfPayload(payload);
-  DYNAROCK_RETURN_IF_ERROR(SpliceKey(payload, key, keys, scratch));
-  return ItemView::OpenTrusted(*scratch);
+  return ItemCodecAccess::TableItem(payload, key, keys, scratch);
 }
 
 Result<size_t> format::StoredItemSize(std::string_view bytes) {
@@ -915,17 +920,69 @@ ItemView ItemView::OpenTrusted(std::string_view bytes) {
   return ViewOfPayload(TrustedPayload(bytes));
 }
 
-std::string_view ItemView::name(size_t i) const {
+ValueView ItemView::Stored(size_t j) const {
+  const uint8_t* entry = entries_ + ReadOffset(index_, width_, j);
+  if (!refs_) return EntryView(entry);
   const uint8_t* tag;
-  return EntryName(entries_ + ReadOffset(index_, width_, i), &tag);
+  // Every id was found when the view was opened (TableItem).
+  const std::optional<std::string_view> name = RefEntryName(entry, names_, &tag);
+  return ItemCodecAccess::Value(tag, name.value_or(std::string_view()));
 }
 
 ValueView ItemView::value(size_t i) const {
-  return EntryView(entries_ + ReadOffset(index_, width_, i));
+  size_t j = i;
+  for (size_t k = 0; k < key_count_; ++k) {
+    if (beside_[k].position == i) return ItemCodecAccess::Value(beside_[k].tag, beside_[k].name);
+    if (beside_[k].position < i) --j;
+  }
+  return Stored(j);
 }
 
 std::optional<ValueView> ItemView::Find(std::string_view name) const {
-  return FindEntry({index_, entries_, count_, width_}, name);
+  for (size_t k = 0; k < key_count_; ++k) {
+    if (beside_[k].name.size() == name.size() && CompareNames(beside_[k].name, name) == 0) {
+      return ItemCodecAccess::Value(beside_[k].tag, beside_[k].name);
+    }
+  }
+  if (!refs_) return FindEntry({index_, entries_, count_, width_}, name);
+  size_t lo = 0, hi = count_;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const ValueView at = Stored(mid);
+    const int c = CompareNames(at.name(), name);
+    if (c == 0) return at;
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  return std::nullopt;
+}
+
+size_t ItemView::ByteSize() const {
+  size_t n = static_cast<size_t>(end_ - index_) + key_values_size_;
+  for (size_t k = 0; k < key_count_; ++k) n += beside_[k].name.size();
+  return n;
+}
+
+ItemView ItemView::CopyTo(char* out) const {
+  ItemView copy = *this;
+  auto* at = reinterpret_cast<uint8_t*>(out);
+  const auto n = static_cast<size_t>(end_ - index_);
+  if (n != 0) std::memcpy(at, index_, n);
+  copy.index_ = at;
+  copy.entries_ = at + (entries_ - index_);
+  copy.end_ = at + n;
+  at += n;
+  if (key_count_ == 0) return copy;
+  std::memcpy(at, key_values_, key_values_size_);
+  copy.key_values_ = at;
+  for (size_t k = 0; k < key_count_; ++k) copy.beside_[k].tag = at + (beside_[k].tag - key_values_);
+  at += key_values_size_;
+  for (size_t k = 0; k < key_count_; ++k) {
+    const std::string_view name = beside_[k].name;
+    std::memcpy(at, name.data(), name.size());
+    copy.beside_[k].name = Chars(at, name.size());
+    at += name.size();
+  }
+  return copy;
 }
 
 std::optional<ValueView> ItemView::FindPath(std::span<const PathElement> path) const {
@@ -943,7 +1000,7 @@ std::optional<ValueView> ItemView::FindPath(std::span<const PathElement> path) c
 
 Result<Item> ItemView::Decode() const {
   Item item;
-  for (size_t i = 0; i < count_; ++i) {
+  for (size_t i = 0; i < size(); ++i) {
     const ValueView v = value(i);
     DYNAROCK_ASSIGN_OR_RETURN(auto decoded, v.Decode());
     item.emplace_hint(item.end(), std::string(v.name()), std::move(decoded));

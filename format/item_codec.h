@@ -7,6 +7,8 @@
 #ifndef DYNAROCK_FORMAT_ITEM_CODEC_H_
 #define DYNAROCK_FORMAT_ITEM_CODEC_H_
 
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -49,18 +51,40 @@ struct KeyAttributeRef {
   KeyType type;
 };
 
+// Ids 0..4095 take one or two varint bytes (2 * id + 1 < 2^14). A table
+// whose writes use more distinct names stores the rest inline: a dictionary
+// stays small whatever the data.
+inline constexpr uint32_t kMaxInternedNames = 4096;
+
 // A table's interned attribute names: a table item's entry may name its
 // attribute by a small id instead of its bytes (ITEM_FORMAT.md, "Interned
 // names"). Implementations are thread-safe.
 class AttributeNames {
  public:
+  // Where names stand by id: published with release stores after the name
+  // is in place, never moved or changed once set.
+  using IdTable = std::array<std::atomic<const std::string*>, kMaxInternedNames>;
+
   virtual ~AttributeNames() = default;
   // Writers: the id of `name`, assigned now if it is new and the table has
   // room, and durable before this returns; nullopt: store the name inline.
   virtual std::optional<uint32_t> Intern(std::string_view name) = 0;
   // Readers: the name with `id` (valid as long as this object), or nullopt
-  // for an id never assigned.
-  virtual std::optional<std::string_view> Name(uint32_t id) const = 0;
+  // for an id never assigned. Lock-free and inline: a read of a table item
+  // resolves every name it meets.
+  std::optional<std::string_view> Name(uint32_t id) const {
+    if (id >= kMaxInternedNames) return std::nullopt;
+    const std::string* name = by_id_[id].load(std::memory_order_acquire);
+    if (name == nullptr) return std::nullopt;
+    return std::string_view(*name);
+  }
+
+ protected:
+  // REQUIRES: `by_id` outlives this object.
+  explicit AttributeNames(const IdTable* by_id) : by_id_(*by_id) {}
+
+ private:
+  const IdTable& by_id_;
 };
 
 // How a table's items are stored: which attributes the key holds, and the
@@ -95,9 +119,15 @@ Result<Item> DecodeStoredItem(std::string_view key, std::string_view value,
 // Corruption if any check fails; never reads out of bounds.
 Result<Item> VerifyStoredItem(std::string_view key, std::string_view value,
                               const StoredKeySchema& keys);
-// The same as a view: a whole stored item (version 2) is read in place; one
-// without its key attributes is read with them spliced back into *scratch,
-// and a version 1 item re-encoded there.
+// The same as a view, without rewriting the item: a whole stored item
+// (version 2) is read in place; one without its key attributes is read in
+// place too, with the key attributes decoded from `key`, written at the
+// start of *scratch (which may keep spare bytes after them) and held
+// beside its entries (names resolved in `keys.names`); a version 1
+// item is re-encoded into *scratch. The view reads `value` and *scratch,
+// and a table item's names through `keys`: valid while they live and
+// *scratch is not changed. Corruption if the key does not decode with
+// `keys`' types or a stored name is an id `keys.names` does not hold.
 Result<ItemView> OpenStoredItem(std::string_view key, std::string_view value,
                                 const StoredKeySchema& keys, std::string* scratch);
 

@@ -17,6 +17,10 @@
 
 namespace dynarock {
 
+namespace format {
+class AttributeNames;  // format/item_codec.h: a table's interned names
+}  // namespace format
+
 // One step of a document path: a map key or a list index.
 using PathElement = std::variant<std::string, size_t>;
 
@@ -64,9 +68,16 @@ class ValueView {
 };
 
 // A read-only view of an encoded item (format/ITEM_FORMAT.md), as Query and
-// Scan hand them out with ItemEncoding::kStored. Valid while the buffer lives.
-// Views read the current encoding (version 2) only: bytes an older Dynarock
-// stored are rewritten first (format::OpenStoredItem).
+// Scan hand them out with ItemEncoding::kStored. Valid while the bytes it
+// reads live. Views read the current encoding (version 2) only: bytes an
+// older Dynarock stored are rewritten first (format::OpenStoredItem).
+//
+// A base-table item is stored without its key attributes, which its
+// RocksDB key holds, and names attributes by interned ids: its view
+// (format::OpenStoredItem with the key) reads the stored entries in place,
+// resolves names in the table's dictionary, and holds the key attributes
+// beside them, so it shows the whole item without rewriting it. Cheap to
+// copy (a few pointers).
 class ItemView {
  public:
   // For bytes of unknown origin: verifies the FlatBuffers envelope, the
@@ -79,11 +90,14 @@ class ItemView {
   // the verification. Any alignment. REQUIRES: bytes came from EncodeItem.
   static ItemView OpenTrusted(std::string_view bytes);
 
-  size_t size() const { return count_; }  // number of top-level attributes
+  // Number of top-level attributes.
+  size_t size() const { return count_ + key_count_; }
   // The item's DynamoDB size as its writer stored it (format/item_size.h;
   // Open checks it against the attributes).
   uint32_t stored_size() const { return stored_size_; }
-  std::string_view name(size_t i) const;
+  // The i-th top-level attribute, in ascending order of names.
+  // REQUIRES: i < size().
+  std::string_view name(size_t i) const { return value(i).name(); }
   ValueView value(size_t i) const;
   // The top-level attribute `name` (binary search), or nullopt.
   std::optional<ValueView> Find(std::string_view name) const;
@@ -93,16 +107,47 @@ class ItemView {
 
   Result<Item> Decode() const;
 
+  // For a page that keeps items after the buffers they were read from are
+  // gone (StoredItems): the bytes this view reads (its attributes, and a
+  // table item's key attributes with their names) copied into `out`, which
+  // must hold ByteSize() bytes at any alignment, and a view of the copy. A
+  // table item's interned names still resolve in its table's dictionary,
+  // which lives as long as the Database.
+  size_t ByteSize() const;
+  ItemView CopyTo(char* out) const;
+
  private:
   friend struct ItemCodecAccess;
   ItemView() = default;
-  // The top-level map: `count_` entries at `entries_`, the i-th at
-  // entries_ + offset i of the index (`width_` bytes each, at `index_`).
+  // A key attribute held beside the stored entries: its name, its value
+  // (tag, length, body, as an entry's value is encoded) and its place
+  // among the item's attributes in name order.
+  struct Beside {
+    std::string_view name;
+    const uint8_t* tag = nullptr;
+    uint32_t position = 0;
+  };
+  ValueView Stored(size_t j) const;  // the j-th stored entry
+
+  // The stored map: `count_` entries at `entries_`, the i-th at
+  // entries_ + offset i of the index (`width_` bytes each, at `index_`);
+  // its bytes end at `end_`.
   const uint8_t* index_ = nullptr;
   const uint8_t* entries_ = nullptr;
+  const uint8_t* end_ = nullptr;
   uint32_t count_ = 0;
   uint32_t width_ = 1;
   uint32_t stored_size_ = 0;
+  // A table item: entry names are references (an interned id, resolved in
+  // names_, or the name written out) when refs_, and its key attributes
+  // are beside_[0, key_count_), in name order, their values together in
+  // [key_values_, key_values_ + key_values_size_).
+  bool refs_ = false;
+  uint8_t key_count_ = 0;
+  uint32_t key_values_size_ = 0;
+  const uint8_t* key_values_ = nullptr;
+  const format::AttributeNames* names_ = nullptr;
+  Beside beside_[2];
 };
 
 }  // namespace dynarock

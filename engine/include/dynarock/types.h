@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dynarock/attribute_value.h"
+#include "dynarock/item_view.h"
 #include "dynarock/number.h"
 #include "dynarock/status.h"
 
@@ -445,60 +446,43 @@ enum class Select { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes
 enum class ItemEncoding {
   // QueryResponse::items: decoded Items, convenient to use.
   kDecoded,
-  // QueryResponse::stored_items: each item's FlatBuffers bytes in the
-  // current item encoding (format/ITEM_FORMAT.md; an item an older Dynarock
-  // stored is re-encoded), read in place with ItemView::OpenTrusted
-  // (dynarock/item_view.h):
-  // the page's items share a few blocks, so no allocation per item or per
-  // attribute. A projection or an LSI's fetched table item is encoded
-  // afresh; otherwise the bytes are copied as read.
+  // QueryResponse::stored_items: each item as an ItemView
+  // (dynarock/item_view.h) of its bytes as read, copied into the page's
+  // blocks (StoredItems), so no allocation per item or per attribute and
+  // nothing decoded that the caller does not ask for. An item an older
+  // Dynarock stored is re-encoded; a projection or an LSI's fetched table
+  // item is encoded afresh.
   kStored,
 };
 
-// A page of stored items, packed into 64 KB blocks (no allocation per item,
-// no copy as the page grows). Item i is a string_view into a block, valid
-// while the StoredItems (or what it was moved to) lives; each item starts on
-// an 8-byte boundary (ItemView reads any alignment; FlatBuffers' own
-// accessors want 4).
-class StoredItems {
+// Bytes copied into 64 KB blocks: no allocation per copy, no copy as the
+// blocks grow. Each copy stays where it was put while the arena (or what it
+// was moved to) lives, and starts on an 8-byte boundary (FlatBuffers' own
+// accessors want 4). For pages that keep what an iterator read.
+class ByteArena {
  public:
-  StoredItems() = default;
-  StoredItems(const StoredItems& other) {
-    for (std::string_view item : other) push_back(item);
-  }
-  StoredItems& operator=(const StoredItems& other) {
-    if (this != &other) *this = StoredItems(other);
-    return *this;
-  }
-  StoredItems(StoredItems&&) noexcept = default;  // blocks move, views stay valid
-  StoredItems& operator=(StoredItems&&) noexcept = default;
+  ByteArena() = default;
+  ByteArena(ByteArena&&) noexcept = default;  // blocks move, copies stay put
+  ByteArena& operator=(ByteArena&&) noexcept = default;
 
-  size_t size() const { return items_.size(); }
-  bool empty() const { return items_.empty(); }
-  std::string_view operator[](size_t i) const { return items_[i]; }
-  std::vector<std::string_view>::const_iterator begin() const { return items_.begin(); }
-  std::vector<std::string_view>::const_iterator end() const { return items_.end(); }
-
-  // Appends a copy of `bytes`; returns the copy (aligned as above).
-  std::string_view push_back(std::string_view bytes) {
-    if (blocks_.empty() || blocks_.back().capacity - blocks_.back().used < bytes.size()) {
-      const size_t capacity = bytes.size() > kBlockBytes ? bytes.size() : kBlockBytes;
+  // `n` bytes, uninitialized.
+  char* Allocate(size_t n) {
+    if (blocks_.empty() || blocks_.back().capacity - blocks_.back().used < n) {
+      const size_t capacity = n > kBlockBytes ? n : kBlockBytes;
       // new[] without zeroing: aligned for max_align_t.
       blocks_.push_back({std::make_unique_for_overwrite<char[]>(capacity), 0, capacity});
     }
     Block& block = blocks_.back();
     char* at = block.data.get() + block.used;
-    std::memcpy(at, bytes.data(), bytes.size());
-    const size_t next = (block.used + bytes.size() + kAlign - 1) / kAlign * kAlign;
+    const size_t next = (block.used + n + kAlign - 1) / kAlign * kAlign;
     block.used = next < block.capacity ? next : block.capacity;
-    return items_.emplace_back(at, bytes.size());
+    return at;
   }
-  // Removes the last item; the next push_back reuses its space.
-  // REQUIRES: !empty().
-  void pop_back() {
-    Block& block = blocks_.back();  // the last item is always in the last block
-    block.used = static_cast<size_t>(items_.back().data() - block.data.get());
-    items_.pop_back();
+  // A copy of `bytes`.
+  std::string_view Copy(std::string_view bytes) {
+    char* at = Allocate(bytes.size());
+    if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
+    return {at, bytes.size()};
   }
 
  private:
@@ -510,7 +494,46 @@ class StoredItems {
     size_t capacity = 0;
   };
   std::vector<Block> blocks_;
-  std::vector<std::string_view> items_;
+};
+
+// A page of stored items (ItemEncoding::kStored): a view of each item, read
+// in place (dynarock/item_view.h: no Item built, nothing decoded until a
+// value is asked for), over a copy of the bytes it reads packed into a
+// ByteArena (no allocation per item or per attribute). A base-table item's
+// copy is its stored value (without its key attributes, names as interned
+// ids) and its key attributes: it is not rewritten into a whole item.
+// Item i is valid while the StoredItems (or what it was moved to) lives;
+// a table item's interned names are resolved through its table's
+// dictionary, which the Database holds: REQUIRES the Database is still open
+// when an item's names or values are read.
+class StoredItems {
+ public:
+  StoredItems() = default;
+  StoredItems(const StoredItems& other) {
+    for (const ItemView& item : other) push_back(item);
+  }
+  StoredItems& operator=(const StoredItems& other) {
+    if (this != &other) *this = StoredItems(other);
+    return *this;
+  }
+  StoredItems(StoredItems&&) noexcept = default;  // the arena moves, views stay valid
+  StoredItems& operator=(StoredItems&&) noexcept = default;
+
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  const ItemView& operator[](size_t i) const { return items_[i]; }
+  std::vector<ItemView>::const_iterator begin() const { return items_.begin(); }
+  std::vector<ItemView>::const_iterator end() const { return items_.end(); }
+
+  // Appends a copy of what `item` reads; returns the copy's view.
+  const ItemView& push_back(const ItemView& item) {
+    items_.push_back(item.CopyTo(bytes_.Allocate(item.ByteSize())));
+    return items_.back();
+  }
+
+ private:
+  ByteArena bytes_;
+  std::vector<ItemView> items_;
 };
 
 struct QueryRequest {
