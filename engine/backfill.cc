@@ -122,9 +122,12 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
       auto index_key = IndexKeyFor(info, *index, *item);
       if (!index_key) continue;  // sparse (or the key attribute has another type)
       if (!StorableIndexKey(*index, *item)) continue;
+      const Item projected = ProjectForIndex(info, *index, *item);
+      std::string entry;
+      EncodeIndexEntry(info, *index, projected, format::ItemSize(projected), StoredKey(info).names,
+                       &entry);
       rocksdb::WriteBatch one;
-      one.Put(indexes_cf_, index_key->bytes(),
-              format::EncodeItem(ProjectForIndex(info, *index, *item)));
+      one.Put(indexes_cf_, index_key->bytes(), entry);
       DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(relaxed, &one)));
     }
     if (done) break;
@@ -146,7 +149,7 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
     if (i.name == index_name && i.space_id == index_space_id) index = &i;
   }
   if (index == nullptr) return Status::OK();
-  DYNAROCK_ASSIGN_OR_RETURN(auto total, CountIndexEntries(index->space_id));
+  DYNAROCK_ASSIGN_OR_RETURN(auto total, CountIndexEntries(info, *index));
   index->backfilling = false;
   rocksdb::WriteBatch batch;
   batch.Put(stats_cf_, TableStatsKey(index->space_id), EncodeCounter(total));
@@ -154,20 +157,22 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
   return ReplaceTable(state, std::move(info), &batch);
 }
 
-Result<Counter> Database::Impl::CountIndexEntries(uint32_t index_space_id,
+Result<Counter> Database::Impl::CountIndexEntries(const TableInfo& table, const IndexInfo& index,
                                                   const rocksdb::Snapshot* snapshot) {
   Counter total;
-  RangeIterator scan(db_.get(), indexes_cf_, SpaceBound(index_space_id),
-                     SpaceBound(index_space_id + 1), snapshot);
-  std::string value;
+  RangeIterator scan(db_.get(), indexes_cf_, SpaceBound(index.space_id),
+                     SpaceBound(index.space_id + 1), snapshot);
+  const format::StoredKeySchema keys = StoredKey(table, &index);
+  std::string scratch;
   for (; scan->Valid(); scan->Next()) {
     ++total.items;
     // From the attributes, not the stored size: RecountStatistics checks the
     // sizes the writers stored against this.
     DYNAROCK_ASSIGN_OR_RETURN(
         ItemView entry,
-        format::OpenStoredItem(std::string_view(scan->value().data(), scan->value().size()),
-                               &value));
+        format::OpenStoredItem(std::string_view(scan->key().data(), scan->key().size()),
+                               std::string_view(scan->value().data(), scan->value().size()),
+                               keys, &scratch));
     total.bytes += static_cast<int64_t>(format::ComputeItemSize(entry));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));

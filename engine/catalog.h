@@ -87,6 +87,16 @@ struct TableInfo {
     if (sort_key) s.sort = format::KeyAttributeRef{sort_key->name, sort_key->type};
     return s;
   }
+  // How `index`'s entries are stored: without the attributes its key holds
+  // (the index's key, then this table's). REQUIRES: `index` is one of
+  // `indexes`.
+  format::StoredKeySchema stored_key(const IndexInfo& index) const {
+    format::StoredKeySchema s{{index.partition_key.name, index.partition_key.type}, std::nullopt};
+    if (index.sort_key) s.sort = format::KeyAttributeRef{index.sort_key->name, index.sort_key->type};
+    s.table_partition = format::KeyAttributeRef{partition_key.name, partition_key.type};
+    if (sort_key) s.table_sort = format::KeyAttributeRef{sort_key->name, sort_key->type};
+    return s;
+  }
   bool has_lsi() const {
     for (const auto& i : indexes) {
       if (!i.global) return true;
@@ -175,10 +185,11 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // collection counters of tables without an LSI; 7 -> 8 adds the items'
 // stored size; 8 -> 9 adds the shard iterator secret; 9 -> 10 writes items
 // in version 2 of the item encoding; 10 -> 11 stores table items without
-// their key attributes; 11 -> 12 interns attribute names; STORAGE_LAYOUT.md
+// their key attributes; 11 -> 12 interns attribute names; 12 -> 13 stores
+// index entries without the attributes their key holds; STORAGE_LAYOUT.md
 // has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 12;
+inline constexpr uint32_t kStorageFormatVersion = 13;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

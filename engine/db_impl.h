@@ -223,7 +223,7 @@ class Database::Impl {
   void BackfillLoop();
   // Items and bytes of an index's entries, counted by a scan of its key
   // space (at `snapshot`, if given).
-  Result<Counter> CountIndexEntries(uint32_t index_space_id,
+  Result<Counter> CountIndexEntries(const TableInfo& table, const IndexInfo& index,
                                     const rocksdb::Snapshot* snapshot = nullptr);
   // RecountStatistics for one table held by the caller (engine/statistics.cc).
   Status RecountTable(const TableInfo& table, StatisticsReport* report);
@@ -266,8 +266,9 @@ class Database::Impl {
   Result<ExclusiveTable> LockTableExclusive(std::string_view name);
   Result<Counter> ReadTableStats(uint32_t space_id, const rocksdb::Snapshot* snapshot = nullptr);
   // How `table`'s items are stored: its key schema and interned names.
-  format::StoredKeySchema StoredKey(const TableInfo& table) const {
-    return key_schemas_.Of(table);
+  // With `index`: how that index's entries are stored.
+  format::StoredKeySchema StoredKey(const TableInfo& table, const IndexInfo* index = nullptr) const {
+    return key_schemas_.Of(table, index);
   }
   // Registers a table's item schema (at open, CreateTable, a restore):
   // its new interned names go to the catalog with a synced write.
@@ -434,8 +435,8 @@ class Database::Impl {
   rocksdb::ColumnFamilyHandle* tokens_cf_ = nullptr;
   EmptyCounterFilter empty_counter_filter_;                     // the stats column family's
   KeySchemas key_schemas_;  // every table's, for the items' filter (declared before it)
-  ItemUpgradeFilter item_upgrade_filter_{&key_schemas_};        // the items column family's
-  ItemUpgradeFilter index_entry_upgrade_filter_{nullptr};       // the indexes column family's
+  ItemUpgradeFilter item_upgrade_filter_{&key_schemas_, false};       // the items column family's
+  ItemUpgradeFilter index_entry_upgrade_filter_{&key_schemas_, true};  // the indexes column family's
   std::unique_ptr<streams::RetentionFilter> retention_filter_;  // the streams column family's
   std::unique_ptr<tokens::ExpiryFilter> token_filter_;          // the tokens column family's
   rocksdb::WriteOptions write_options_;

@@ -88,9 +88,17 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item) {
   return bytes;
 }
 
+void EncodeIndexEntry(const TableInfo& table, const IndexInfo& index, const Item& projected,
+                      size_t size, format::AttributeNames* names, std::string* out) {
+  format::StoredKeySchema keys = table.stored_key(index);
+  keys.names = names;
+  format::EncodeItemWithoutKey(projected, size, keys, out);
+}
+
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 TotalsDelta* totals, const TableInfo& table,
-                                const SizedItem& before_side, const SizedItem& after_side,
+                                format::AttributeNames* names, const SizedItem& before_side,
+                                const SizedItem& after_side,
                                 std::vector<IndexWriteUnits>* index_writes) {
   const Item* before = before_side.item;
   const Item* after = after_side.item;
@@ -98,7 +106,7 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
   // its LSI entries, added up below as the entries are sized.
   int64_t before_bytes = before ? before_side.size : 0;
   int64_t after_bytes = after ? after_side.size : 0;
-  std::string projected_encoding, whole_encoding;
+  std::string encoding;
   for (const auto& index : table.indexes) {
     const bool all = index.projection == ProjectionType::kAll;
     std::optional<format::EncodedKey> old_key, new_key;
@@ -115,25 +123,20 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
       if (!new_key || !(*new_key == *old_key)) batch->Delete(indexes_cf, old_key->bytes());
     }
     if (new_key) {
-      std::string_view value;
+      // Without the attributes the entry's key holds: an ALL projection's
+      // entry is the item less those, another projection's its projection.
       if (all) {
-        // The whole item, once for every ALL index (the table keeps it
-        // without its key attributes; an index entry's key is another).
         new_size = after_side.size;
-        if (whole_encoding.empty()) {
-          format::EncodeItem(*after, static_cast<size_t>(after_side.size), &whole_encoding);
-        }
-        value = whole_encoding;
+        EncodeIndexEntry(table, index, *after, static_cast<size_t>(new_size), names, &encoding);
       } else {
         const Item projected = ProjectForIndex(table, index, *after);
         new_size = static_cast<int64_t>(format::ItemSize(projected));
-        format::EncodeItem(projected, static_cast<size_t>(new_size), &projected_encoding);
-        value = projected_encoding;
+        EncodeIndexEntry(table, index, projected, static_cast<size_t>(new_size), names, &encoding);
       }
       ++delta.items;
       delta.bytes += new_size;
       if (!index.global) after_bytes += new_size + kIndexEntryOverheadBytes;
-      batch->Put(indexes_cf, new_key->bytes(), value);
+      batch->Put(indexes_cf, new_key->bytes(), encoding);
     }
     totals->Add(index.space_id, delta);
     if (index_writes && (old_key || new_key)) {

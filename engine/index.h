@@ -60,10 +60,21 @@ struct SizedItem {
 // one write per entry added or removed, two when the index key moved.
 // Each item is projected and sized once per index (an ALL projection is the
 // item itself: neither copied nor sized again).
+// Entries name attributes through the table's dictionary `names` (null:
+// every name written out).
 Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* indexes_cf,
                                 TotalsDelta* totals, const TableInfo& table,
-                                const SizedItem& before, const SizedItem& after,
+                                format::AttributeNames* names, const SizedItem& before,
+                                const SizedItem& after,
                                 std::vector<IndexWriteUnits>* index_writes = nullptr);
+
+// An index entry's stored value (format/ITEM_FORMAT.md): `projected` (the
+// item as `index` projects it, of DynamoDB size `size`) without the
+// attributes the entry's key holds (the index's key and the table's), names
+// interned in the table's dictionary `names` (null: written out). The one
+// encoder of index entries: writes, the GSI backfill and the import.
+void EncodeIndexEntry(const TableInfo& table, const IndexInfo& index, const Item& projected,
+                      size_t size, format::AttributeNames* names, std::string* out);
 
 }  // namespace dynarock
 

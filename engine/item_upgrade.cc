@@ -14,7 +14,16 @@ format::NameDictionary* KeySchemas::Names(uint32_t space_id, format::NameDiction
 void KeySchemas::Add(const TableInfo& table, format::NameDictionary::Persist persist) {
   Owned s{table.partition_key.name, table.partition_key.type, std::nullopt};
   if (table.sort_key) s.sort.emplace(table.sort_key->name, table.sort_key->type);
+  s.names_space = table.space_id;
   std::lock_guard lock(mu_);
+  for (const IndexInfo& index : table.indexes) {
+    Owned e{index.partition_key.name, index.partition_key.type, std::nullopt};
+    if (index.sort_key) e.sort.emplace(index.sort_key->name, index.sort_key->type);
+    e.table_partition.emplace(s.partition_name, s.partition_type);
+    e.table_sort = s.sort;
+    e.names_space = table.space_id;
+    by_space_.insert_or_assign(index.space_id, std::move(e));
+  }
   by_space_.insert_or_assign(table.space_id, std::move(s));
   Names(table.space_id, std::move(persist));
 }
@@ -25,8 +34,8 @@ Status KeySchemas::LoadName(uint32_t space_id, uint32_t id, std::string name,
   return Names(space_id, std::move(persist))->Load(id, std::move(name));
 }
 
-format::StoredKeySchema KeySchemas::Of(const TableInfo& table) const {
-  format::StoredKeySchema s = table.stored_key();
+format::StoredKeySchema KeySchemas::Of(const TableInfo& table, const IndexInfo* index) const {
+  format::StoredKeySchema s = index ? table.stored_key(*index) : table.stored_key();
   std::lock_guard lock(mu_);
   auto it = names_.find(table.space_id);
   if (it != names_.end()) s.names = it->second.get();
@@ -38,7 +47,7 @@ std::optional<KeySchemas::Owned> KeySchemas::Find(uint32_t space_id) const {
   auto it = by_space_.find(space_id);
   if (it == by_space_.end()) return std::nullopt;
   Owned found = it->second;
-  auto names = names_.find(space_id);
+  auto names = names_.find(found.names_space);
   if (names != names_.end()) found.names = names->second.get();
   return found;
 }
@@ -46,6 +55,10 @@ std::optional<KeySchemas::Owned> KeySchemas::Find(uint32_t space_id) const {
 format::StoredKeySchema KeySchemas::Owned::view(format::AttributeNames* n) const {
   format::StoredKeySchema s{{partition_name, partition_type}, std::nullopt, n};
   if (sort) s.sort = format::KeyAttributeRef{sort->first, sort->second};
+  if (table_partition) {
+    s.table_partition = format::KeyAttributeRef{table_partition->first, table_partition->second};
+  }
+  if (table_sort) s.table_sort = format::KeyAttributeRef{table_sort->first, table_sort->second};
   return s;
 }
 
@@ -72,13 +85,6 @@ rocksdb::CompactionFilter::Decision ItemUpgradeFilter::FilterV2(
     return Decision::kKeep;
   }
   const std::string_view bytes(existing_value.data(), existing_value.size());
-  if (schemas_ == nullptr) {  // an index entry
-    if (format::IsCurrentItemEncoding(bytes)) return Decision::kKeep;
-    auto upgraded = format::UpgradeStoredItem(bytes);
-    if (!upgraded.ok() || !upgraded->has_value()) return Decision::kKeep;
-    *new_value = std::move(**upgraded);
-    return Decision::kChangeValue;
-  }
   const std::string_view k(key.data(), key.size());
   std::string_view rest = k;
   uint32_t space_id = 0;

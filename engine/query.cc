@@ -417,15 +417,14 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
   // Reused: a table item's key attributes, encoded for its view (or an
   // item an older Dynarock stored, re-encoded).
   std::string scratch;
-  const format::StoredKeySchema stored_key = StoredKey(table);
+  const format::StoredKeySchema stored_key = StoredKey(table, spec.index);
   size_t page_bytes = 0;
   for (; it.Valid(); it.Advance()) {
     const std::string_view read = it.value();
     // Our own bytes, checksummed by RocksDB: read in place, decoded on
-    // demand; a table item's view holds its key attributes beside.
+    // demand; the view holds the attributes the key holds beside.
     DYNAROCK_ASSIGN_OR_RETURN(ItemView view,
-                              spec.index ? format::OpenStoredItem(read, &scratch)
-                                         : format::OpenStoredItem(it.key(), read, stored_key, &scratch));
+                              format::OpenStoredItem(it.key(), read, stored_key, &scratch));
     page_bytes += format::ItemSize(view);  // the 1 MB counts what was read
     ++response.scanned_count;
     std::optional<Item> table_item;  // an LSI entry's full item, when fetched

@@ -333,7 +333,7 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
   DYNAROCK_RETURN_IF_ERROR(check_total(id, total, &report->table_totals_corrected));
   for (const auto& index : table.indexes) {
     if (index.backfilling) continue;  // its backfill sets exact totals when it completes
-    DYNAROCK_ASSIGN_OR_RETURN(Counter entries, CountIndexEntries(index.space_id, at));
+    DYNAROCK_ASSIGN_OR_RETURN(Counter entries, CountIndexEntries(table, index, at));
     DYNAROCK_RETURN_IF_ERROR(check_total(index.space_id, entries, &report->index_totals_corrected));
   }
 

@@ -461,6 +461,8 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
         info.indexes.erase(pos);
       }
     }
+    // A new index's entries are then rewritten by its compaction filter too.
+    if (!backfill.empty()) AddStoredKey(info);
     DYNAROCK_RETURN_IF_ERROR(ReplaceTable(state, std::move(info), &batch));
     if (stream) InstallStream(std::move(*stream));
   }

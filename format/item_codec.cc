@@ -240,7 +240,7 @@ class Packer {
     const size_t start = out_->size();
     const size_t base = offsets_.size();
     for (const auto& [name, value] : item) {
-      if (name == keys.partition.name || (keys.sort && name == keys.sort->name)) continue;
+      if (keys.Holds(name)) continue;
       offsets_.push_back(out_->size() - start);
       const std::optional<uint32_t> id = keys.names ? keys.names->Intern(name) : std::nullopt;
       if (id) {
@@ -545,15 +545,80 @@ Status TableEntryName(uint8_t version, const uint8_t* entry, const format::Attri
   return Status::OK();
 }
 
-// The key attributes in `key` (a base item key, KEY_FORMAT.md), decoded.
-Status KeyAttributes(std::string_view key, const format::StoredKeySchema& keys,
-                     AttributeValue* pk, std::optional<AttributeValue>* sk) {
-  DYNAROCK_ASSIGN_OR_RETURN(
-      format::DecodedItemKey decoded,
-      format::DecodeItemKey(key, {keys.partition.type,
-                                  keys.sort ? std::optional(keys.sort->type) : std::nullopt}));
-  *pk = std::move(decoded.pk);
-  *sk = std::move(decoded.sk);
+// A key's attributes in the order of its components (KEY_FORMAT.md), each
+// marked if it repeats an earlier one (an index key holds the table's key
+// after the index's own, and they may share an attribute).
+struct KeyComponents {
+  format::KeyAttributeRef at[format::StoredKeySchema::kMaxKeyAttributes];
+  bool repeat[format::StoredKeySchema::kMaxKeyAttributes];
+  size_t count = 0;
+
+  explicit KeyComponents(const format::StoredKeySchema& keys) {
+    Add(keys.partition);
+    if (keys.sort) Add(*keys.sort);
+    if (keys.table_partition) Add(*keys.table_partition);
+    if (keys.table_sort) Add(*keys.table_sort);
+  }
+
+ private:
+  void Add(const format::KeyAttributeRef& a) {
+    repeat[count] = false;
+    for (size_t i = 0; i < count; ++i) repeat[count] = repeat[count] || at[i].name == a.name;
+    at[count++] = a;
+  }
+};
+
+// The key attributes in `key` (an item key, or an index entry's), decoded:
+// each attribute once, in the key's order.
+struct KeyValues {
+  std::string_view name[format::StoredKeySchema::kMaxKeyAttributes];
+  AttributeValue value[format::StoredKeySchema::kMaxKeyAttributes];
+  size_t count = 0;
+};
+Status DecodeKeyValues(std::string_view key, const format::StoredKeySchema& keys,
+                       KeyValues* out) {
+  const format::KeySchemaTypes own{keys.partition.type,
+                                   keys.sort ? std::optional(keys.sort->type) : std::nullopt};
+  AttributeValue values[format::StoredKeySchema::kMaxKeyAttributes];
+  std::optional<AttributeValue> sort, table_sort;
+  if (!keys.table_partition) {
+    DYNAROCK_ASSIGN_OR_RETURN(format::DecodedItemKey d, format::DecodeItemKey(key, own));
+    values[0] = std::move(d.pk);
+    sort = std::move(d.sk);
+  } else {
+    DYNAROCK_ASSIGN_OR_RETURN(
+        format::DecodedIndexKey d,
+        format::DecodeIndexKey(
+            key, own,
+            {keys.table_partition->type,
+             keys.table_sort ? std::optional(keys.table_sort->type) : std::nullopt}));
+    values[0] = std::move(d.index.pk);
+    sort = std::move(d.index.sk);
+    values[2] = std::move(d.pk);
+    table_sort = std::move(d.sk);
+  }
+  // In KeyComponents' order: partition, sort, table partition, table sort.
+  size_t i = 0;
+  AttributeValue* in_order[format::StoredKeySchema::kMaxKeyAttributes];
+  in_order[i++] = &values[0];
+  if (sort) in_order[i++] = &*sort;
+  if (keys.table_partition) in_order[i++] = &values[2];
+  if (table_sort) in_order[i++] = &*table_sort;
+  const KeyComponents components(keys);
+  if (i != components.count) return Corrupt("the key does not match the key schema");
+  out->count = 0;
+  for (size_t c = 0; c < components.count; ++c) {
+    if (components.repeat[c]) {
+      for (size_t e = 0; e < out->count; ++e) {
+        if (out->name[e] == components.at[c].name && !(out->value[e] == *in_order[c])) {
+          return Corrupt("an index key holds one attribute with two values");
+        }
+      }
+      continue;
+    }
+    out->name[out->count] = components.at[c].name;
+    out->value[out->count++] = std::move(*in_order[c]);
+  }
   return Status::OK();
 }
 
@@ -624,13 +689,18 @@ Result<ItemView> ItemCodecAccess::TableItem(std::string_view payload, std::strin
   std::string_view rest = key.substr(format::kKeyPrefixBytes);
   thread_local std::string owned;
   std::string_view value;
-  size_t at[2] = {0, 0};
-  DYNAROCK_RETURN_IF_ERROR(KeyComponentValue(&rest, keys.partition.type, &owned, &value));
-  size_t used = PutScalarAt(scratch, 0, KeyAttrType(keys.partition.type), value);
-  if (keys.sort) {
-    DYNAROCK_RETURN_IF_ERROR(KeyComponentValue(&rest, keys.sort->type, &owned, &value));
-    at[1] = used;
-    used = PutScalarAt(scratch, used, KeyAttrType(keys.sort->type), value);
+  // Each key attribute once, its value written into *scratch.
+  const KeyComponents components(keys);
+  size_t at[format::StoredKeySchema::kMaxKeyAttributes];
+  std::string_view names[format::StoredKeySchema::kMaxKeyAttributes];
+  size_t n = 0, used = 0;
+  for (size_t c = 0; c < components.count; ++c) {
+    const format::KeyAttributeRef& a = components.at[c];
+    DYNAROCK_RETURN_IF_ERROR(KeyComponentValue(&rest, a.type, &owned, &value));
+    if (components.repeat[c]) continue;
+    at[n] = used;
+    names[n++] = a.name;
+    used = PutScalarAt(scratch, used, KeyAttrType(a.type), value);
   }
   if (!rest.empty()) return Corrupt("trailing bytes after the item key");
 
@@ -640,12 +710,13 @@ Result<ItemView> ItemCodecAccess::TableItem(std::string_view payload, std::strin
   const auto* base = reinterpret_cast<const uint8_t*>(scratch->data());
   view.key_values_ = base;
   view.key_values_size_ = static_cast<uint32_t>(used);
-  view.beside_[0] = {keys.partition.name, base + at[0], 0};
-  view.key_count_ = 1;
-  if (keys.sort) {
-    view.beside_[1] = {keys.sort->name, base + at[1], 0};
-    view.key_count_ = 2;
-    if (CompareNames(view.beside_[1].name, view.beside_[0].name) < 0) std::swap(view.beside_[0], view.beside_[1]);
+  view.key_count_ = static_cast<uint8_t>(n);
+  for (size_t k = 0; k < n; ++k) {  // in name order
+    size_t j = k;
+    for (; j > 0 && CompareNames(names[k], view.beside_[j - 1].name) < 0; --j) {
+      view.beside_[j] = view.beside_[j - 1];
+    }
+    view.beside_[j] = {names[k], base + at[k], 0};
   }
   size_t k = 0;
   for (uint32_t i = 0; i < view.count_; ++i) {
@@ -661,10 +732,6 @@ Result<ItemView> ItemCodecAccess::TableItem(std::string_view payload, std::strin
   for (; k < view.key_count_; ++k) view.beside_[k].position = static_cast<uint32_t>(view.count_ + k);
   return view;
 }
-
-namespace {
-
-}  // namespace
 
 void format::EncodeItem(const Item& item, size_t size, std::string* out) {
   assert(size == ItemSize(item));
@@ -743,7 +810,7 @@ Status CheckTableItem(std::string_view payload, std::string_view key,
       name = *interned;
     }
     if (i > 0 && !(prev < name)) return Corrupt("names out of order");
-    if (name == keys.partition.name || (keys.sort && name == keys.sort->name)) {
+    if (keys.Holds(name)) {
       return Corrupt("a key attribute stored in the value");
     }
     prev = name;
@@ -751,11 +818,11 @@ Status CheckTableItem(std::string_view payload, std::string_view key,
     DYNAROCK_RETURN_IF_ERROR(Checker().Value(&q, end, 2, &size));
   }
   if (q != end) return Corrupt("trailing bytes in a container");
-  AttributeValue pk;
-  std::optional<AttributeValue> sk;
-  DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
-  size += keys.partition.name.size() + format::AttributeValueSize(pk);
-  if (sk) size += keys.sort->name.size() + format::AttributeValueSize(*sk);
+  KeyValues key_values;
+  DYNAROCK_RETURN_IF_ERROR(DecodeKeyValues(key, keys, &key_values));
+  for (size_t k = 0; k < key_values.count; ++k) {
+    size += key_values.name[k].size() + format::AttributeValueSize(key_values.value[k]);
+  }
   if (stored != size) return Corrupt("stored size differs from the attributes' size");
   return Status::OK();
 }
@@ -789,11 +856,11 @@ Result<Item> format::DecodeStoredItem(std::string_view key, std::string_view val
     DYNAROCK_ASSIGN_OR_RETURN(auto v, ItemCodecAccess::Value(tag, name).Decode());
     item.emplace(std::string(name), std::move(v));
   }
-  AttributeValue pk;
-  std::optional<AttributeValue> sk;
-  DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
-  item.insert_or_assign(std::string(keys.partition.name), std::move(pk));
-  if (sk) item.insert_or_assign(std::string(keys.sort->name), std::move(*sk));
+  KeyValues key_values;
+  DYNAROCK_RETURN_IF_ERROR(DecodeKeyValues(key, keys, &key_values));
+  for (size_t k = 0; k < key_values.count; ++k) {
+    item.insert_or_assign(std::string(key_values.name[k]), std::move(key_values.value[k]));
+  }
   return item;
 }
 
@@ -833,17 +900,12 @@ Result<std::optional<std::string>> format::UpgradeStoredItem(std::string_view ke
   }
   DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItem(value));
   // The stored attributes must be the key's: the move drops them from the value.
-  AttributeValue pk;
-  std::optional<AttributeValue> sk;
-  DYNAROCK_RETURN_IF_ERROR(KeyAttributes(key, keys, &pk, &sk));
-  auto stored_pk = item.find(std::string(keys.partition.name));
-  if (stored_pk == item.end() || !(stored_pk->second == pk)) {
-    return Corrupt("the stored partition key differs from the item key's");
-  }
-  if (sk) {
-    auto stored_sk = item.find(std::string(keys.sort->name));
-    if (stored_sk == item.end() || !(stored_sk->second == *sk)) {
-      return Corrupt("the stored sort key differs from the item key's");
+  KeyValues key_values;
+  DYNAROCK_RETURN_IF_ERROR(DecodeKeyValues(key, keys, &key_values));
+  for (size_t k = 0; k < key_values.count; ++k) {
+    auto stored = item.find(std::string(key_values.name[k]));
+    if (stored == item.end() || !(stored->second == key_values.value[k])) {
+      return Corrupt("a stored key attribute differs from the key's");
     }
   }
   EncodeItemWithoutKey(item, ItemSize(item), keys, &out);

@@ -87,17 +87,33 @@ class AttributeNames {
   const IdTable& by_id_;
 };
 
-// How a table's items are stored: which attributes the key holds, and the
-// names the table interns (null: none; every name is then stored inline,
-// as the compaction filter's rewrites store them).
+// How a table's items, or an index's entries, are stored: which attributes
+// the key holds, and the names the table interns (null: none; every name
+// is then stored inline, as the compaction filter's rewrites store them).
+// An index key holds the index's partition and sort key, then the base
+// table's (KEY_FORMAT.md); an attribute that is both (an LSI's partition
+// key, a GSI keyed on the table's sort key) is one attribute of the item.
 struct StoredKeySchema {
   KeyAttributeRef partition;
   std::optional<KeyAttributeRef> sort;
   AttributeNames* names = nullptr;
+  // Index entries only: the base table's key attributes, after the index's.
+  std::optional<KeyAttributeRef> table_partition = std::nullopt;
+  std::optional<KeyAttributeRef> table_sort = std::nullopt;
+
+  // At most four: an index's two, then the table's two.
+  static constexpr size_t kMaxKeyAttributes = 4;
+  // True if `name` is one of the key's attributes (so not in the value).
+  bool Holds(std::string_view name) const {
+    return name == partition.name || (sort && name == sort->name) ||
+           (table_partition && name == table_partition->name) ||
+           (table_sort && name == table_sort->name);
+  }
 };
 
 // A base-table item as the items column family stores it since storage
-// format 11: the encoding without the key attributes, which the item's
+// format 11 (and an index entry since format 13, with the index's key
+// schema): the encoding without the key attributes, which the item's
 // RocksDB key holds (KEY_FORMAT.md), so they are not stored twice. The
 // stored size is still the whole item's. REQUIRES: ValidateItem(item), the
 // item holds the attributes `keys` names, size == ItemSize(item).

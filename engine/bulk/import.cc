@@ -234,7 +234,7 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       outcome.fatal = reader.Open(f.path, ToCompression(o.compression));
     }
     if (!outcome.fatal.ok()) return;
-    std::string encoded, stored, projected_encoded, value;
+    std::string encoded, stored, value;
     std::vector<std::pair<std::string, std::string>> entries;  // one item's index entries
     // Staged here, handed to the sorters a few hundred KB at a time.
     bulk::ExternalSorter::Batch item_batch, index_batch;
@@ -270,10 +270,8 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
       // and for the collection's size (CollectionBytes: LSI entries + 100).
       const uint64_t item_size = format::ItemSize(*item);
       uint64_t collection_bytes = item_size;
-      // The item's whole encoding, which an ALL projection's entry is (made
-      // once, if an index needs it); the item itself is stored without its
-      // key attributes.
-      encoded.clear();
+      // The item and its index entries, each without the attributes its
+      // key holds.
       format::EncodeItemWithoutKey(*item, item_size, stored_key, &stored);
       entries.clear();
       for (const IndexInfo& index : info.indexes) {
@@ -282,16 +280,14 @@ Result<ImportTableResult> Database::Impl::ImportTable(const ImportTableOptions& 
         std::string v;
         uint64_t size = item_size;
         if (index.projection == ProjectionType::kAll) {
-          if (encoded.empty()) format::EncodeItem(*item, item_size, &encoded);
-          format::PutFixed64BE(&v, size);
-          v += encoded;
+          EncodeIndexEntry(info, index, *item, item_size, stored_key.names, &encoded);
         } else {
           Item projected = ProjectForIndex(info, index, *item);
           size = format::ItemSize(projected);
-          format::EncodeItem(projected, size, &projected_encoded);
-          format::PutFixed64BE(&v, size);
-          v += projected_encoded;
+          EncodeIndexEntry(info, index, projected, size, stored_key.names, &encoded);
         }
+        format::PutFixed64BE(&v, size);
+        v += encoded;
         if (!index.global) collection_bytes += size + kIndexEntryOverheadBytes;
         entries.emplace_back(std::move(*ikey.value().mutable_bytes()), std::move(v));
       }

@@ -284,6 +284,7 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
   *item_bytes = 0;
   SizedItem before_side, after_side;
   std::string encoded;
+  const format::StoredKeySchema stored_key = StoredKey(table);
   if (before) {
     --delta.items;
     const auto size = static_cast<int64_t>(format::ItemSize(*before));
@@ -296,9 +297,9 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
     const auto size = static_cast<int64_t>(format::ItemSize(*after));
     delta.bytes += size;
     *item_bytes = std::max(*item_bytes, size);
-    // Without the key attributes, which the key holds; an index entry is a
-    // whole item, encoded by AddIndexAndStatsChanges.
-    format::EncodeItemWithoutKey(*after, static_cast<size_t>(size), StoredKey(table), &encoded);
+    // Without the key attributes, which the key holds (index entries too,
+    // encoded by AddIndexAndStatsChanges).
+    format::EncodeItemWithoutKey(*after, static_cast<size_t>(size), stored_key, &encoded);
     batch.Put(items_cf_, key.bytes(), encoded);
     after_side = {after, size};
   } else {
@@ -307,8 +308,9 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
   pending->totals.Add(table.space_id, delta);
   // Only a table with an LSI keeps collection counters (the 10 GB limit and
   // ItemCollectionMetrics): it reads and rewrites its collection's below.
-  Counter collection = AddIndexAndStatsChanges(&batch, indexes_cf_, &pending->totals, table,
-                                               before_side, after_side, &pending->index_writes);
+  Counter collection =
+      AddIndexAndStatsChanges(&batch, indexes_cf_, &pending->totals, table, stored_key.names,
+                              before_side, after_side, &pending->index_writes);
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);

@@ -7,11 +7,14 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "dynarock/db.h"
 #include "engine/catalog.h"
 #include "engine/stats.h"
 #include "engine/tokens.h"
+#include "format/attribute_names.h"
+#include "format/item_codec.h"
 #include "format/item_size.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/hex.h"
@@ -72,7 +75,7 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
   // "DYNAROCK" | version 12 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0C");
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0D");
   // With the secret that signs shard iterators: 32 bytes, not all zero.
   std::string secret;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "stream_iterator_secret", &secret));
@@ -140,8 +143,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 13; "
-                                                     "this build reads versions up to 12. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 14; "
+                                                     "this build reads versions up to 13. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -611,6 +614,83 @@ TEST_F(StorageLayoutTest, InternedNamesLiveInTheCatalog) {
     ASSERT_OK((*db)->DeleteTable({.table_name = "Plain"}));
   }
   EXPECT_TRUE(names_in_catalog().empty());
+}
+
+// Index entries (storage format 13) leave out every attribute their key
+// holds (the index's key, then the table's) and name the others through
+// the table's dictionary: an ALL entry holds the item's other attributes,
+// an INCLUDE entry its included ones, a KEYS_ONLY entry nothing but the
+// size; each reads back as the projected item from its key.
+TEST_F(StorageLayoutTest, IndexEntriesLeaveOutTheirKey) {
+  using T = ScalarAttributeType;
+  CreateTableRequest r = testing::TableRequest("Fleet", "PK", T::kS, "SK", T::kS);
+  r.attribute_definitions.push_back({"depotCode", T::kS});
+  r.attribute_definitions.push_back({"speedKph", T::kN});
+  r.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+      {"ByDepot", {{"depotCode", KeyType::kHash}, {"SK", KeyType::kRange}},
+       {ProjectionType::kAll, {}}, std::nullopt},
+      {"DepotNotes", {{"depotCode", KeyType::kHash}},
+       {ProjectionType::kInclude, {"note"}}, std::nullopt}};
+  r.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+      {"BySpeed", {{"PK", KeyType::kHash}, {"speedKph", KeyType::kRange}},
+       {ProjectionType::kKeysOnly, {}}}};
+  const Item reading{{"PK", S("VEH#1")},          {"SK", S("TS#1")},
+                     {"depotCode", S("DEP-A")},   {"speedKph", testing::N("87.5")},
+                     {"note", S("coolant low")}, {"fuelPct", testing::N("61")}};
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->CreateTable(r));
+    ASSERT_OK((*db)->PutItem({.table_name = "Fleet", .item = reading}));
+  }
+  testing::RawDb raw(dir_);
+  std::string descriptor;
+  ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "table/Fleet", &descriptor));
+  auto table = DecodeTableDescriptor(descriptor);
+  ASSERT_OK(table);
+  format::NameDictionary names(
+      [](uint32_t, std::string_view) { return Status::NotSupported("read only"); });
+  const std::string prefix = InternedNamesPrefix(table->space_id);
+  std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf("catalog")));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    ASSERT_OK(names.Load(static_cast<uint32_t>(
+                             std::stoul(it->key().ToString().substr(prefix.size()), nullptr, 16)),
+                         it->value().ToString()));
+  }
+  const std::map<std::string, Item> want = {
+      {"ByDepot", reading},
+      {"DepotNotes",
+       {{"PK", S("VEH#1")}, {"SK", S("TS#1")}, {"depotCode", S("DEP-A")}, {"note", S("coolant low")}}},
+      {"BySpeed", {{"PK", S("VEH#1")}, {"SK", S("TS#1")}, {"speedKph", testing::N("87.5")}}}};
+  std::set<std::string> seen;
+  it.reset(raw.db()->NewIterator({}, raw.cf("indexes")));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string key = it->key().ToString(), value = it->value().ToString();
+    const IndexInfo* index = nullptr;
+    for (const IndexInfo& i : table->indexes) {
+      if (key.compare(0, 4, std::string("\0\0\0", 3) + static_cast<char>(i.space_id)) == 0) {
+        index = &i;
+      }
+    }
+    ASSERT_NE(index, nullptr) << Hex(key);
+    seen.insert(index->name);
+    // No key attribute's value, no name written out.
+    for (const char* absent : {"VEH#1", "TS#1", "DEP-A", "depotCode", "speedKph", "note", "fuelPct"}) {
+      EXPECT_EQ(value.find(absent), std::string::npos) << index->name << " holds " << absent;
+    }
+    EXPECT_TRUE(format::IsCurrentTableItem(value)) << index->name;
+    EXPECT_EQ(*format::StoredItemSize(value), format::ItemSize(want.at(index->name)));
+    format::StoredKeySchema keys = table->stored_key(*index);
+    keys.names = &names;
+    auto decoded = format::DecodeStoredItem(key, value, keys);
+    ASSERT_OK(decoded);
+    EXPECT_EQ(*decoded, want.at(index->name)) << index->name;
+    EXPECT_OK(format::VerifyStoredItem(key, value, keys));
+    if (index->name == "ByDepot") {
+      EXPECT_NE(value.find("coolant low"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"ByDepot", "DepotNotes", "BySpeed"}));
 }
 
 TEST(StorageLayoutGoldenTest, TokenRecords) {

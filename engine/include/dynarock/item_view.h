@@ -147,7 +147,7 @@ class ItemView {
   uint32_t key_values_size_ = 0;
   const uint8_t* key_values_ = nullptr;
   const format::AttributeNames* names_ = nullptr;
-  Beside beside_[2];
+  Beside beside_[4];  // a table's two, or an index entry's up to four
 };
 
 }  // namespace dynarock
