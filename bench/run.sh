@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the fleet benchmark (3 repetitions, medians) at a chosen scale and
+# Runs the fleet benchmark (3 alternating processes per system, medians) at a chosen scale and
 # writes bench/RESULTS.md with absolute figures and Dynarock/baseline ratios,
 # then runs the wire benchmark (bench/wire/run.sh) and appends its table.
 #
@@ -12,8 +12,13 @@ top="$(cd "$(dirname "$0")/.." && pwd)"
 vehicles="${1:-2000}"
 readings="${2:-500}"
 "$top/tools/setup.sh"
-# One process per system, one after the other: a system's background work
-# (RocksDB compactions after a bulk load) cannot then slow another's reads.
+# One process per system and round, the systems taking turns: three rounds,
+# each running every system once, so a row's three runs of Dynarock and of
+# raw RocksDB alternate in time and a drift of the machine (another tenant,
+# the page cache, thermal state) falls on both sides alike; each row reports
+# the median of its three processes (bench/results.py). A system's
+# background work (RocksDB compactions after a bulk load) cannot slow
+# another's reads: each process loads its own database.
 outs=()
 # TrafficAB: the engine's GetItem and PutItem with collection traffic
 # tracking switched on and off (its cost), interleaved on one open database.
@@ -24,15 +29,16 @@ outs=()
 # write, on all three sides (their own small tables).
 # RocksDBGsi: raw RocksDB keeping the ByDepot index too (load, disk, the GSI
 # Query and a GSI table's PutItem).
-for system in Dynarock RocksDB RawEngineBytes RocksDBGsi SQLite FreshDynarock FreshRocksDB FreshSQLite TrafficAB Sync; do
-  out="$(mktemp)"
-  outs+=("$out")
-  reps=3
-  [ "$system" = TrafficAB ] && reps=1
-  DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" \
-    "$top/build/bench/fleet_bench" --benchmark_filter="_${system}(/.*)?\$" --benchmark_repetitions=$reps \
-    --benchmark_report_aggregates_only=true --benchmark_min_time=0.5 --benchmark_format=json \
-    --benchmark_out="$out" --benchmark_out_format=json > /dev/null
+for round in 1 2 3; do
+  for system in Dynarock RocksDB RawEngineBytes RocksDBGsi SQLite FreshDynarock FreshRocksDB FreshSQLite TrafficAB Sync; do
+    [ "$system" = TrafficAB ] && [ "$round" != 1 ] && continue
+    out="$(mktemp)"
+    outs+=("$out")
+    DYNAROCK_BENCH_VEHICLES="$vehicles" DYNAROCK_BENCH_READINGS="$readings" \
+      "$top/build/bench/fleet_bench" --benchmark_filter="_${system}(/.*)?\$" --benchmark_repetitions=1 \
+      --benchmark_min_time=0.5 --benchmark_format=json \
+      --benchmark_out="$out" --benchmark_out_format=json > /dev/null
+  done
 done
 # The same A/B harness with tracking off on both sides (an A/A run): how far
 # apart two identical sides come out on this machine.
