@@ -98,18 +98,41 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(AdmitCollection(info, nullptr, *key.partition, /*write=*/false));
   size_t collection_bytes = 0;
   const format::EncodedKey item_key = key.Encode(info.space_id, &collection_bytes);
-  DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(info, item_key));
   GetItemResponse response;
-  response.item = std::move(item);
+  size_t size = 0;  // the whole item's, which a read is charged for
+  if (request.item_encoding == ItemEncoding::kStored && !projection) {
+    // Read in place: the view of the stored bytes is copied into the
+    // response, nothing decoded.
+    rocksdb::PinnableSlice value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), items_cf_, item_key.bytes(), &value);
+    if (!s.IsNotFound()) {
+      DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
+      std::string scratch;
+      DYNAROCK_ASSIGN_OR_RETURN(
+          ItemView view,
+          format::OpenStoredItem(item_key.bytes(), std::string_view(value.data(), value.size()),
+                                 StoredKey(info), &scratch));
+      size = format::ItemSize(view);
+      response.stored_item.push_back(view);
+    }
+  } else {
+    DYNAROCK_ASSIGN_OR_RETURN(response.item, ReadItem(info, item_key));
+    if (response.item) size = format::ItemSize(*response.item);
+    if (response.item && projection) response.item = expr::Project(*response.item, *projection);
+    if (response.item && request.item_encoding == ItemEncoding::kStored) {
+      std::string encoded;
+      format::EncodeItem(*response.item, &encoded);
+      response.stored_item.push_back(ItemView::OpenTrusted(encoded));
+      response.item.reset();
+    }
+  }
   CapacityMeter meter(request.return_consumed_capacity);
   // A missing item still costs one read.
-  const double units =
-      ReadUnits(response.item ? format::ItemSize(*response.item) : 0, request.consistent_read);
+  const double units = ReadUnits(size, request.consistent_read);
   meter.Read(info.name, nullptr, units);
   RecordTableCollection(info, std::string_view(item_key.bytes()).substr(0, collection_bytes),
                         units, 0);
   response.consumed_capacity = meter.For(info.name);
-  if (response.item && projection) response.item = expr::Project(*response.item, *projection);
   return response;
 }
 

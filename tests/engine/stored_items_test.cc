@@ -149,6 +149,39 @@ TEST_F(StoredItemsTest, ScanShapesReturnTheSameItems) {
   EXPECT_EQ(SameScan(gsi), 24u);  // the sparse GSI holds 8 of each vehicle's 12
 }
 
+// GetItem as stored: the same item as decoded (whole, projected, or none),
+// the same consumed capacity, and the view outlives the read.
+TEST_F(StoredItemsTest, GetItemShapesReturnTheSameItem) {
+  for (const char* vehicle : {"VEH#1", "VEH#9"}) {  // the second does not exist
+    for (std::optional<std::string> projection :
+         {std::optional<std::string>(), std::optional<std::string>("speedKph, tags"),
+          std::optional<std::string>("noSuchAttribute")}) {
+      GetItemRequest r{.table_name = "Telemetry",
+                       .key = {{"vehicleId", S(vehicle)}, {"recordedAt", S("TS#13")}}};
+      r.projection_expression = projection;
+      r.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+      auto decoded = db_->GetItem(r);
+      ASSERT_OK(decoded);
+      r.item_encoding = ItemEncoding::kStored;
+      auto stored = db_->GetItem(r);
+      ASSERT_OK(stored);
+      EXPECT_TRUE(decoded->stored_item.empty());
+      EXPECT_FALSE(stored->item.has_value());
+      const std::string shape = std::string(vehicle) + " " + projection.value_or("(all)");
+      ASSERT_EQ(stored->stored_item.size(), decoded->item ? 1u : 0u) << shape;
+      if (decoded->item) {
+        const StoredItems kept = stored->stored_item;  // a copy; the original goes
+        stored->stored_item = StoredItems();
+        EXPECT_TRUE(testing::ViewShows(kept[0], *decoded->item)) << shape;
+      }
+      ASSERT_TRUE(stored->consumed_capacity.has_value());
+      EXPECT_EQ(stored->consumed_capacity->capacity_units,
+                decoded->consumed_capacity->capacity_units)
+          << shape;
+    }
+  }
+}
+
 // The arena: contents, alignment across block boundaries and for copies
 // larger than a block, and copies that stay put as the arena moves.
 TEST(ByteArenaTest, KeepsCopiesAlignedAcrossBlocks) {

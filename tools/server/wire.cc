@@ -341,10 +341,15 @@ void PutItem(Database* db, const PutItemRequest& r, Writer& w) {
   w.EndObject();
 }
 
+// The item comes as stored (ItemEncoding::kStored): JSON is written from
+// the view in place.
 void GetItem(Database* db, const GetItemRequest& r, Writer& w) {
   auto out = Check(db->GetItem(r));
   w.StartObject();
-  WriteAttributesOpt(w, out.item, "Item");
+  if (!out.stored_item.empty()) {
+    Key(w, "Item");
+    Check(format::WriteJson(&w, out.stored_item[0]));
+  }
   WriteConsumedOpt(w, out.consumed_capacity);
   w.EndObject();
 }

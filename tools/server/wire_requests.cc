@@ -498,6 +498,7 @@ Result<GetItemRequest> ToRequest(p::GetItemInput&& in) {
   r.expression_attribute_names = Names(in.expression_attribute_names);
   r.attributes_to_get = std::move(in.attributes_to_get);
   r.return_consumed_capacity = Consumed(in.return_consumed_capacity);
+  r.item_encoding = ItemEncoding::kStored;
   return r;
 }
 

@@ -365,96 +365,6 @@ struct PutItemResponse {
   std::optional<ConsumedCapacity> consumed_capacity{};
 };
 
-struct GetItemRequest {
-  std::string table_name{};
-  Item key{};  // exactly the table's key attributes
-  bool consistent_read = false;  // accepted; every read here is strongly consistent
-  std::optional<std::string> projection_expression{};
-  std::optional<ExpressionAttributeNames> expression_attribute_names{};
-  std::optional<std::vector<std::string>> attributes_to_get{};  // legacy
-  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
-};
-struct GetItemResponse {
-  std::optional<Item> item{};
-  std::optional<ConsumedCapacity> consumed_capacity{};
-};
-
-struct DeleteItemRequest {
-  std::string table_name{};
-  Item key{};
-  ReturnValue return_values = ReturnValue::kNone;  // NONE or ALL_OLD
-  std::optional<std::string> condition_expression{};
-  std::optional<ExpressionAttributeNames> expression_attribute_names{};
-  std::optional<ExpressionAttributeValues> expression_attribute_values{};
-  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
-      ReturnValuesOnConditionCheckFailure::kNone;
-  std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};  // legacy
-  std::optional<ConditionalOperator> conditional_operator{};                 // legacy
-  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
-  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
-};
-struct DeleteItemResponse {
-  std::optional<Item> attributes{};
-  std::optional<ItemCollectionMetrics> item_collection_metrics{};
-  std::optional<ConsumedCapacity> consumed_capacity{};
-};
-
-struct UpdateItemRequest {
-  std::string table_name{};
-  Item key{};
-  std::optional<std::string> update_expression{};
-  std::optional<std::string> condition_expression{};
-  std::optional<ExpressionAttributeNames> expression_attribute_names{};
-  std::optional<ExpressionAttributeValues> expression_attribute_values{};
-  ReturnValue return_values = ReturnValue::kNone;
-  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
-      ReturnValuesOnConditionCheckFailure::kNone;
-  std::optional<std::map<std::string, AttributeValueUpdate>> attribute_updates{};  // legacy
-  std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};         // legacy
-  std::optional<ConditionalOperator> conditional_operator{};                        // legacy
-  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
-  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
-};
-struct UpdateItemResponse {
-  std::optional<Item> attributes{};  // per ReturnValues
-  std::optional<ItemCollectionMetrics> item_collection_metrics{};
-  std::optional<ConsumedCapacity> consumed_capacity{};
-};
-
-// ---- Query and Scan -----------------------------------------------------------------
-
-enum class SortKeyOperator { kEq, kLt, kLe, kGt, kGe, kBetween, kBeginsWith };
-
-struct SortKeyCondition {
-  std::string attribute_name{};
-  SortKeyOperator op = SortKeyOperator::kEq;
-  AttributeValue value{};                // the operand (BETWEEN: the lower bound)
-  std::optional<AttributeValue> upper{};  // BETWEEN's upper bound
-};
-
-// The typed form of a KeyConditionExpression: partition key equality and at
-// most one sort key condition.
-struct KeyCondition {
-  std::string partition_key_name{};
-  AttributeValue partition_key_value{};
-  std::optional<SortKeyCondition> sort{};
-};
-
-enum class Select { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes, kCount };
-
-// How a Query or Scan hands back the items of a page.
-enum class ItemEncoding {
-  // QueryResponse::items: decoded Items, convenient to use.
-  kDecoded,
-  // QueryResponse::stored_items: each item as an ItemView
-  // (dynarock/item_view.h) of its bytes as read, copied into the page's
-  // blocks (StoredItems), so no allocation per item or per attribute and
-  // nothing decoded that the caller does not ask for. An item an older
-  // Dynarock stored is re-encoded; a projection or an LSI's fetched table
-  // item is encoded afresh.
-  kStored,
-};
-
 // Bytes copied into 64 KB blocks: no allocation per copy, no copy as the
 // blocks grow. Each copy stays where it was put while the arena (or what it
 // was moved to) lives, and starts on an 8-byte boundary (FlatBuffers' own
@@ -535,6 +445,103 @@ class StoredItems {
   ByteArena bytes_;
   std::vector<ItemView> items_;
 };
+
+// How GetItem, Query and Scan hand back items.
+enum class ItemEncoding {
+  // QueryResponse::items (GetItemResponse::item): decoded Items,
+  // convenient to use.
+  kDecoded,
+  // QueryResponse::stored_items (GetItemResponse::stored_item): each item
+  // as an ItemView
+  // (dynarock/item_view.h) of its bytes as read, copied into the page's
+  // blocks (StoredItems), so no allocation per item or per attribute and
+  // nothing decoded that the caller does not ask for. An item an older
+  // Dynarock stored is re-encoded; a projection or an LSI's fetched table
+  // item is encoded afresh.
+  kStored,
+};
+
+struct GetItemRequest {
+  std::string table_name{};
+  Item key{};  // exactly the table's key attributes
+  bool consistent_read = false;  // accepted; every read here is strongly consistent
+  std::optional<std::string> projection_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<std::vector<std::string>> attributes_to_get{};  // legacy
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  ItemEncoding item_encoding = ItemEncoding::kDecoded;
+};
+struct GetItemResponse {
+  std::optional<Item> item{};  // ItemEncoding::kDecoded
+  // ItemEncoding::kStored: the item, if it exists, as a view of its stored
+  // bytes (at most one; empty when there is no such item).
+  StoredItems stored_item{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
+};
+
+struct DeleteItemRequest {
+  std::string table_name{};
+  Item key{};
+  ReturnValue return_values = ReturnValue::kNone;  // NONE or ALL_OLD
+  std::optional<std::string> condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+  std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};  // legacy
+  std::optional<ConditionalOperator> conditional_operator{};                 // legacy
+  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+struct DeleteItemResponse {
+  std::optional<Item> attributes{};
+  std::optional<ItemCollectionMetrics> item_collection_metrics{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
+};
+
+struct UpdateItemRequest {
+  std::string table_name{};
+  Item key{};
+  std::optional<std::string> update_expression{};
+  std::optional<std::string> condition_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnValue return_values = ReturnValue::kNone;
+  ReturnValuesOnConditionCheckFailure return_values_on_condition_check_failure =
+      ReturnValuesOnConditionCheckFailure::kNone;
+  std::optional<std::map<std::string, AttributeValueUpdate>> attribute_updates{};  // legacy
+  std::optional<std::map<std::string, ExpectedAttributeValue>> expected{};         // legacy
+  std::optional<ConditionalOperator> conditional_operator{};                        // legacy
+  ReturnItemCollectionMetrics return_item_collection_metrics = ReturnItemCollectionMetrics::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+struct UpdateItemResponse {
+  std::optional<Item> attributes{};  // per ReturnValues
+  std::optional<ItemCollectionMetrics> item_collection_metrics{};
+  std::optional<ConsumedCapacity> consumed_capacity{};
+};
+
+// ---- Query and Scan -----------------------------------------------------------------
+
+enum class SortKeyOperator { kEq, kLt, kLe, kGt, kGe, kBetween, kBeginsWith };
+
+struct SortKeyCondition {
+  std::string attribute_name{};
+  SortKeyOperator op = SortKeyOperator::kEq;
+  AttributeValue value{};                // the operand (BETWEEN: the lower bound)
+  std::optional<AttributeValue> upper{};  // BETWEEN's upper bound
+};
+
+// The typed form of a KeyConditionExpression: partition key equality and at
+// most one sort key condition.
+struct KeyCondition {
+  std::string partition_key_name{};
+  AttributeValue partition_key_value{};
+  std::optional<SortKeyCondition> sort{};
+};
+
+enum class Select { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes, kCount };
+
 
 struct QueryRequest {
   std::string table_name{};
