@@ -568,56 +568,51 @@ struct KeyComponents {
   }
 };
 
-// The key attributes in `key` (an item key, or an index entry's), decoded:
-// each attribute once, in the key's order.
-struct KeyValues {
-  std::string_view name[format::StoredKeySchema::kMaxKeyAttributes];
-  AttributeValue value[format::StoredKeySchema::kMaxKeyAttributes];
-  size_t count = 0;
-};
-Status DecodeKeyValues(std::string_view key, const format::StoredKeySchema& keys,
-                       KeyValues* out) {
+// The key attributes in `key` (an item key, or an index entry's), decoded
+// and handed to fn(name, AttributeValue&&) each once, in the key's order
+// (an attribute an index key holds twice must hold one value).
+template <typename Fn>
+Status ForEachKeyValue(std::string_view key, const format::StoredKeySchema& keys, Fn fn) {
   const format::KeySchemaTypes own{keys.partition.type,
                                    keys.sort ? std::optional(keys.sort->type) : std::nullopt};
-  AttributeValue values[format::StoredKeySchema::kMaxKeyAttributes];
-  std::optional<AttributeValue> sort, table_sort;
   if (!keys.table_partition) {
     DYNAROCK_ASSIGN_OR_RETURN(format::DecodedItemKey d, format::DecodeItemKey(key, own));
-    values[0] = std::move(d.pk);
-    sort = std::move(d.sk);
-  } else {
-    DYNAROCK_ASSIGN_OR_RETURN(
-        format::DecodedIndexKey d,
-        format::DecodeIndexKey(
-            key, own,
-            {keys.table_partition->type,
-             keys.table_sort ? std::optional(keys.table_sort->type) : std::nullopt}));
-    values[0] = std::move(d.index.pk);
-    sort = std::move(d.index.sk);
-    values[2] = std::move(d.pk);
-    table_sort = std::move(d.sk);
+    fn(keys.partition.name, std::move(d.pk));
+    if (keys.sort && d.sk) fn(keys.sort->name, std::move(*d.sk));
+    return Status::OK();
   }
-  // In KeyComponents' order: partition, sort, table partition, table sort.
-  size_t i = 0;
-  AttributeValue* in_order[format::StoredKeySchema::kMaxKeyAttributes];
-  in_order[i++] = &values[0];
-  if (sort) in_order[i++] = &*sort;
-  if (keys.table_partition) in_order[i++] = &values[2];
-  if (table_sort) in_order[i++] = &*table_sort;
-  const KeyComponents components(keys);
-  if (i != components.count) return Corrupt("the key does not match the key schema");
-  out->count = 0;
-  for (size_t c = 0; c < components.count; ++c) {
-    if (components.repeat[c]) {
-      for (size_t e = 0; e < out->count; ++e) {
-        if (out->name[e] == components.at[c].name && !(out->value[e] == *in_order[c])) {
-          return Corrupt("an index key holds one attribute with two values");
-        }
+  DYNAROCK_ASSIGN_OR_RETURN(
+      format::DecodedIndexKey d,
+      format::DecodeIndexKey(key, own,
+                             {keys.table_partition->type,
+                              keys.table_sort ? std::optional(keys.table_sort->type)
+                                              : std::nullopt}));
+  // In the key's order; a repeat is checked against the first, then skipped.
+  struct Part {
+    std::string_view name;
+    AttributeValue* value;
+    bool repeat;
+  };
+  Part parts[format::StoredKeySchema::kMaxKeyAttributes];
+  size_t n = 0;
+  auto add = [&](std::string_view name, AttributeValue* value) -> Status {
+    for (size_t i = 0; i < n; ++i) {
+      if (parts[i].name != name) continue;
+      if (!(*parts[i].value == *value)) {
+        return Corrupt("an index key holds one attribute with two values");
       }
-      continue;
+      parts[n++] = {name, value, true};
+      return Status::OK();
     }
-    out->name[out->count] = components.at[c].name;
-    out->value[out->count++] = std::move(*in_order[c]);
+    parts[n++] = {name, value, false};
+    return Status::OK();
+  };
+  DYNAROCK_RETURN_IF_ERROR(add(keys.partition.name, &d.index.pk));
+  if (keys.sort && d.index.sk) DYNAROCK_RETURN_IF_ERROR(add(keys.sort->name, &*d.index.sk));
+  DYNAROCK_RETURN_IF_ERROR(add(keys.table_partition->name, &d.pk));
+  if (keys.table_sort && d.sk) DYNAROCK_RETURN_IF_ERROR(add(keys.table_sort->name, &*d.sk));
+  for (size_t i = 0; i < n; ++i) {
+    if (!parts[i].repeat) fn(parts[i].name, std::move(*parts[i].value));
   }
   return Status::OK();
 }
@@ -818,11 +813,10 @@ Status CheckTableItem(std::string_view payload, std::string_view key,
     DYNAROCK_RETURN_IF_ERROR(Checker().Value(&q, end, 2, &size));
   }
   if (q != end) return Corrupt("trailing bytes in a container");
-  KeyValues key_values;
-  DYNAROCK_RETURN_IF_ERROR(DecodeKeyValues(key, keys, &key_values));
-  for (size_t k = 0; k < key_values.count; ++k) {
-    size += key_values.name[k].size() + format::AttributeValueSize(key_values.value[k]);
-  }
+  DYNAROCK_RETURN_IF_ERROR(
+      ForEachKeyValue(key, keys, [&](std::string_view name, AttributeValue&& value) {
+        size += name.size() + format::AttributeValueSize(value);
+      }));
   if (stored != size) return Corrupt("stored size differs from the attributes' size");
   return Status::OK();
 }
@@ -856,11 +850,10 @@ Result<Item> format::DecodeStoredItem(std::string_view key, std::string_view val
     DYNAROCK_ASSIGN_OR_RETURN(auto v, ItemCodecAccess::Value(tag, name).Decode());
     item.emplace(std::string(name), std::move(v));
   }
-  KeyValues key_values;
-  DYNAROCK_RETURN_IF_ERROR(DecodeKeyValues(key, keys, &key_values));
-  for (size_t k = 0; k < key_values.count; ++k) {
-    item.insert_or_assign(std::string(key_values.name[k]), std::move(key_values.value[k]));
-  }
+  DYNAROCK_RETURN_IF_ERROR(
+      ForEachKeyValue(key, keys, [&](std::string_view name, AttributeValue&& value) {
+        item.insert_or_assign(std::string(name), std::move(value));
+      }));
   return item;
 }
 
@@ -900,14 +893,13 @@ Result<std::optional<std::string>> format::UpgradeStoredItem(std::string_view ke
   }
   DYNAROCK_ASSIGN_OR_RETURN(Item item, DecodeItem(value));
   // The stored attributes must be the key's: the move drops them from the value.
-  KeyValues key_values;
-  DYNAROCK_RETURN_IF_ERROR(DecodeKeyValues(key, keys, &key_values));
-  for (size_t k = 0; k < key_values.count; ++k) {
-    auto stored = item.find(std::string(key_values.name[k]));
-    if (stored == item.end() || !(stored->second == key_values.value[k])) {
-      return Corrupt("a stored key attribute differs from the key's");
-    }
-  }
+  bool differs = false;
+  DYNAROCK_RETURN_IF_ERROR(
+      ForEachKeyValue(key, keys, [&](std::string_view name, AttributeValue&& value) {
+        auto stored = item.find(std::string(name));
+        differs = differs || stored == item.end() || !(stored->second == value);
+      }));
+  if (differs) return Corrupt("a stored key attribute differs from the key's");
   EncodeItemWithoutKey(item, ItemSize(item), keys, &out);
   return std::optional<std::string>(std::move(out));
 }
