@@ -217,14 +217,11 @@ TEST(ItemCodecGoldenTest, TableItemBytes) {
 // Table items of unknown origin (the recount's): every truncation and many
 // byte flips of a stored item are Corruption from VerifyStoredItem, never a
 // crash or an out-of-bounds read (ASan watches), and the intact bytes pass.
-TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
-  const Item item = FleetReading();
-  const AV& sk = item.at("SK");
-  const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
-  auto names = TestNames();
-  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, names.get()};
-  std::string stored;
-  EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
+// `stored` (under `key`, stored as `keys` say) verifies as `item`, and
+// every truncation and many single-bit flips are Corruption, none read out
+// of bounds (ASan).
+void ExpectEveryDamageRefused(const std::string& key, const std::string& stored,
+                              const StoredKeySchema& keys, const Item& item) {
   auto good = VerifyStoredItem(key, stored, keys);
   ASSERT_OK(good);
   EXPECT_EQ(*good, item);
@@ -246,6 +243,17 @@ TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
     }
   }
   EXPECT_GT(refused, static_cast<int>(stored.size()) * 2);
+}
+
+TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
+  const Item item = FleetReading();
+  const AV& sk = item.at("SK");
+  const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
+  auto names = TestNames();
+  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, names.get()};
+  std::string stored;
+  EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
+  ExpectEveryDamageRefused(key, stored, keys, item);
   // The wrong key (another size, or a value stored for a key attribute) too.
   const AV other = AV::S("TS#2026-06-23T09:00:02Z and more");
   EXPECT_FALSE(VerifyStoredItem(EncodeItemKey(7, item.at("PK"), &other).bytes(), stored, keys).ok());
@@ -255,6 +263,32 @@ TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
   const StoredKeySchema pk_only{{"PK", KeyType::kS}, std::nullopt, names.get()};
   EncodeItemWithoutKey(with_key_inside, ItemSize(with_key_inside), pk_only, &whole_but_marked);
   EXPECT_FALSE(VerifyStoredItem(key, whole_but_marked, keys).ok());
+}
+
+// An index entry (storage format 13): its key holds the index's key, then
+// the table's, sharing SK here; verified, damaged, and under a key whose
+// two copies of SK disagree.
+TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedIndexEntries) {
+  const Item item = FleetReading();
+  const AV& sk = item.at("SK");
+  const std::string key = EncodeIndexKey(9, item.at("depotCode"), &sk, item.at("PK"), &sk).bytes();
+  auto names = TestNames();
+  StoredKeySchema keys{{"depotCode", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, names.get()};
+  keys.table_partition = KeyAttributeRef{"PK", KeyType::kS};
+  keys.table_sort = KeyAttributeRef{"SK", KeyType::kS};
+  std::string stored;
+  EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
+  EXPECT_EQ(stored.find("DEP-LON-3"), std::string::npos);
+  EXPECT_EQ(stored.find("VEH#V-7741"), std::string::npos);
+  ExpectEveryDamageRefused(key, stored, keys, item);
+  std::string scratch;
+  auto view = OpenStoredItem(key, stored, keys, &scratch);
+  ASSERT_OK(view);
+  EXPECT_TRUE(testing::ViewShows(*view, item));
+  const AV other = AV::S("TS#2026-06-23T09:00:02Z");
+  const std::string torn = EncodeIndexKey(9, item.at("depotCode"), &other, item.at("PK"), &sk).bytes();
+  EXPECT_EQ(VerifyStoredItem(torn, stored, keys).status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(DecodeStoredItem(torn, stored, keys).status().code(), Status::Code::kCorruption);
 }
 
 // An id the table's names do not hold is corruption, never a wrong name;
