@@ -107,7 +107,7 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
     rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), items_cf_, item_key.bytes(), &value);
     if (!s.IsNotFound()) {
       DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
-      std::string scratch;
+      thread_local std::string scratch;  // the key values; the view is copied below
       DYNAROCK_ASSIGN_OR_RETURN(
           ItemView view,
           format::OpenStoredItem(item_key.bytes(), std::string_view(value.data(), value.size()),

@@ -175,18 +175,24 @@ ValueView EntryView(const uint8_t* entry) {
   return a.compare(b);
 }
 
-// The entry named `name` in a map (binary search over its index), or nullopt.
-std::optional<ValueView> FindEntry(const Container& map, std::string_view name) {
-  size_t lo = 0, hi = map.count;
+// The entry named `name` among `count` entries sorted by name, entry(i)
+// giving the i-th as a ValueView (binary search), or nullopt.
+template <typename Entry>
+std::optional<ValueView> FindByName(size_t count, std::string_view name, Entry entry) {
+  size_t lo = 0, hi = count;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    const uint8_t* tag;
-    const std::string_view at = EntryName(map.at(mid), &tag);
-    const int c = CompareNames(at, name);
-    if (c == 0) return ItemCodecAccess::Value(tag, at);
+    const ValueView at = entry(mid);
+    const int c = CompareNames(at.name(), name);
+    if (c == 0) return at;
     if (c < 0) lo = mid + 1; else hi = mid;
   }
   return std::nullopt;
+}
+
+// The entry named `name` in a map, or nullopt.
+std::optional<ValueView> FindEntry(const Container& map, std::string_view name) {
+  return FindByName(map.count, name, [&](size_t i) { return EntryView(map.at(i)); });
 }
 
 // ---- Encoding ------------------------------------------------------------------------------
@@ -587,32 +593,26 @@ Status ForEachKeyValue(std::string_view key, const format::StoredKeySchema& keys
                              {keys.table_partition->type,
                               keys.table_sort ? std::optional(keys.table_sort->type)
                                               : std::nullopt}));
-  // In the key's order; a repeat is checked against the first, then skipped.
-  struct Part {
-    std::string_view name;
-    AttributeValue* value;
-    bool repeat;
-  };
-  Part parts[format::StoredKeySchema::kMaxKeyAttributes];
+  // In the key's order (KeyComponents'); a repeat is checked against the
+  // first, then skipped.
+  AttributeValue* values[format::StoredKeySchema::kMaxKeyAttributes];
   size_t n = 0;
-  auto add = [&](std::string_view name, AttributeValue* value) -> Status {
-    for (size_t i = 0; i < n; ++i) {
-      if (parts[i].name != name) continue;
-      if (!(*parts[i].value == *value)) {
+  values[n++] = &d.index.pk;
+  if (d.index.sk) values[n++] = &*d.index.sk;
+  values[n++] = &d.pk;
+  if (d.sk) values[n++] = &*d.sk;
+  const KeyComponents components(keys);
+  if (n != components.count) return Corrupt("the key does not match the key schema");
+  for (size_t c = 0; c < n; ++c) {
+    if (!components.repeat[c]) continue;
+    for (size_t first = 0; first < c; ++first) {
+      if (components.at[first].name == components.at[c].name && !(*values[first] == *values[c])) {
         return Corrupt("an index key holds one attribute with two values");
       }
-      parts[n++] = {name, value, true};
-      return Status::OK();
     }
-    parts[n++] = {name, value, false};
-    return Status::OK();
-  };
-  DYNAROCK_RETURN_IF_ERROR(add(keys.partition.name, &d.index.pk));
-  if (keys.sort && d.index.sk) DYNAROCK_RETURN_IF_ERROR(add(keys.sort->name, &*d.index.sk));
-  DYNAROCK_RETURN_IF_ERROR(add(keys.table_partition->name, &d.pk));
-  if (keys.table_sort && d.sk) DYNAROCK_RETURN_IF_ERROR(add(keys.table_sort->name, &*d.sk));
-  for (size_t i = 0; i < n; ++i) {
-    if (!parts[i].repeat) fn(parts[i].name, std::move(*parts[i].value));
+  }
+  for (size_t c = 0; c < n; ++c) {
+    if (!components.repeat[c]) fn(components.at[c].name, std::move(*values[c]));
   }
   return Status::OK();
 }
@@ -998,16 +998,7 @@ std::optional<ValueView> ItemView::Find(std::string_view name) const {
       return ItemCodecAccess::Value(beside_[k].tag, beside_[k].name);
     }
   }
-  if (!refs_) return FindEntry({index_, entries_, count_, width_}, name);
-  size_t lo = 0, hi = count_;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    const ValueView at = Stored(mid);
-    const int c = CompareNames(at.name(), name);
-    if (c == 0) return at;
-    if (c < 0) lo = mid + 1; else hi = mid;
-  }
-  return std::nullopt;
+  return FindByName(count_, name, [this](size_t j) { return Stored(j); });
 }
 
 size_t ItemView::ByteSize() const {
