@@ -53,6 +53,8 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+echo "setup: Debian packages ready after $SECONDS s"
+
 top="$(cd "$(dirname "$0")/.." && pwd)"
 case "$mode" in
   --no-build) exit 0 ;;
@@ -75,6 +77,7 @@ if [ "$mode" = --test ]; then
     (cd "$js" && npm ci --engine-strict --no-audit --no-fund --loglevel=error &&
        cp package-lock.json node_modules/.dynarock-lock)
   fi
+  echo "setup: JS packages ready after $SECONDS s"
 fi
 cmake -S "$top" -B "$dir" -G Ninja "${cfg[@]}"
 cmake --build "$dir" -j2
