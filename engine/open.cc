@@ -580,6 +580,15 @@ Database::Impl::~Impl() {
   backfill_cv_.notify_all();
   if (backfill_thread_.joinable()) backfill_thread_.join();
   if (!db_) return;
+  if (!options_.read_only) {
+    // A clean close leaves nothing in the log to replay: the memtables are
+    // flushed now (work a later flush would do anyway), so the next Open
+    // reads no log. Ignoring a failure: the log still holds every write,
+    // and the next Open replays it.
+    rocksdb::FlushOptions flush;
+    flush.allow_write_stall = true;
+    db_->Flush(flush, handles_).PermitUncheckedError();
+  }
   for (auto* h : handles_) {
     // Ignoring: a failure to free a handle at shutdown leaves nothing to do.
     db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();

@@ -450,17 +450,24 @@ TEST_F(ReliabilityTest, ALogSwitchKeepsRelaxedWritesAPrefix) {
   ExpectConsistent(db_.get(), after);
 }
 
-// The same order across a restart: a process that stopped (here: closed,
-// with its relaxed writes still in the page cache) leaves a log that the
-// next Open replays; the writes after the Open go to a new log, and a power
-// cut must not keep those and lose the replayed ones.
+// The same order across a restart: a process that stopped without a clean
+// close (here: closed while no table file can be written, so the close's
+// flush fails; its relaxed writes are still in the page cache) leaves a log
+// that the next Open replays; the writes after the Open go to a new log,
+// and a power cut must not keep those and lose the replayed ones.
 TEST_F(ReliabilityTest, WritesAfterAReopenNeverOutliveTheReplayedOnes) {
   options_.sync_writes = false;
   Open();
   ASSERT_OK(db_->CreateTable(FleetTable()));
   int written = 0;
   for (; written < 20; ++written) ASSERT_OK(PutReading(written));
-  Open();  // the process stops and starts again; the power stays on
+  // The process stops and starts again; the power stays on.
+  fs_->FailAt(FaultFs::Op::kAppend, 1, rocksdb::IOStatus::IOError("no space"), /*sticky=*/true,
+              ".sst");
+  db_.reset();
+  ASSERT_GT(fs_->injected(), 0u) << "the close flushed: nothing left to replay";
+  fs_->ClearFaults();
+  Open();
   const std::string new_log = NewestLog(dir_);
   for (int i = 0; i < 3; ++i) ASSERT_OK(PutReading(written++));
   ASSERT_EQ(NewestLog(dir_), new_log);
@@ -475,6 +482,24 @@ TEST_F(ReliabilityTest, WritesAfterAReopenNeverOutliveTheReplayedOnes) {
   EXPECT_EQ(*present.rbegin(), static_cast<int>(present.size()) - 1) << "a gap";
   EXPECT_EQ(static_cast<int>(present.size()), written);
   ExpectConsistent(db_.get(), after);
+}
+
+// A clean close flushes what the log holds, so the next Open has no log to
+// replay (bench/: a reopen right after a load), and loses nothing.
+TEST_F(ReliabilityTest, ACleanCloseLeavesNoLogToReplay) {
+  options_.sync_writes = false;
+  Open();
+  ASSERT_OK(db_->CreateTable(FleetTable()));
+  for (int i = 0; i < 200; ++i) ASSERT_OK(PutReading(i));
+  db_.reset();
+  uint64_t log_bytes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    if (entry.path().extension() == ".log") log_bytes += entry.file_size();
+  }
+  EXPECT_EQ(log_bytes, 0u);
+  Open();
+  const std::set<int> present = ReadingNumbers(ReadAll(db_.get()));
+  EXPECT_EQ(present.size(), 200u);
 }
 
 // Reads failing at random: every call either answers exactly what the model
