@@ -15,6 +15,12 @@ while (($#)); do
     *) echo "usage: tools/test.sh [--fuzz-seconds N]" >&2; exit 2 ;;
   esac
 done
+# The ten slowest tests of the last ctest run in the build directory $1.
+slowest() {
+  echo "test.sh: the ten slowest tests in $(basename "$1") (seconds)"
+  awk '/^[0-9]+\/[0-9]+ Testing: /{name=$3} /^Test time =/{print "  " $4, name}' \
+    "$1/Testing/Temporary/LastTest.log" | sort -rn | head -10
+}
 # Each phase's time, so a slow CI run says where its minutes went.
 phase_start=$SECONDS
 phase() {
@@ -40,3 +46,5 @@ cd "$top/build-tsan"
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp"
 ctest --output-on-failure -j2 -L tsan --timeout 600
 phase "ThreadSanitizer tests"
+slowest "$top/build-test"
+slowest "$top/build-tsan"
