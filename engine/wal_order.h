@@ -1,4 +1,5 @@
-// Relaxed writes stay a prefix across a power cut (README, "Durability").
+// Relaxed writes stay a prefix across a power cut (engine/README.md, "What
+// survives a crash, a power cut and a failing disk").
 //
 // In relaxed durability (Options::sync_writes = false) RocksDB writes every
 // write to its write-ahead log and leaves the log in the page cache. When a
