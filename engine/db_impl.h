@@ -206,6 +206,16 @@ class Database::Impl {
   using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;
 
  private:
+  // ImportTable's phases (engine/bulk/import.cc).
+  class Importer;
+  // Open's phases (engine/open.cc).
+  rocksdb::DBOptions DbOptions(const std::shared_ptr<rocksdb::FileSystem>& file_system);
+  std::shared_ptr<rocksdb::TableFactory> TableFactory();
+  std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilies();
+  Status OpenRocks(const std::string& path, const rocksdb::DBOptions& db_options,
+                   const std::vector<rocksdb::ColumnFamilyDescriptor>& cfs,
+                   rocksdb::FileSystem* file_system);
+  Status LoadCatalog();
   // Checks the format record (writing it, with a new iterator secret, into
   // a new database), upgrading an older version.
   Status CheckFormatRecord(const std::string& path);
@@ -295,6 +305,19 @@ class Database::Impl {
   // Result only for I/O and corruption.
   Result<std::vector<write::Outcome>> RunWrites(const std::vector<write::Action>& actions,
                                                 const write::RunOptions& options);
+  // RunWrites' phases. Each Admit throttles the actions whose collection's
+  // budget is spent (the table's, then, once the new items are known, their
+  // GSIs'), and says whether it throttled any.
+  bool AdmitWrites(const std::vector<write::Action>& actions,
+                   std::vector<write::Outcome>* outcomes);
+  bool AdmitIndexWrites(const std::vector<write::Action>& actions,
+                        std::vector<write::Outcome>* outcomes);
+  // Reads each action's item, checks its condition and computes the new
+  // item; true if an action failed (a transaction goes on to report every
+  // failure).
+  Result<bool> ReadAndEvaluate(const std::vector<write::Action>& actions,
+                               const write::RunOptions& options,
+                               std::vector<write::Outcome>* outcomes);
   // PutItem and DeleteItem (engine/items.cc): `plan` makes the action.
   template <typename Response, typename Request, typename Plan>
   Result<Response> RunPutOrDelete(const Request& request, Plan plan);
@@ -319,6 +342,16 @@ class Database::Impl {
       PendingWrite* pending, const TableInfo& table, const format::EncodedKey& key,
       const std::optional<Item>& before, const Item* after, ReturnItemCollectionMetrics metrics,
       int64_t* item_bytes);
+  // The stream records of the changes, then `pending` as one WriteBatch.
+  Status CommitWrites(const std::vector<write::Action>& actions,
+                      const std::vector<write::Outcome>& outcomes,
+                      const write::RunOptions& options, PendingWrite* pending);
+  // Consumed capacity and each collection's traffic for the written
+  // actions; index_writes_end[i]: the end of action i's index writes in
+  // `pending`.
+  void ChargeWrites(const std::vector<write::Action>& actions,
+                    const std::vector<write::Outcome>& outcomes, const write::RunOptions& options,
+                    const PendingWrite& pending, const std::vector<size_t>& index_writes_end);
   Status Write(rocksdb::WriteBatch* batch);
   Status FromRocks(const rocksdb::Status& s);
 

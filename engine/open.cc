@@ -275,7 +275,10 @@ void FlushInBackground(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyH
 
 }  // namespace
 
-Status Database::Impl::Open(const std::string& path) {
+// The database-wide options: background jobs, syncs, the log's bound, the
+// listener, and the file system (wrapped so relaxed writes stay a prefix).
+rocksdb::DBOptions Database::Impl::DbOptions(
+    const std::shared_ptr<rocksdb::FileSystem>& file_system) {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options_.create_if_missing;
   db_options.create_missing_column_families = true;
@@ -299,12 +302,20 @@ Status Database::Impl::Open(const std::string& path) {
   // durable. A reopen after a 1M-item load: 0.91-0.96 s -> 0.56-0.60 s.
   db_options.avoid_flush_during_recovery = true;
   db_options.listeners.push_back(background_errors_);
+  // Every column family's memtables together stay within
+  // Options::MemtableBudget().
+  db_options.write_buffer_manager =
+      std::make_shared<rocksdb::WriteBufferManager>(options_.MemtableBudget());
   // Relaxed writes stay a prefix across a log switch (engine/wal_order.h).
-  const std::shared_ptr<rocksdb::FileSystem> file_system =
-      options_.file_system ? options_.file_system : rocksdb::FileSystem::Default();
   env_ = rocksdb::NewCompositeEnv(std::make_shared<WalOrderFileSystem>(file_system));
   db_options.env = env_.get();
 
+  return db_options;
+}
+
+// The table format every column family shares: bloom filters, and the
+// block cache (with the index and filter blocks, when asked).
+std::shared_ptr<rocksdb::TableFactory> Database::Impl::TableFactory() {
   rocksdb::BlockBasedTableOptions table_options;
   table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table_options.whole_key_filtering = true;  // GetItem by full key
@@ -316,8 +327,8 @@ Status Database::Impl::Open(const std::string& path) {
   // They are then partitioned, so a read loads the partitions it needs
   // rather than a file's whole index and filter; the top levels and level
   // 0's blocks stay pinned, and index and filter blocks go to the cache's
-  // high-priority pool. Every column family's memtables together stay
-  // within Options::MemtableBudget(). (Charging the memtables to the cache
+  // high-priority pool; the memtables have a budget of their own
+  // (DbOptions). (Charging the memtables to the cache
   // as well, with the cache given the whole budget, peaked at 539 MiB: the
   // blocks took the memtables' share between loads, and the heap kept both.)
   if (options_.block_cache_bytes > 0) {
@@ -334,10 +345,13 @@ Status Database::Impl::Open(const std::string& path) {
   } else {
     table_options.no_block_cache = true;  // every read reaches the files
   }
-  db_options.write_buffer_manager =
-      std::make_shared<rocksdb::WriteBufferManager>(options_.MemtableBudget());
-  auto table_factory =
-      std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
+  return std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
+}
+
+// Each column family's options (compression, filters, merge operator,
+// compaction filters).
+std::vector<rocksdb::ColumnFamilyDescriptor> Database::Impl::ColumnFamilies() {
+  const std::shared_ptr<rocksdb::TableFactory> table_factory = TableFactory();
   auto compression = rocksdb::kNoCompression;
   for (auto c : rocksdb::GetSupportedCompressions()) {
     if (c == rocksdb::kLZ4Compression) compression = c;
@@ -410,7 +424,7 @@ Status Database::Impl::Open(const std::string& path) {
     }
   }
 
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
+  return {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {kCatalogCf, catalog},
       {kItemsCf, items},
@@ -419,6 +433,14 @@ Status Database::Impl::Open(const std::string& path) {
       {kStreamsCf, streams_cf},
       {kTokensCf, tokens_cf},
   };
+}
+
+// Opens RocksDB at `path` (a secondary instance when read-only), after
+// checking that a database already there is ours.
+Status Database::Impl::OpenRocks(const std::string& path, const rocksdb::DBOptions& db_options_in,
+                                 const std::vector<rocksdb::ColumnFamilyDescriptor>& cfs,
+                                 rocksdb::FileSystem* file_system) {
+  rocksdb::DBOptions db_options = db_options_in;
   // A RocksDB database already in the directory must be ours before
   // anything is opened for writing: opening another program's database would
   // add six column families to it.
@@ -447,7 +469,7 @@ Status Database::Impl::Open(const std::string& path) {
   } else {
     // The logs an earlier process left may still be in the page cache; the
     // writes that follow the replay must not be durable before them.
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(SyncLogs(file_system.get(), path)));
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(SyncLogs(file_system, path)));
     DYNAROCK_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, path, cfs, &handles_, &raw)));
     RemoveRestoreScratch(path);
   }
@@ -461,20 +483,12 @@ Status Database::Impl::Open(const std::string& path) {
     // the log).
     DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->TryCatchUpWithPrimary()));
   }
-  const std::vector<rocksdb::ColumnFamilyHandle*> replayed =
-      options_.read_only ? std::vector<rocksdb::ColumnFamilyHandle*>()
-                         : ReplayedColumnFamilies(db_.get(), handles_);
-  catalog_cf_ = handles_[1];
-  items_cf_ = handles_[2];
-  stats_cf_ = handles_[3];
-  indexes_cf_ = handles_[4];
-  streams_cf_ = handles_[5];
-  tokens_cf_ = handles_[6];
-  write_options_.sync = options_.sync_writes;
-  DYNAROCK_RETURN_IF_ERROR(CheckFormatRecord(path));
-  DYNAROCK_RETURN_IF_ERROR(LoadIteratorSecret(path));
+  return Status::OK();
+}
 
-  // Load the catalog.
+// The catalog: the next space id, every table's descriptor, and every
+// table's interned names.
+Status Database::Impl::LoadCatalog() {
   std::string next;
   rocksdb::Status s =
       db_->Get(rocksdb::ReadOptions(), catalog_cf_, std::string(kCatalogNextSpaceIdKey), &next);
@@ -513,6 +527,29 @@ Status Database::Impl::Open(const std::string& path) {
                                                    NamePersister(space_id)));
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  return Status::OK();
+}
+
+Status Database::Impl::Open(const std::string& path) {
+  const std::shared_ptr<rocksdb::FileSystem> file_system =
+      options_.file_system ? options_.file_system : rocksdb::FileSystem::Default();
+  const rocksdb::DBOptions db_options = DbOptions(file_system);
+  const std::vector<rocksdb::ColumnFamilyDescriptor> cfs = ColumnFamilies();
+  DYNAROCK_RETURN_IF_ERROR(OpenRocks(path, db_options, cfs, file_system.get()));
+  const std::vector<rocksdb::ColumnFamilyHandle*> replayed =
+      options_.read_only ? std::vector<rocksdb::ColumnFamilyHandle*>()
+                         : ReplayedColumnFamilies(db_.get(), handles_);
+  catalog_cf_ = handles_[1];
+  items_cf_ = handles_[2];
+  stats_cf_ = handles_[3];
+  indexes_cf_ = handles_[4];
+  streams_cf_ = handles_[5];
+  tokens_cf_ = handles_[6];
+  write_options_.sync = options_.sync_writes;
+  DYNAROCK_RETURN_IF_ERROR(CheckFormatRecord(path));
+  DYNAROCK_RETURN_IF_ERROR(LoadIteratorSecret(path));
+
+  DYNAROCK_RETURN_IF_ERROR(LoadCatalog());
   // The format record is current and every table's schema and names are
   // known: compactions may move old items now.
   item_upgrade_filter_.Enable();

@@ -82,27 +82,66 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
   // Partition budgets (Options::partition_limits): an action on a collection
   // whose budget is spent is throttled before it is read or evaluated; a
   // transaction with one is cancelled.
-  bool throttled = false;
-  auto throttle = [&](size_t i, Status why) {
-    outcomes[i].failure = std::move(why);
-    outcomes[i].throttled = throttled = true;
-  };
-  if (traffic_.limiting()) {
-    for (size_t i = 0; i < actions.size(); ++i) {
-      const write::Action& a = actions[i];
-      if (a.ttl_expired_at_s) continue;  // TTL's own deletions: free, as DynamoDB's
-      Status admitted =
-          AdmitCollection(*a.table, nullptr, *a.partition, a.kind != write::Kind::kConditionCheck);
-      if (!admitted.ok()) throttle(i, std::move(admitted));
-    }
-    if (throttled && options.transactional) return outcomes;
-  }
-
+  if (AdmitWrites(actions, &outcomes) && options.transactional) return outcomes;
   // 2-5. Read, evaluate, compute and validate, for every action.
+  DYNAROCK_ASSIGN_OR_RETURN(const bool failed, ReadAndEvaluate(actions, options, &outcomes));
+  if (failed) return outcomes;
+  // A GSI collection's budget is known only now (the new item has its key).
+  if (AdmitIndexWrites(actions, &outcomes) && options.transactional) return outcomes;
+
+  // 6. Index entries and statistics, in the same batch as the items.
+  PendingWrite pending;
+  std::vector<size_t> index_writes_end(actions.size());
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const write::Action& a = actions[i];
+    write::Outcome& o = outcomes[i];
+    if (Writes(a, o)) {
+      auto metrics = PrepareItemWrite(&pending, *a.table, a.key, o.before, o.after(),
+                                      options.return_item_collection_metrics, &o.item_bytes);
+      if (!metrics.ok()) {
+        if (metrics.status().code() != Status::Code::kItemCollectionSizeLimitExceeded) {
+          return metrics.status();
+        }
+        o.failure = metrics.status();
+        return outcomes;
+      }
+      o.item_collection_metrics = std::move(metrics).value();
+    }
+    index_writes_end[i] = pending.index_writes.size();
+  }
+  // 7-8. Stream records, and one WriteBatch.
+  DYNAROCK_RETURN_IF_ERROR(CommitWrites(actions, outcomes, options, &pending));
+  // 9. Capacity.
+  if (options.meter != nullptr || TracksTraffic()) {
+    ChargeWrites(actions, outcomes, options, pending, index_writes_end);
+  }
+  return outcomes;
+}
+
+bool Database::Impl::AdmitWrites(const std::vector<write::Action>& actions,
+                                 std::vector<write::Outcome>* outcomes) {
+  if (!traffic_.limiting()) return false;
+  bool throttled = false;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const write::Action& a = actions[i];
+    if (a.ttl_expired_at_s) continue;  // TTL's own deletions: free, as DynamoDB's
+    Status admitted =
+        AdmitCollection(*a.table, nullptr, *a.partition, a.kind != write::Kind::kConditionCheck);
+    if (!admitted.ok()) {
+      (*outcomes)[i].failure = std::move(admitted);
+      (*outcomes)[i].throttled = throttled = true;
+    }
+  }
+  return throttled;
+}
+
+Result<bool> Database::Impl::ReadAndEvaluate(const std::vector<write::Action>& actions,
+                                             const write::RunOptions& options,
+                                             std::vector<write::Outcome>* outcomes) {
   bool failed = false;
   for (size_t i = 0; i < actions.size() && (options.transactional || !failed); ++i) {
     const write::Action& a = actions[i];
-    write::Outcome& o = outcomes[i];
+    write::Outcome& o = (*outcomes)[i];
     if (o.throttled) continue;
     DYNAROCK_ASSIGN_OR_RETURN(o.before, ReadItem(*a.table, a.key));
     if (a.ttl_expired_at_s &&
@@ -128,49 +167,38 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
       o.updated = std::move(updated).value();
     }
   }
-  if (failed) return outcomes;
-  // A GSI collection's budget is known only now (the new item has its key).
-  if (traffic_.limiting()) {
-    for (size_t i = 0; i < actions.size(); ++i) {
-      const write::Action& a = actions[i];
-      write::Outcome& o = outcomes[i];
-      if (!Writes(a, o) || a.ttl_expired_at_s) continue;
-      // The entry's old and new collections of each GSI it is in.
-      const Item* before = o.before ? &*o.before : nullptr;
-      for (const Item* item : {before, o.after()}) {
-        for (const IndexInfo& index : a.table->indexes) {
-          if (!index.global || item == nullptr || o.throttled) continue;
-          auto pk = item->find(index.partition_key.name);
-          if (pk == item->end()) continue;
-          Status admitted = AdmitCollection(*a.table, &index, pk->second, /*write=*/true);
-          if (!admitted.ok()) throttle(i, std::move(admitted));
-        }
-      }
-    }
-    if (throttled && options.transactional) return outcomes;
-  }
+  return failed;
+}
 
-  // 6. Index entries and statistics, in the same batch as the items.
-  PendingWrite pending;
-  std::vector<size_t> index_writes_end(actions.size());
+bool Database::Impl::AdmitIndexWrites(const std::vector<write::Action>& actions,
+                                      std::vector<write::Outcome>* outcomes) {
+  if (!traffic_.limiting()) return false;
+  bool throttled = false;
   for (size_t i = 0; i < actions.size(); ++i) {
     const write::Action& a = actions[i];
-    write::Outcome& o = outcomes[i];
-    if (Writes(a, o)) {
-      auto metrics = PrepareItemWrite(&pending, *a.table, a.key, o.before, o.after(),
-                                      options.return_item_collection_metrics, &o.item_bytes);
-      if (!metrics.ok()) {
-        if (metrics.status().code() != Status::Code::kItemCollectionSizeLimitExceeded) {
-          return metrics.status();
+    write::Outcome& o = (*outcomes)[i];
+    if (!Writes(a, o) || a.ttl_expired_at_s) continue;
+    // The entry's old and new collections of each GSI it is in.
+    const Item* before = o.before ? &*o.before : nullptr;
+    for (const Item* item : {before, o.after()}) {
+      for (const IndexInfo& index : a.table->indexes) {
+        if (!index.global || item == nullptr || o.throttled) continue;
+        auto pk = item->find(index.partition_key.name);
+        if (pk == item->end()) continue;
+        Status admitted = AdmitCollection(*a.table, &index, pk->second, /*write=*/true);
+        if (!admitted.ok()) {
+          o.failure = std::move(admitted);
+          o.throttled = throttled = true;
         }
-        o.failure = metrics.status();
-        return outcomes;
       }
-      o.item_collection_metrics = std::move(metrics).value();
     }
-    index_writes_end[i] = pending.index_writes.size();
   }
+  return throttled;
+}
 
+Status Database::Impl::CommitWrites(const std::vector<write::Action>& actions,
+                                    const std::vector<write::Outcome>& outcomes,
+                                    const write::RunOptions& options, PendingWrite* pending) {
   // 7. Stream records (tables with an enabled stream): one per item change,
   // numbered under the item locks, so an item's records are in the order
   // of its changes.
@@ -196,70 +224,72 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
 
   // 8. One WriteBatch: every item, index entry, counter and stream record,
   // or none.
-  pending.totals.MergeInto(&pending.batch, stats_cf_);
-  if (options.commit_also) options.commit_also(&pending.batch);
+  pending->totals.MergeInto(&pending->batch, stats_cf_);
+  if (options.commit_also) options.commit_also(&pending->batch);
   if (!records.empty()) {
     const uint64_t first = sequencer_.Assign(NowMs(), records.size());
     for (size_t j = 0; j < records.size(); ++j) {
-      pending.batch.Put(streams_cf_, streams::RecordKey(records[j].first, first + j),
-                        records[j].second);
+      pending->batch.Put(streams_cf_, streams::RecordKey(records[j].first, first + j),
+                         records[j].second);
     }
     // Released committed or not: readers wait only for batches in flight.
-    Status written = Write(&pending.batch);
+    Status written = Write(&pending->batch);
     sequencer_.Release(first);
-    DYNAROCK_RETURN_IF_ERROR(written);
-  } else if (pending.batch.Count() > 0) {
-    DYNAROCK_RETURN_IF_ERROR(Write(&pending.batch));
+    return written;
   }
+  if (pending->batch.Count() > 0) return Write(&pending->batch);
+  return Status::OK();
+}
 
+void Database::Impl::ChargeWrites(const std::vector<write::Action>& actions,
+                                  const std::vector<write::Outcome>& outcomes,
+                                  const write::RunOptions& options, const PendingWrite& pending,
+                                  const std::vector<size_t>& index_writes_end) {
   // 9. Capacity: a write costs the larger of the old and new item (a delete
   // of nothing still one unit), a condition check a read of the old item,
   // and each index its own units; transactions twice as much. The same
   // units count on the collections they fall on (an LSI's on the table's).
-  if (options.meter != nullptr || TracksTraffic()) {
-    const double factor = options.transactional ? 2 : 1;
-    size_t index_write = 0;
-    for (size_t i = 0; i < actions.size(); ++i) {
-      const write::Action& a = actions[i];
-      const write::Outcome& o = outcomes[i];
-      if (o.throttled) continue;  // DynamoDB charges nothing for a throttled request
-      // Nor does TTL's deletions count on their collections.
-      const bool counted = !a.ttl_expired_at_s;
-      // A write's sizes were counted for the statistics already.
-      const int64_t size =
-          o.item_bytes >= 0 ? o.item_bytes
-                            : std::max<int64_t>(o.before ? format::ItemSize(*o.before) : 0,
-                                                o.after() ? format::ItemSize(*o.after()) : 0);
-      double read = 0, write = 0;
-      if (a.kind == write::Kind::kConditionCheck) {
-        read = ReadUnits(size, true, true);
-        if (options.meter) options.meter->Read(a.table->name, nullptr, read);
-      } else {
-        write = WriteUnits(size, options.transactional);
-        if (options.meter) options.meter->Write(a.table->name, nullptr, write);
-      }
-      for (; index_write < index_writes_end[i]; ++index_write) {
-        const IndexWriteUnits& w = pending.index_writes[index_write];
-        if (options.meter) options.meter->Write(a.table->name, w.index, factor * w.units());
-        if (!w.index->global) {
-          write += factor * w.units();
-        } else if (counted) {
-          if (w.old_partition)
-            RecordCollection(*a.table, w.index, *w.old_partition, 0, factor * w.old_units);
-          if (w.new_partition)
-            RecordCollection(*a.table, w.index, *w.new_partition, 0, factor * w.new_units);
-        }
-      }
-      if (counted && a.collection_bytes > 0) {  // the prefix of the key already built
-        RecordTableCollection(*a.table,
-                              std::string_view(a.key.bytes()).substr(0, a.collection_bytes), read,
-                              write);
+  const double factor = options.transactional ? 2 : 1;
+  size_t index_write = 0;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const write::Action& a = actions[i];
+    const write::Outcome& o = outcomes[i];
+    if (o.throttled) continue;  // DynamoDB charges nothing for a throttled request
+    // Nor does TTL's deletions count on their collections.
+    const bool counted = !a.ttl_expired_at_s;
+    // A write's sizes were counted for the statistics already.
+    const int64_t size =
+        o.item_bytes >= 0 ? o.item_bytes
+                          : std::max<int64_t>(o.before ? format::ItemSize(*o.before) : 0,
+                                              o.after() ? format::ItemSize(*o.after()) : 0);
+    double read = 0, write = 0;
+    if (a.kind == write::Kind::kConditionCheck) {
+      read = ReadUnits(size, true, true);
+      if (options.meter) options.meter->Read(a.table->name, nullptr, read);
+    } else {
+      write = WriteUnits(size, options.transactional);
+      if (options.meter) options.meter->Write(a.table->name, nullptr, write);
+    }
+    for (; index_write < index_writes_end[i]; ++index_write) {
+      const IndexWriteUnits& w = pending.index_writes[index_write];
+      if (options.meter) options.meter->Write(a.table->name, w.index, factor * w.units());
+      if (!w.index->global) {
+        write += factor * w.units();
       } else if (counted) {
-        RecordCollection(*a.table, nullptr, *a.partition, read, write);
+        if (w.old_partition)
+          RecordCollection(*a.table, w.index, *w.old_partition, 0, factor * w.old_units);
+        if (w.new_partition)
+          RecordCollection(*a.table, w.index, *w.new_partition, 0, factor * w.new_units);
       }
     }
+    if (counted && a.collection_bytes > 0) {  // the prefix of the key already built
+      RecordTableCollection(*a.table,
+                            std::string_view(a.key.bytes()).substr(0, a.collection_bytes), read,
+                            write);
+    } else if (counted) {
+      RecordCollection(*a.table, nullptr, *a.partition, read, write);
+    }
   }
-  return outcomes;
 }
 
 Result<write::Outcome> Database::Impl::RunWrite(write::Action action,
