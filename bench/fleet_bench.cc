@@ -53,9 +53,10 @@ using namespace dynarock;
 // in a dictionary of the process's own (the engine keeps the table's in its
 // catalog).
 format::NameDictionary bench_names([](uint32_t, std::string_view) { return Status::OK(); });
-const format::StoredKeySchema kTelemetryKey{{"vehicleId", format::KeyType::kS},
-                                            format::KeyAttributeRef{"recordedAt", format::KeyType::kS},
-                                            &bench_names};
+const format::StoredKeySchema kTelemetryKey{
+    {"vehicleId", ScalarAttributeType::kS},
+    format::KeyAttributeRef{"recordedAt", ScalarAttributeType::kS},
+    &bench_names};
 std::string EngineValue(const Item& item) {
   std::string out;
   format::EncodeItemWithoutKey(item, format::ItemSize(item), kTelemetryKey, &out);

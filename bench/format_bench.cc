@@ -84,7 +84,7 @@ void BM_DecodeItemKey(benchmark::State& state) {
   AttributeValue sk = AttributeValue::N(Num("1782205201"));
   EncodedKey key = EncodeItemKey(1, pk, &sk);
   for (auto _ : state) {
-    auto d = DecodeItemKey(key.bytes(), {KeyType::kS, KeyType::kN});
+    auto d = DecodeItemKey(key.bytes(), {ScalarAttributeType::kS, ScalarAttributeType::kN});
     benchmark::DoNotOptimize(d);
   }
 }
@@ -181,7 +181,8 @@ void BM_ItemBytes(benchmark::State& state) {
   // The table's interned names (the engine makes them durable in its
   // catalog; here nothing needs to be).
   NameDictionary names([](uint32_t, std::string_view) { return Status::OK(); });
-  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, &names};
+  const StoredKeySchema keys{
+      {"PK", ScalarAttributeType::kS}, KeyAttributeRef{"SK", ScalarAttributeType::kS}, &names};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
   const std::string compact = bench::CompactEncode(item, {"PK", "SK"});

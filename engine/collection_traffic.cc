@@ -77,7 +77,7 @@ Result<HottestCollectionsResponse> Database::Impl::HottestCollections(const std:
   const TableInfo& table = handle->info();
   const int64_t now = NowMs();
   HottestCollectionsResponse response;
-  auto add = [&](const IndexInfo* index, uint32_t space, format::KeyType pk_type) -> Status {
+  auto add = [&](const IndexInfo* index, uint32_t space, ScalarAttributeType pk_type) -> Status {
     for (const HotCollection& hot :
          traffic_.Top(space, now, window_ms, limit, &response.window_ms)) {
       DYNAROCK_ASSIGN_OR_RETURN(auto key,

@@ -17,8 +17,8 @@
 
 #include "engine/capacity.h"
 #include "engine/catalog.h"
+#include "engine/counters.h"
 #include "engine/keys.h"
-#include "engine/stats.h"
 #include "format/key_codec.h"
 
 namespace dynarock {

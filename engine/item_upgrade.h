@@ -44,11 +44,11 @@ class KeySchemas {
   // if no table with that space id, or with an index of it, was added.
   struct Owned {
     std::string partition_name;
-    format::KeyType partition_type;
-    std::optional<std::pair<std::string, format::KeyType>> sort;
+    ScalarAttributeType partition_type;
+    std::optional<std::pair<std::string, ScalarAttributeType>> sort;
     // An index's: its table's key attributes.
-    std::optional<std::pair<std::string, format::KeyType>> table_partition = std::nullopt;
-    std::optional<std::pair<std::string, format::KeyType>> table_sort = std::nullopt;
+    std::optional<std::pair<std::string, ScalarAttributeType>> table_partition = std::nullopt;
+    std::optional<std::pair<std::string, ScalarAttributeType>> table_sort = std::nullopt;
     uint32_t names_space = 0;  // the table whose dictionary names the values
     const format::NameDictionary* names = nullptr;  // lives as long as the KeySchemas
     // Views of the strings above; `names` as given.

@@ -624,9 +624,9 @@ std::string_view CurrentPayload(std::string_view bytes) { return TrustedPayload(
 // of the key itself when they hold no zero byte (the usual case: no copy,
 // no allocation), else unescaped into *owned; N as its canonical text, in
 // *owned. Advances *rest past the component.
-Status KeyComponentValue(std::string_view* rest, format::KeyType type, std::string* owned,
+Status KeyComponentValue(std::string_view* rest, ScalarAttributeType type, std::string* owned,
                          std::string_view* value) {
-  if (type == format::KeyType::kN) {
+  if (type == ScalarAttributeType::kN) {
     Number n;
     DYNAROCK_RETURN_IF_ERROR(format::GetNumberComponent(rest, &n));
     *owned = n.ToString();
@@ -644,10 +644,10 @@ Status KeyComponentValue(std::string_view* rest, format::KeyType type, std::stri
   return Status::OK();
 }
 
-AttrType KeyAttrType(format::KeyType t) {
-  return t == format::KeyType::kS ? AttrType::kS
-         : t == format::KeyType::kN ? AttrType::kN
-                                    : AttrType::kB;
+AttrType KeyAttrType(ScalarAttributeType t) {
+  return t == ScalarAttributeType::kS   ? AttrType::kS
+         : t == ScalarAttributeType::kN ? AttrType::kN
+                                        : AttrType::kB;
 }
 
 // A scalar value written into *out at `at` (tag, and length, then its

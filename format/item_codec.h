@@ -48,7 +48,7 @@ Result<Item> DecodeTrustedItem(std::string_view bytes);
 // what they point into (a TableInfo) lives.
 struct KeyAttributeRef {
   std::string_view name;
-  KeyType type;
+  ScalarAttributeType type;
 };
 
 // Ids 0..4095 take one or two varint bytes (2 * id + 1 < 2^14). A table

@@ -20,11 +20,14 @@ Status Corrupt(const char* what) { return Status::Corruption(std::string("key co
 
 }  // namespace
 
-AttrType ToAttrType(KeyType t) {
+AttrType ToAttrType(ScalarAttributeType t) {
   switch (t) {
-    case KeyType::kS: return AttrType::kS;
-    case KeyType::kN: return AttrType::kN;
-    case KeyType::kB: return AttrType::kB;
+    case ScalarAttributeType::kS:
+      return AttrType::kS;
+    case ScalarAttributeType::kN:
+      return AttrType::kN;
+    case ScalarAttributeType::kB:
+      return AttrType::kB;
   }
   return AttrType::kS;
 }
@@ -199,8 +202,8 @@ Status PutKeyComponent(std::string* dst, const AttributeValue& v) {
   }
 }
 
-Status GetKeyComponent(std::string_view* in, KeyType type, AttributeValue* out) {
-  if (type == KeyType::kN) {
+Status GetKeyComponent(std::string_view* in, ScalarAttributeType type, AttributeValue* out) {
+  if (type == ScalarAttributeType::kN) {
     Number n;
     DYNAROCK_RETURN_IF_ERROR(GetNumberComponent(in, &n));
     *out = AttributeValue::N(n);
@@ -208,8 +211,8 @@ Status GetKeyComponent(std::string_view* in, KeyType type, AttributeValue* out) 
   }
   std::string bytes;
   DYNAROCK_RETURN_IF_ERROR(GetBytesComponent(in, &bytes));
-  *out = type == KeyType::kS ? AttributeValue::S(std::move(bytes))
-                             : AttributeValue::B(std::move(bytes));
+  *out = type == ScalarAttributeType::kS ? AttributeValue::S(std::move(bytes))
+                                         : AttributeValue::B(std::move(bytes));
   return Status::OK();
 }
 
@@ -277,7 +280,7 @@ void PutOptionalComponent(std::string* dst, const AttributeValue* v) {
   (void)st;  // As above: a REQUIRES of the caller.
 }
 
-Status GetOptionalComponent(std::string_view* in, const std::optional<KeyType>& type,
+Status GetOptionalComponent(std::string_view* in, const std::optional<ScalarAttributeType>& type,
                             std::optional<AttributeValue>* out) {
   if (!type) return Status::OK();
   AttributeValue v;

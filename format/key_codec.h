@@ -20,10 +20,9 @@
 
 namespace dynarock::format {
 
-// Key attribute types: the only types DynamoDB allows in table and index keys.
-// A key component's type (S, N or B): the schema says which.
-using KeyType = ScalarAttributeType;
-AttrType ToAttrType(KeyType t);
+// A key component's type is a ScalarAttributeType (S, N or B: the only
+// types DynamoDB allows in table and index keys); the schema says which.
+AttrType ToAttrType(ScalarAttributeType t);
 
 inline constexpr size_t kMaxPartitionKeyBytes = 2048;
 inline constexpr size_t kMaxSortKeyBytes = 1024;
@@ -74,7 +73,7 @@ inline constexpr uint8_t kPosLarge = 0x21;       // E >= 11: tag, E, mantissa
 // Parse one component; Corruption if the bytes are not a valid encoding.
 Status GetBytesComponent(std::string_view* in, std::string* out);
 Status GetNumberComponent(std::string_view* in, Number* out);
-Status GetKeyComponent(std::string_view* in, KeyType type, AttributeValue* out);
+Status GetKeyComponent(std::string_view* in, ScalarAttributeType type, AttributeValue* out);
 
 // The escaped bytes of `prefix` without a terminator: every encoded S/B value
 // that begins with `prefix` (as raw bytes) begins with this. Used with
@@ -117,8 +116,8 @@ EncodedKey CollectionPrefix(uint32_t space_id, const AttributeValue& pk);
 
 // A key's schema: the types of its partition and (optional) sort key.
 struct KeySchemaTypes {
-  KeyType partition;
-  std::optional<KeyType> sort;
+  ScalarAttributeType partition;
+  std::optional<ScalarAttributeType> sort;
 };
 
 struct DecodedItemKey {

@@ -983,7 +983,9 @@ std::unique_ptr<format::NameDictionary> CatalogNames(const testing::RawDb& raw,
 // The fleet table's key attributes (FleetTable, the database's first table:
 // space id 1) and its interned names in `raw`'s catalog.
 format::StoredKeySchema FleetKey(format::NameDictionary* names) {
-  return {{"PK", format::KeyType::kS}, format::KeyAttributeRef{"SK", format::KeyType::kS}, names};
+  return {{"PK", ScalarAttributeType::kS},
+          format::KeyAttributeRef{"SK", ScalarAttributeType::kS},
+          names};
 }
 
 // How the value at `key` is stored: a table item of the fleet table, or

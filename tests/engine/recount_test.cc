@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "dynarock/db.h"
+#include "engine/counters.h"
 #include "engine/index.h"
-#include "engine/stats.h"
 #include "format/item_size.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/raw_db.h"

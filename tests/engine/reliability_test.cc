@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "dynarock/db.h"
-#include "engine/stats.h"
+#include "engine/counters.h"
 #include "engine/tokens.h"
 #include "simdjson.h"
 #include "tests/util/db_fixture.h"

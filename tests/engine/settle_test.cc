@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "dynarock/db.h"
-#include "engine/stats.h"
+#include "engine/counters.h"
 #include "tests/util/db_fixture.h"
 #include "tests/util/status_matchers.h"
 

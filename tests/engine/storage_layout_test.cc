@@ -11,7 +11,7 @@
 
 #include "dynarock/db.h"
 #include "engine/catalog.h"
-#include "engine/stats.h"
+#include "engine/counters.h"
 #include "engine/tokens.h"
 #include "format/attribute_names.h"
 #include "format/item_codec.h"

@@ -183,7 +183,8 @@ TEST(ItemCodecGoldenTest, TableItemBytes) {
   item["PK"] = AV::S("VEH#V-7741");
   item["SK"] = AV::S("TS#2026-06-23T09:00:01Z");
   auto names = TestNames();
-  StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, names.get()};
+  StoredKeySchema keys{
+      {"PK", ScalarAttributeType::kS}, KeyAttributeRef{"SK", ScalarAttributeType::kS}, names.get()};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
   EXPECT_EQ(testing::Hex(stored),
@@ -250,7 +251,8 @@ TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
   const AV& sk = item.at("SK");
   const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
   auto names = TestNames();
-  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, names.get()};
+  const StoredKeySchema keys{
+      {"PK", ScalarAttributeType::kS}, KeyAttributeRef{"SK", ScalarAttributeType::kS}, names.get()};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
   ExpectEveryDamageRefused(key, stored, keys, item);
@@ -260,7 +262,7 @@ TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedTableItems) {
   Item with_key_inside = item;
   with_key_inside["SK"] = sk;
   std::string whole_but_marked;
-  const StoredKeySchema pk_only{{"PK", KeyType::kS}, std::nullopt, names.get()};
+  const StoredKeySchema pk_only{{"PK", ScalarAttributeType::kS}, std::nullopt, names.get()};
   EncodeItemWithoutKey(with_key_inside, ItemSize(with_key_inside), pk_only, &whole_but_marked);
   EXPECT_FALSE(VerifyStoredItem(key, whole_but_marked, keys).ok());
 }
@@ -273,9 +275,11 @@ TEST(ItemCodecInternTest, VerifyStoredItemRefusesDamagedIndexEntries) {
   const AV& sk = item.at("SK");
   const std::string key = EncodeIndexKey(9, item.at("depotCode"), &sk, item.at("PK"), &sk).bytes();
   auto names = TestNames();
-  StoredKeySchema keys{{"depotCode", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, names.get()};
-  keys.table_partition = KeyAttributeRef{"PK", KeyType::kS};
-  keys.table_sort = KeyAttributeRef{"SK", KeyType::kS};
+  StoredKeySchema keys{{"depotCode", ScalarAttributeType::kS},
+                       KeyAttributeRef{"SK", ScalarAttributeType::kS},
+                       names.get()};
+  keys.table_partition = KeyAttributeRef{"PK", ScalarAttributeType::kS};
+  keys.table_sort = KeyAttributeRef{"SK", ScalarAttributeType::kS};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
   EXPECT_EQ(stored.find("DEP-LON-3"), std::string::npos);
@@ -298,7 +302,8 @@ TEST(ItemCodecInternTest, UnknownIdsAreCorruptionAndFullDictionariesStoreInline)
   const AV& sk = item.at("SK");
   const std::string key = EncodeItemKey(7, item.at("PK"), &sk).bytes();
   auto two = TestNames(2);
-  const StoredKeySchema keys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, two.get()};
+  const StoredKeySchema keys{
+      {"PK", ScalarAttributeType::kS}, KeyAttributeRef{"SK", ScalarAttributeType::kS}, two.get()};
   std::string stored;
   EncodeItemWithoutKey(item, ItemSize(item), keys, &stored);
   EXPECT_TRUE(two->Name(1).has_value());
@@ -309,7 +314,8 @@ TEST(ItemCodecInternTest, UnknownIdsAreCorruptionAndFullDictionariesStoreInline)
   ASSERT_OK(view);
   EXPECT_TRUE(testing::ViewShows(*view, item));
   auto empty = TestNames();
-  const StoredKeySchema other{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}, empty.get()};
+  const StoredKeySchema other{
+      {"PK", ScalarAttributeType::kS}, KeyAttributeRef{"SK", ScalarAttributeType::kS}, empty.get()};
   EXPECT_EQ(DecodeStoredItem(key, stored, other).status().code(), Status::Code::kCorruption);
   EXPECT_EQ(OpenStoredItem(key, stored, other, &scratch).status().code(),
             Status::Code::kCorruption);
@@ -367,7 +373,8 @@ TEST(ItemCodecTest, ViewsReadMisalignedBuffers) {
 
 // ---- Base-table items stored without their key attributes ---------------------------------
 
-const StoredKeySchema kFleetKeys{{"PK", KeyType::kS}, KeyAttributeRef{"SK", KeyType::kS}};
+const StoredKeySchema kFleetKeys{{"PK", ScalarAttributeType::kS},
+                                 KeyAttributeRef{"SK", ScalarAttributeType::kS}};
 
 std::string FleetKey(const Item& item) {
   const AV& sk = item.at("SK");
@@ -603,12 +610,13 @@ TEST_F(ItemCodecRandomTest, WithoutKeyRoundTrips) {
   auto names = TestNames(64);
   for (int i = 0; i < 20000; ++i) {
     Item item = RandomItem();
-    const KeyType types[] = {KeyType::kS, KeyType::kN, KeyType::kB};
-    const KeyType pt = types[rng_() % 3], st = types[rng_() % 3];
-    auto key_value = [&](KeyType t) {
-      if (t == KeyType::kN) return AV::N(RandomNumber());
+    const ScalarAttributeType types[] = {ScalarAttributeType::kS, ScalarAttributeType::kN,
+                                         ScalarAttributeType::kB};
+    const ScalarAttributeType pt = types[rng_() % 3], st = types[rng_() % 3];
+    auto key_value = [&](ScalarAttributeType t) {
+      if (t == ScalarAttributeType::kN) return AV::N(RandomNumber());
       std::string v = RandomString() + static_cast<char>(rng_());
-      return t == KeyType::kS ? AV::S(v) : AV::B(v);
+      return t == ScalarAttributeType::kS ? AV::S(v) : AV::B(v);
     };
     std::string pk_name = RandomString() + "p", sk_name = RandomString() + "s";
     const bool with_sort = rng_() % 4 != 0;

@@ -384,7 +384,7 @@ TEST(KeyCodecTest, ItemKeyRoundTrip) {
   AttributeValue pk = AttributeValue::B(std::string("\0\xff", 2));
   AttributeValue sk = AttributeValue::N(N("-12.5"));
   EncodedKey key = EncodeItemKey(42, pk, &sk);
-  auto decoded = DecodeItemKey(key.bytes(), {KeyType::kB, KeyType::kN});
+  auto decoded = DecodeItemKey(key.bytes(), {ScalarAttributeType::kB, ScalarAttributeType::kN});
   ASSERT_OK(decoded);
   EXPECT_EQ(decoded->space_id, 42u);
   EXPECT_EQ(decoded->pk, pk);
@@ -394,7 +394,7 @@ TEST(KeyCodecTest, ItemKeyRoundTrip) {
   EXPECT_EQ(key.bytes().rfind(CollectionPrefix(42, pk).bytes(), 0), 0u);
 
   EncodedKey hash_only = EncodeItemKey(3, AttributeValue::S("x"), nullptr);
-  auto d2 = DecodeItemKey(hash_only.bytes(), {KeyType::kS, std::nullopt});
+  auto d2 = DecodeItemKey(hash_only.bytes(), {ScalarAttributeType::kS, std::nullopt});
   ASSERT_OK(d2);
   EXPECT_FALSE(d2->sk.has_value());
 }
@@ -405,7 +405,8 @@ TEST(KeyCodecTest, IndexKeyRoundTrip) {
   AttributeValue pk = AttributeValue::S("VEH#V-7741");
   AttributeValue sk = AttributeValue::S("TS#2026-06-23T09:00:01Z");
   EncodedKey key = EncodeIndexKey(9, ipk, &isk, pk, &sk);
-  auto d = DecodeIndexKey(key.bytes(), {KeyType::kS, KeyType::kS}, {KeyType::kS, KeyType::kS});
+  auto d = DecodeIndexKey(key.bytes(), {ScalarAttributeType::kS, ScalarAttributeType::kS},
+                          {ScalarAttributeType::kS, ScalarAttributeType::kS});
   ASSERT_OK(d);
   EXPECT_EQ(d->index.space_id, 9u);
   EXPECT_EQ(d->index.pk, ipk);
@@ -417,7 +418,7 @@ TEST(KeyCodecTest, IndexKeyRoundTrip) {
 TEST(KeyCodecTest, CorruptKeysAreErrors) {
   AttributeValue pk = AttributeValue::S("abc");
   std::string good = EncodeItemKey(1, pk, nullptr).bytes();
-  KeySchemaTypes schema{KeyType::kS, std::nullopt};
+  KeySchemaTypes schema{ScalarAttributeType::kS, std::nullopt};
   ASSERT_OK(DecodeItemKey(good, schema));
   // Every truncation fails; so does a flipped hash byte and a trailing byte.
   for (size_t len = 0; len < good.size(); ++len) {

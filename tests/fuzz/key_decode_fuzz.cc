@@ -12,7 +12,8 @@ using namespace dynarock::format;  // NOLINT
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   // First byte picks the schema; the rest is the key.
-  const KeyType types[] = {KeyType::kS, KeyType::kN, KeyType::kB};
+  const ScalarAttributeType types[] = {ScalarAttributeType::kS, ScalarAttributeType::kN,
+                                       ScalarAttributeType::kB};
   KeySchemaTypes schema{types[data[0] % 3], std::nullopt};
   if (data[0] & 4) schema.sort = types[(data[0] >> 3) % 3];
   std::string_view key(reinterpret_cast<const char*>(data + 1), size - 1);

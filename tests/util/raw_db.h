@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/stats.h"
+#include "engine/counters.h"
 #include "tests/util/status_matchers.h"
 
 namespace dynarock::testing {

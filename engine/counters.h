@@ -7,8 +7,8 @@
 //
 // Value and operand format (WRITTEN TO DISK): two little-endian int64s,
 // item count then size in bytes (DynamoDB item sizes).
-#ifndef DYNAROCK_ENGINE_STATS_H_
-#define DYNAROCK_ENGINE_STATS_H_
+#ifndef DYNAROCK_ENGINE_COUNTERS_H_
+#define DYNAROCK_ENGINE_COUNTERS_H_
 
 #include <rocksdb/compaction_filter.h>
 #include <rocksdb/merge_operator.h>
@@ -92,4 +92,4 @@ class EmptyCounterFilter : public rocksdb::CompactionFilter {
 
 }  // namespace dynarock
 
-#endif  // DYNAROCK_ENGINE_STATS_H_
+#endif  // DYNAROCK_ENGINE_COUNTERS_H_

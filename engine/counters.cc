@@ -1,4 +1,4 @@
-#include "engine/stats.h"
+#include "engine/counters.h"
 
 #include "format/key_codec.h"
 
