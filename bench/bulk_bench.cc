@@ -183,7 +183,7 @@ std::vector<std::pair<std::string, std::string>> RestoredEntries() {
 // The same keys and values, straight into one SST file ingested into a
 // raw RocksDB ("ceiling"): its seconds. With RocksDB's default options
 // (Snappy, no filter: the least work per entry), or (`engine_files`) with
-// the table options the engine's items and indexes use (engine/open.cc: a
+// the table options the engine's items and indexes use (engine/db_impl_open.cc: a
 // 10-bit bloom filter of whole keys and of 12-byte prefixes, LZ4), so the
 // files are the ones a restore must write.
 double BareWriter(const std::vector<std::pair<std::string, std::string>>& kv,

@@ -23,7 +23,7 @@ Status Database::CheckDirectory(const std::string& path) {
   const bool empty = fs::is_empty(path, ec);
   if (ec) return Status::IOError(path + " cannot be listed: " + ec.message());
   if (empty) return Status::OK();
-  // What a read-only Open asks first (engine/open.cc): RocksDB reads CURRENT
+  // What a read-only Open asks first (engine/db_impl_open.cc): RocksDB reads CURRENT
   // and the MANIFEST it names, and writes nothing. A database found here is
   // Open's to accept or refuse (a foreign one, untouched).
   std::vector<std::string> families;

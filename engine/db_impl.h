@@ -208,7 +208,7 @@ class Database::Impl {
  private:
   // ImportTable's phases (engine/bulk/import.cc).
   class Importer;
-  // Open's phases (engine/open.cc).
+  // Open's phases (engine/db_impl_open.cc).
   rocksdb::DBOptions DbOptions(const std::shared_ptr<rocksdb::FileSystem>& file_system);
   std::shared_ptr<rocksdb::TableFactory> TableFactory();
   std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilies();
@@ -235,7 +235,7 @@ class Database::Impl {
   // space (at `snapshot`, if given).
   Result<Counter> CountIndexEntries(const TableInfo& table, const IndexInfo& index,
                                     const rocksdb::Snapshot* snapshot = nullptr);
-  // RecountStatistics for one table held by the caller (engine/statistics.cc).
+  // RecountStatistics for one table held by the caller (engine/db_impl_statistics.cc).
   Status RecountTable(const TableInfo& table, StatisticsReport* report);
   // Installs a changed descriptor (catalog write + a new TableState).
   // REQUIRES: catalog_mu_ and old->mu held exclusively.
@@ -318,7 +318,7 @@ class Database::Impl {
   Result<bool> ReadAndEvaluate(const std::vector<write::Action>& actions,
                                const write::RunOptions& options,
                                std::vector<write::Outcome>* outcomes);
-  // PutItem and DeleteItem (engine/items.cc): `plan` makes the action.
+  // PutItem and DeleteItem (engine/db_impl_items.cc): `plan` makes the action.
   template <typename Response, typename Request, typename Plan>
   Result<Response> RunPutOrDelete(const Request& request, Plan plan);
   // RunWrites for one action, its failure returned as the error.
@@ -394,7 +394,7 @@ class Database::Impl {
                           int64_t* deleted);
   void TtlSweeperLoop();
 
-  struct Page;  // Query/Scan iteration, in query.cc
+  struct Page;  // Query/Scan iteration, in db_impl_query.cc
   // One Query/Scan page over [lower, upper): items evaluated up to Limit or
   // the page size; the filter (if any) decides what counts, evaluated on the
   // encoded item in place; the projection (if any) shapes what is returned.
@@ -425,7 +425,7 @@ class Database::Impl {
   };
   Result<QueryResponse> RunPage(const TableInfo& table, const PageSpec& spec, PageCost* cost);
 
-  // ---- Collection traffic (engine/collection_traffic.cc) ----
+  // ---- Collection traffic (engine/db_impl_collection_traffic.cc) ----
   static std::optional<Traffic::Limits> LimitsOf(const Options& options);
   // Where a collection's traffic counts: a GSI's own collections; the
   // table's for the table and its LSIs (which live in its partitions).

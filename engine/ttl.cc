@@ -49,7 +49,7 @@ Result<bool> Database::Impl::SweepTable(const std::string& table_name, size_t bu
       }
       ++examined;
       cursor->assign(it->key().data(), it->key().size());
-      // Only the TTL attribute is read, in place (as query.cc reads: our own
+      // Only the TTL attribute is read, in place (as db_impl_query.cc reads: our own
       // bytes, checksummed by RocksDB); an expired item is decoded for its
       // key. Unreadable items are RecountStatistics' to report.
       auto opened = format::OpenStoredItem(std::string_view(it->key().data(), it->key().size()),
