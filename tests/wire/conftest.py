@@ -1,5 +1,6 @@
 """Fixtures for the wire tests: a `dynarock serve --in-memory` on a free
 loopback port for the whole session, and boto3 clients pointed at it."""
+import contextlib
 import json
 import os
 import signal
@@ -13,17 +14,27 @@ import pytest
 from botocore.config import Config
 
 
-@pytest.fixture(scope="session")
-def endpoint():
+@contextlib.contextmanager
+def serve(*flags):
+    """A `dynarock serve --in-memory` of its own on a free loopback port,
+    with extra `flags`: yields its endpoint URL, then stops it and checks
+    that it stopped cleanly."""
     binary = os.environ["DYNAROCK_BIN"]
-    proc = subprocess.Popen([binary, "serve", "--in-memory", "--port", "0"],
+    proc = subprocess.Popen([binary, "serve", "--in-memory", "--port", "0", *flags],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()  # "dynarock serving DynamoDB on http://127.0.0.1:PORT ..."
     assert "serving" in line, proc.stderr.read()
-    url = line.split()[4]
-    yield url
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 0, "the server did not stop cleanly"
+    try:
+        yield line.split()[4]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, "the server did not stop cleanly"
+
+
+@pytest.fixture(scope="session")
+def endpoint():
+    with serve() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

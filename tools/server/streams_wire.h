@@ -16,7 +16,6 @@ namespace dynarock::wire::streams_wire {
 
 inline constexpr std::string_view kTargetPrefix = "DynamoDBStreams_20120810.";
 
-const char* StreamViewTypeName(StreamViewType type);
 // Whether `op` (the target without its prefix) is a Streams operation.
 bool IsOperation(std::string_view op);
 // Runs one Streams request: the JSON's types (SerializationException as

@@ -5,7 +5,7 @@
 
 #include "tools/server/json_writers.h"
 #include "tools/server/protocol/model_gen.h"
-#include "tools/server/streams_wire.h"
+#include "tools/server/protocol/writers_gen.h"
 #include "tools/server/wire_requests.h"
 
 namespace dynarock::wire {
@@ -87,7 +87,7 @@ std::string TableDefinitionJson(const TableDescription& d,
     w.Bool(true);
     if (d.stream_specification->stream_view_type) {
       w.Key("StreamViewType");
-      w.String(streams_wire::StreamViewTypeName(*d.stream_specification->stream_view_type));
+      w.String(protocol::Name(*d.stream_specification->stream_view_type));
     }
     w.EndObject();
   }

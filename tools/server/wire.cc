@@ -14,6 +14,7 @@
 #include "tools/server/jobs.h"
 #include "tools/server/json_writers.h"
 #include "tools/server/protocol/model_gen.h"
+#include "tools/server/protocol/writers_gen.h"
 #include "tools/server/streams_wire.h"
 #include "tools/server/wire_requests.h"
 
@@ -22,597 +23,11 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-// Parsing failures unwind to Handle() as a Status. Exceptions stay inside
-// this translation layer: they never reach the engine or RocksDB.
-struct WireError {
-  Status status;
-};
-[[noreturn]] void Fail(Status s) { throw WireError{std::move(s)}; }
-template <typename T>
-T Check(Result<T> r) {
-  if (!r.ok()) Fail(r.status());
-  return std::move(r).value();
-}
-void Check(const Status& s) {
-  if (!s.ok()) Fail(s);
-}
-
-// ---- Writers --------------------------------------------------------------------------------
+using protocol::WriteItem;
 
 void Key(Writer& w, const char* k) { w.Key(k); }
-void WriteThroughput(Writer& w, const ProvisionedThroughput& t) {
-  w.StartObject();
-  Key(w, "NumberOfDecreasesToday");
-  w.Int(0);
-  Key(w, "ReadCapacityUnits");
-  w.Int64(t.read_capacity_units);
-  Key(w, "WriteCapacityUnits");
-  w.Int64(t.write_capacity_units);
-  w.EndObject();
-}
 
-const char* TableStatusName(TableStatus s) {
-  switch (s) {
-    case TableStatus::kCreating:
-      return "CREATING";
-    case TableStatus::kActive:
-      return "ACTIVE";
-    case TableStatus::kDeleting:
-      return "DELETING";
-    case TableStatus::kUpdating:
-      return "UPDATING";
-  }
-  return "ACTIVE";
-}
-
-void WriteTable(Writer& w, const TableDescription& d) {
-  using streams_wire::StreamViewTypeName;
-  w.StartObject();
-  // DeleteTable's description has no attribute definitions, key schema or
-  // creation time (the engine leaves them empty).
-  if (!d.attribute_definitions.empty()) {
-    Key(w, "AttributeDefinitions");
-    w.StartArray();
-    for (const auto& a : d.attribute_definitions) {
-      w.StartObject();
-      Key(w, "AttributeName");
-      Str(w, a.attribute_name);
-      Key(w, "AttributeType");
-      Str(w, std::string(AttrTypeName(format::ToAttrType(a.attribute_type))));
-      w.EndObject();
-    }
-    w.EndArray();
-  }
-  Key(w, "TableName");
-  Str(w, d.table_name);
-  if (!d.key_schema.empty()) {
-    Key(w, "KeySchema");
-    WriteKeySchema(w, d.key_schema);
-  }
-  Key(w, "TableStatus");
-  w.String(TableStatusName(d.table_status));
-  if (d.creation_date_time != 0) {
-    Key(w, "CreationDateTime");
-    w.Double(d.creation_date_time);
-  }
-  Key(w, "ProvisionedThroughput");
-  WriteThroughput(w, d.provisioned_throughput);
-  Key(w, "TableSizeBytes");
-  w.Int64(d.table_size_bytes);
-  Key(w, "ItemCount");
-  w.Int64(d.item_count);
-  Key(w, "TableArn");
-  Str(w, d.table_arn);
-  Key(w, "TableId");
-  Str(w, d.table_id);
-  // Absent for a table that was always provisioned, as DynamoDB.
-  if (d.billing_mode == BillingMode::kPayPerRequest || d.last_update_to_pay_per_request_date_time) {
-    Key(w, "BillingModeSummary");
-    w.StartObject();
-    Key(w, "BillingMode");
-    w.String(d.billing_mode == BillingMode::kPayPerRequest ? "PAY_PER_REQUEST" : "PROVISIONED");
-    if (d.last_update_to_pay_per_request_date_time) {
-      Key(w, "LastUpdateToPayPerRequestDateTime");
-      w.Double(*d.last_update_to_pay_per_request_date_time);
-    }
-    w.EndObject();
-  }
-  if (d.local_secondary_indexes) {
-    Key(w, "LocalSecondaryIndexes");
-    w.StartArray();
-    for (const auto& l : *d.local_secondary_indexes) {
-      w.StartObject();
-      Key(w, "IndexName");
-      Str(w, l.index_name);
-      Key(w, "KeySchema");
-      WriteKeySchema(w, l.key_schema);
-      Key(w, "Projection");
-      WriteProjection(w, l.projection);
-      Key(w, "IndexSizeBytes");
-      w.Int64(l.index_size_bytes);
-      Key(w, "ItemCount");
-      w.Int64(l.item_count);
-      Key(w, "IndexArn");
-      Str(w, l.index_arn);
-      w.EndObject();
-    }
-    w.EndArray();
-  }
-  if (d.global_secondary_indexes) {
-    Key(w, "GlobalSecondaryIndexes");
-    w.StartArray();
-    for (const auto& g : *d.global_secondary_indexes) {
-      w.StartObject();
-      Key(w, "IndexName");
-      Str(w, g.index_name);
-      Key(w, "KeySchema");
-      WriteKeySchema(w, g.key_schema);
-      Key(w, "Projection");
-      WriteProjection(w, g.projection);
-      Key(w, "IndexStatus");
-      w.String(g.index_status == IndexStatus::kActive ? "ACTIVE" : "CREATING");
-      if (g.backfilling) {
-        Key(w, "Backfilling");
-        w.Bool(true);
-      }
-      Key(w, "ProvisionedThroughput");
-      WriteThroughput(w, g.provisioned_throughput);
-      Key(w, "IndexSizeBytes");
-      w.Int64(g.index_size_bytes);
-      Key(w, "ItemCount");
-      w.Int64(g.item_count);
-      Key(w, "IndexArn");
-      Str(w, g.index_arn);
-      w.EndObject();
-    }
-    w.EndArray();
-  }
-  if (d.stream_specification) {
-    Key(w, "StreamSpecification");
-    w.StartObject();
-    Key(w, "StreamEnabled");
-    w.Bool(d.stream_specification->stream_enabled);
-    if (d.stream_specification->stream_view_type) {
-      Key(w, "StreamViewType");
-      w.String(StreamViewTypeName(*d.stream_specification->stream_view_type));
-    }
-    w.EndObject();
-  }
-  if (d.latest_stream_arn) {
-    Key(w, "LatestStreamArn");
-    Str(w, *d.latest_stream_arn);
-    Key(w, "LatestStreamLabel");
-    Str(w, *d.latest_stream_label);
-  }
-  Key(w, "DeletionProtectionEnabled");  // DynamoDB reports it, false included
-  w.Bool(d.deletion_protection_enabled);
-  w.EndObject();
-}
-
-void WriteItem(Writer& w, const Item& item) { format::WriteJson(&w, item); }
-
-void WriteCapacityFields(Writer& w, const Capacity& c) {
-  w.StartObject();
-  Key(w, "CapacityUnits");
-  w.Double(c.capacity_units);
-  Key(w, "ReadCapacityUnits");
-  w.Double(c.read_capacity_units);
-  Key(w, "WriteCapacityUnits");
-  w.Double(c.write_capacity_units);
-  w.EndObject();
-}
-
-void WriteConsumed(Writer& w, const ConsumedCapacity& c) {
-  w.StartObject();
-  Key(w, "TableName");
-  Str(w, c.table_name);
-  Key(w, "CapacityUnits");
-  w.Double(c.capacity_units);
-  Key(w, "ReadCapacityUnits");
-  w.Double(c.read_capacity_units);
-  Key(w, "WriteCapacityUnits");
-  w.Double(c.write_capacity_units);
-  if (c.table) {
-    Key(w, "Table");
-    WriteCapacityFields(w, *c.table);
-  }
-  for (const auto& [name, indexes] :
-       {std::pair{"LocalSecondaryIndexes", &c.local_secondary_indexes},
-        std::pair{"GlobalSecondaryIndexes", &c.global_secondary_indexes}}) {
-    if (!*indexes) continue;
-    Key(w, name);
-    w.StartObject();
-    for (const auto& [index, cap] : **indexes) {
-      Str(w, index);
-      WriteCapacityFields(w, cap);
-    }
-    w.EndObject();
-  }
-  w.EndObject();
-}
-
-void WriteConsumedOpt(Writer& w, const std::optional<ConsumedCapacity>& c) {
-  if (!c) return;
-  Key(w, "ConsumedCapacity");
-  WriteConsumed(w, *c);
-}
-
-void WriteConsumedList(Writer& w, const std::vector<ConsumedCapacity>& list) {
-  if (list.empty()) return;
-  Key(w, "ConsumedCapacity");
-  w.StartArray();
-  for (const auto& c : list) WriteConsumed(w, c);
-  w.EndArray();
-}
-
-void WriteMetrics(Writer& w, const ItemCollectionMetrics& m) {
-  w.StartObject();
-  Key(w, "ItemCollectionKey");
-  WriteItem(w, m.item_collection_key);
-  Key(w, "SizeEstimateRangeGB");
-  w.StartArray();
-  for (double d : m.size_estimate_range_gb) w.Double(d);
-  w.EndArray();
-  w.EndObject();
-}
-
-void WriteMetricsOpt(Writer& w, const std::optional<ItemCollectionMetrics>& m) {
-  if (!m) return;
-  Key(w, "ItemCollectionMetrics");
-  WriteMetrics(w, *m);
-}
-
-void WriteMetricsMap(Writer& w,
-                     const std::map<std::string, std::vector<ItemCollectionMetrics>>& m) {
-  if (m.empty()) return;
-  Key(w, "ItemCollectionMetrics");
-  w.StartObject();
-  for (const auto& [table, list] : m) {
-    Str(w, table);
-    w.StartArray();
-    for (const auto& x : list) WriteMetrics(w, x);
-    w.EndArray();
-  }
-  w.EndObject();
-}
-
-void WriteAttributesOpt(Writer& w, const std::optional<Item>& item,
-                        const char* name = "Attributes") {
-  if (!item) return;
-  Key(w, name);
-  WriteItem(w, *item);
-}
-
-// ---- Operations ---------------------------------------------------------------------------------
-
-
-void CreateTable(Database* db, const CreateTableRequest& r, Writer& w) {
-  auto out = Check(db->CreateTable(r));
-  w.StartObject();
-  Key(w, "TableDescription");
-  WriteTable(w, out.table_description);
-  w.EndObject();
-}
-
-void DescribeTable(Database* db, const DescribeTableRequest& r, Writer& w) {
-  auto out = Check(db->DescribeTable(r));
-  w.StartObject();
-  Key(w, "Table");
-  WriteTable(w, out.table);
-  w.EndObject();
-}
-
-void DeleteTable(Database* db, const DeleteTableRequest& r, Writer& w) {
-  auto out = Check(db->DeleteTable(r));
-  w.StartObject();
-  Key(w, "TableDescription");
-  WriteTable(w, out.table_description);
-  w.EndObject();
-}
-
-void UpdateTable(Database* db, const UpdateTableRequest& r, Writer& w) {
-  auto out = Check(db->UpdateTable(r));
-  w.StartObject();
-  Key(w, "TableDescription");
-  WriteTable(w, out.table_description);
-  w.EndObject();
-}
-
-void ListTables(Database* db, const ListTablesRequest& r, Writer& w) {
-  auto out = Check(db->ListTables(r));
-  w.StartObject();
-  Key(w, "TableNames");
-  w.StartArray();
-  for (const auto& t : out.table_names) Str(w, t);
-  w.EndArray();
-  if (out.last_evaluated_table_name) {
-    Key(w, "LastEvaluatedTableName");
-    Str(w, *out.last_evaluated_table_name);
-  }
-  w.EndObject();
-}
-
-void PutItem(Database* db, const PutItemRequest& r, Writer& w) {
-  auto out = Check(db->PutItem(r));
-  w.StartObject();
-  WriteAttributesOpt(w, out.attributes);
-  WriteConsumedOpt(w, out.consumed_capacity);
-  WriteMetricsOpt(w, out.item_collection_metrics);
-  w.EndObject();
-}
-
-// The item comes as stored (ItemEncoding::kStored): JSON is written from
-// the view in place.
-void GetItem(Database* db, const GetItemRequest& r, Writer& w) {
-  auto out = Check(db->GetItem(r));
-  w.StartObject();
-  if (!out.stored_item.empty()) {
-    Key(w, "Item");
-    Check(format::WriteJson(&w, out.stored_item[0]));
-  }
-  WriteConsumedOpt(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-void DeleteItem(Database* db, const DeleteItemRequest& r, Writer& w) {
-  auto out = Check(db->DeleteItem(r));
-  w.StartObject();
-  WriteAttributesOpt(w, out.attributes);
-  WriteConsumedOpt(w, out.consumed_capacity);
-  WriteMetricsOpt(w, out.item_collection_metrics);
-  w.EndObject();
-}
-
-void UpdateItem(Database* db, const UpdateItemRequest& r, Writer& w) {
-  auto out = Check(db->UpdateItem(r));
-  w.StartObject();
-  WriteAttributesOpt(w, out.attributes);
-  WriteConsumedOpt(w, out.consumed_capacity);
-  WriteMetricsOpt(w, out.item_collection_metrics);
-  w.EndObject();
-}
-
-// Select=COUNT pages carry no Items member, as in DynamoDB. The items come
-// as stored (ItemEncoding::kStored): JSON is written from the views in place.
-void WritePage(Writer& w, const QueryResponse& out, bool count_only) {
-  w.StartObject();
-  if (!count_only) {
-    Key(w, "Items");
-    w.StartArray();
-    for (const ItemView& item : out.stored_items) Check(format::WriteJson(&w, item));
-    w.EndArray();
-  }
-  Key(w, "Count");
-  w.Int(out.count);
-  Key(w, "ScannedCount");
-  w.Int(out.scanned_count);
-  WriteAttributesOpt(w, out.last_evaluated_key, "LastEvaluatedKey");
-  WriteConsumedOpt(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-void Query(Database* db, const QueryRequest& r, Writer& w) {
-  WritePage(w, Check(db->Query(r)), r.select == Select::kCount);
-}
-
-void Scan(Database* db, const ScanRequest& r, Writer& w) {
-  WritePage(w, Check(db->Scan(r)), r.select == Select::kCount);
-}
-
-void WriteKeysAndAttributes(Writer& w, const KeysAndAttributes& ka) {
-  w.StartObject();
-  Key(w, "Keys");
-  w.StartArray();
-  for (const auto& k : ka.keys) WriteItem(w, k);
-  w.EndArray();
-  if (ka.consistent_read) {
-    Key(w, "ConsistentRead");
-    w.Bool(true);
-  }
-  if (ka.projection_expression) {
-    Key(w, "ProjectionExpression");
-    Str(w, *ka.projection_expression);
-  }
-  // Resent as is, so the retry projects the same attributes.
-  if (ka.attributes_to_get) {
-    Key(w, "AttributesToGet");
-    w.StartArray();
-    for (const auto& a : *ka.attributes_to_get) Str(w, a);
-    w.EndArray();
-  }
-  if (ka.expression_attribute_names) {
-    Key(w, "ExpressionAttributeNames");
-    w.StartObject();
-    for (const auto& [k, v] : *ka.expression_attribute_names) {
-      Str(w, k);
-      Str(w, v);
-    }
-    w.EndObject();
-  }
-  w.EndObject();
-}
-
-void BatchGetItem(Database* db, const BatchGetItemRequest& r, Writer& w) {
-  auto out = Check(db->BatchGetItem(r));
-  w.StartObject();
-  Key(w, "Responses");
-  w.StartObject();
-  for (const auto& [table, items] : out.responses) {
-    Str(w, table);
-    w.StartArray();
-    for (const auto& i : items) WriteItem(w, i);
-    w.EndArray();
-  }
-  w.EndObject();
-  Key(w, "UnprocessedKeys");
-  w.StartObject();
-  for (const auto& [table, ka] : out.unprocessed_keys) {
-    Str(w, table);
-    WriteKeysAndAttributes(w, ka);
-  }
-  w.EndObject();
-  WriteConsumedList(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-void BatchWriteItem(Database* db, const BatchWriteItemRequest& r, Writer& w) {
-  auto out = Check(db->BatchWriteItem(r));
-  w.StartObject();
-  Key(w, "UnprocessedItems");
-  w.StartObject();
-  w.EndObject();
-  WriteMetricsMap(w, out.item_collection_metrics);
-  WriteConsumedList(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-void TransactWriteItems(Database* db, const TransactWriteItemsRequest& r, Writer& w) {
-  auto out = Check(db->TransactWriteItems(r));
-  w.StartObject();
-  WriteMetricsMap(w, out.item_collection_metrics);
-  WriteConsumedList(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-void TransactGetItems(Database* db, const TransactGetItemsRequest& r, Writer& w) {
-  auto out = Check(db->TransactGetItems(r));
-  w.StartObject();
-  Key(w, "Responses");
-  w.StartArray();
-  for (const auto& item : out.responses) {
-    w.StartObject();
-    if (item) {
-      Key(w, "Item");
-      WriteItem(w, *item);
-    }
-    w.EndObject();
-  }
-  w.EndArray();
-  WriteConsumedList(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-// ---- PartiQL ----
-
-void ExecuteStatement(Database* db, const ExecuteStatementRequest& r, Writer& w) {
-  auto out = Check(db->ExecuteStatement(r));
-  w.StartObject();
-  Key(w, "Items");
-  w.StartArray();
-  for (const auto& item : out.items) WriteItem(w, item);
-  w.EndArray();
-  if (out.next_token) {
-    Key(w, "NextToken");
-    Str(w, *out.next_token);
-  }
-  WriteConsumedOpt(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-void BatchExecuteStatement(Database* db, const BatchExecuteStatementRequest& r, Writer& w) {
-  auto out = Check(db->BatchExecuteStatement(r));
-  w.StartObject();
-  Key(w, "Responses");
-  w.StartArray();
-  for (const auto& response : out.responses) {
-    w.StartObject();
-    if (response.error) {
-      Key(w, "Error");
-      w.StartObject();
-      Key(w, "Code");
-      Str(w, response.error->code);
-      Key(w, "Message");
-      Str(w, response.error->message);
-      WriteAttributesOpt(w, response.error->item, "Item");
-      w.EndObject();
-    }
-    if (response.table_name) {
-      Key(w, "TableName");
-      Str(w, *response.table_name);
-    }
-    WriteAttributesOpt(w, response.item, "Item");
-    w.EndObject();
-  }
-  w.EndArray();
-  WriteConsumedList(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-void ExecuteTransaction(Database* db, const ExecuteTransactionRequest& r, Writer& w) {
-  auto out = Check(db->ExecuteTransaction(r));
-  w.StartObject();
-  if (!out.responses.empty()) {
-    Key(w, "Responses");
-    w.StartArray();
-    for (const auto& item : out.responses) {
-      w.StartObject();
-      WriteAttributesOpt(w, item, "Item");
-      w.EndObject();
-    }
-    w.EndArray();
-  }
-  WriteConsumedList(w, out.consumed_capacity);
-  w.EndObject();
-}
-
-void UpdateTimeToLive(Database* db, const UpdateTimeToLiveRequest& r, Writer& w) {
-  auto out = Check(db->UpdateTimeToLive(r));
-  w.StartObject();
-  Key(w, "TimeToLiveSpecification");
-  w.StartObject();
-  Key(w, "Enabled");
-  w.Bool(out.time_to_live_specification.enabled);
-  Key(w, "AttributeName");
-  Str(w, out.time_to_live_specification.attribute_name);
-  w.EndObject();
-  w.EndObject();
-}
-
-void DescribeTimeToLive(Database* db, const DescribeTimeToLiveRequest& r, Writer& w) {
-  auto out = Check(db->DescribeTimeToLive(r));
-  w.StartObject();
-  Key(w, "TimeToLiveDescription");
-  w.StartObject();
-  Key(w, "TimeToLiveStatus");
-  w.String(out.enabled ? "ENABLED" : "DISABLED");
-  if (out.attribute_name) {
-    Key(w, "AttributeName");
-    Str(w, *out.attribute_name);
-  }
-  w.EndObject();
-  w.EndObject();
-}
-
-void TagResource(Database* db, const TagResourceRequest& r, Writer& w) {
-  Status s = db->TagResource(r);
-  if (!s.ok()) Fail(s);
-  w.StartObject();
-  w.EndObject();
-}
-
-void UntagResource(Database* db, const UntagResourceRequest& r, Writer& w) {
-  Status s = db->UntagResource(r);
-  if (!s.ok()) Fail(s);
-  w.StartObject();
-  w.EndObject();
-}
-
-void ListTagsOfResource(Database* db, const ListTagsOfResourceRequest& r, Writer& w) {
-  auto out = Check(db->ListTagsOfResource(r));
-  w.StartObject();
-  Key(w, "Tags");
-  w.StartArray();
-  for (const auto& [k, v] : out.tags) {
-    w.StartObject();
-    Key(w, "Key");
-    Str(w, k);
-    Key(w, "Value");
-    Str(w, v);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-}
+// ---- Operations answered without an engine response ------------------------------------------
 
 void DescribeEndpoints(Database*, const protocol::DescribeEndpointsRequest&, Writer& w) {
   w.StartObject();
@@ -685,30 +100,51 @@ struct Context {
   Database* db;
   jobs::JobManager* jobs;
 };
-
-// One served operation: the generated phases 6 and 8 (types, then model
-// constraints), the translation onto the engine's request, and the engine.
 using Op = std::function<void(const Context&, protocol::Element, Writer&)>;
 
+// The engine's typed request from the JSON: the generated phases 6 and 8
+// (types, then model constraints), then the translation.
 template <typename Input, typename Request>
-Op Serve(void (*run)(Database*, const Request&, Writer&)) {
+Request ReadRequest(protocol::Element json) {
+  Input in;
+  Check(protocol::Read(json, &in));
+  Check(protocol::Check(in));
+  ValueErrors value_errors;
+  Request request = Check(ToRequest(std::move(in)));
+  if (!value_errors.first().ok()) {
+    // An invalid AttributeValue loses to the mixing check (5.1).
+    if constexpr (requires { CheckParameters(request); }) Check(CheckParameters(request));
+    Check(value_errors.first());
+  }
+  return request;
+}
+
+// One operation served by the engine: the request read, the engine, and
+// the generated answer (protocol/writers_gen.h).
+template <typename Input, typename Request, typename Response>
+Op Serve(Result<Response> (Database::*run)(const Request&)) {
   return [run](const Context& c, protocol::Element json, Writer& w) {
-    Database* db = c.db;
+    const Request request = ReadRequest<Input, Request>(json);
+    protocol::WriteOutput(w, request, Check((c.db->*run)(request)));
+  };
+}
+// An operation whose output has no members (TagResource, UntagResource).
+template <typename Input, typename Request>
+Op Serve(Status (Database::*run)(const Request&)) {
+  return [run](const Context& c, protocol::Element json, Writer& w) {
+    Check((c.db->*run)(ReadRequest<Input, Request>(json)));
+    w.StartObject();
+    w.EndObject();
+  };
+}
+// An operation answered here from its model input (no engine request).
+template <typename Input>
+Op Serve(void (*run)(Database*, const Input&, Writer&)) {
+  return [run](const Context& c, protocol::Element json, Writer& w) {
     Input in;
     Check(protocol::Read(json, &in));
     Check(protocol::Check(in));
-    if constexpr (std::is_same_v<Input, Request>) {
-      run(db, in, w);
-    } else {
-      ValueErrors value_errors;
-      Request request = Check(ToRequest(std::move(in)));
-      if (!value_errors.first().ok()) {
-        // An invalid AttributeValue loses to the mixing check (5.1).
-        if constexpr (requires { CheckParameters(request); }) Check(CheckParameters(request));
-        Check(value_errors.first());
-      }
-      run(db, request, w);
-    }
+    run(c.db, in, w);
   };
 }
 
@@ -727,26 +163,29 @@ Op ServeJob(Result<std::string> (jobs::JobManager::*run)(const Input&)) {
 
 const std::map<std::string, Op, std::less<>>& Operations() {
   static const std::map<std::string, Op, std::less<>> ops = {
-      {"CreateTable", Serve<protocol::CreateTableInput>(CreateTable)},
-      {"DescribeTable", Serve<protocol::DescribeTableInput>(DescribeTable)},
-      {"DeleteTable", Serve<protocol::DeleteTableInput>(DeleteTable)},
-      {"UpdateTable", Serve<protocol::UpdateTableInput>(UpdateTable)},
-      {"ListTables", Serve<protocol::ListTablesInput>(ListTables)},
-      {"PutItem", Serve<protocol::PutItemInput>(PutItem)},
-      {"GetItem", Serve<protocol::GetItemInput>(GetItem)},
-      {"DeleteItem", Serve<protocol::DeleteItemInput>(DeleteItem)},
-      {"UpdateItem", Serve<protocol::UpdateItemInput>(UpdateItem)},
-      {"Query", Serve<protocol::QueryInput>(Query)},
-      {"Scan", Serve<protocol::ScanInput>(Scan)},
-      {"BatchGetItem", Serve<protocol::BatchGetItemInput>(BatchGetItem)},
-      {"BatchWriteItem", Serve<protocol::BatchWriteItemInput>(BatchWriteItem)},
-      {"TransactWriteItems", Serve<protocol::TransactWriteItemsInput>(TransactWriteItems)},
-      {"TransactGetItems", Serve<protocol::TransactGetItemsInput>(TransactGetItems)},
-      {"UpdateTimeToLive", Serve<protocol::UpdateTimeToLiveInput>(UpdateTimeToLive)},
-      {"DescribeTimeToLive", Serve<protocol::DescribeTimeToLiveInput>(DescribeTimeToLive)},
-      {"TagResource", Serve<protocol::TagResourceInput>(TagResource)},
-      {"UntagResource", Serve<protocol::UntagResourceInput>(UntagResource)},
-      {"ListTagsOfResource", Serve<protocol::ListTagsOfResourceInput>(ListTagsOfResource)},
+      {"CreateTable", Serve<protocol::CreateTableInput>(&Database::CreateTable)},
+      {"DescribeTable", Serve<protocol::DescribeTableInput>(&Database::DescribeTable)},
+      {"DeleteTable", Serve<protocol::DeleteTableInput>(&Database::DeleteTable)},
+      {"UpdateTable", Serve<protocol::UpdateTableInput>(&Database::UpdateTable)},
+      {"ListTables", Serve<protocol::ListTablesInput>(&Database::ListTables)},
+      {"PutItem", Serve<protocol::PutItemInput>(&Database::PutItem)},
+      {"GetItem", Serve<protocol::GetItemInput>(&Database::GetItem)},
+      {"DeleteItem", Serve<protocol::DeleteItemInput>(&Database::DeleteItem)},
+      {"UpdateItem", Serve<protocol::UpdateItemInput>(&Database::UpdateItem)},
+      {"Query", Serve<protocol::QueryInput>(&Database::Query)},
+      {"Scan", Serve<protocol::ScanInput>(&Database::Scan)},
+      {"BatchGetItem", Serve<protocol::BatchGetItemInput>(&Database::BatchGetItem)},
+      {"BatchWriteItem", Serve<protocol::BatchWriteItemInput>(&Database::BatchWriteItem)},
+      {"TransactWriteItems",
+       Serve<protocol::TransactWriteItemsInput>(&Database::TransactWriteItems)},
+      {"TransactGetItems", Serve<protocol::TransactGetItemsInput>(&Database::TransactGetItems)},
+      {"UpdateTimeToLive", Serve<protocol::UpdateTimeToLiveInput>(&Database::UpdateTimeToLive)},
+      {"DescribeTimeToLive",
+       Serve<protocol::DescribeTimeToLiveInput>(&Database::DescribeTimeToLive)},
+      {"TagResource", Serve<protocol::TagResourceInput>(&Database::TagResource)},
+      {"UntagResource", Serve<protocol::UntagResourceInput>(&Database::UntagResource)},
+      {"ListTagsOfResource",
+       Serve<protocol::ListTagsOfResourceInput>(&Database::ListTagsOfResource)},
       {"DescribeLimits", Serve<protocol::DescribeLimitsInput>(DescribeLimits)},
       {"DescribeEndpoints", Serve<protocol::DescribeEndpointsRequest>(DescribeEndpoints)},
       {"UpdateContinuousBackups",
@@ -759,10 +198,11 @@ const std::map<std::string, Op, std::less<>>& Operations() {
       {"ImportTable", ServeJob(&jobs::JobManager::ImportTable)},
       {"DescribeImport", ServeJob(&jobs::JobManager::DescribeImport)},
       {"ListImports", ServeJob(&jobs::JobManager::ListImports)},
-      {"ExecuteStatement", Serve<protocol::ExecuteStatementInput>(ExecuteStatement)},
+      {"ExecuteStatement", Serve<protocol::ExecuteStatementInput>(&Database::ExecuteStatement)},
       {"BatchExecuteStatement",
-       Serve<protocol::BatchExecuteStatementInput>(BatchExecuteStatement)},
-      {"ExecuteTransaction", Serve<protocol::ExecuteTransactionInput>(ExecuteTransaction)},
+       Serve<protocol::BatchExecuteStatementInput>(&Database::BatchExecuteStatement)},
+      {"ExecuteTransaction",
+       Serve<protocol::ExecuteTransactionInput>(&Database::ExecuteTransaction)},
   };
   return ops;
 }
@@ -978,7 +418,7 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
     Writer w(buf);
     op->second(Context{db, job_manager}, root, w);
     return {200, std::string(buf.GetString(), buf.GetSize())};
-  } catch (const WireError& e) {
+  } catch (const Failure& e) {
     return ErrorResponse(e.status);
   } catch (const std::exception& e) {
     return ErrorResponse(Status::Internal(e.what()));
