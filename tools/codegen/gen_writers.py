@@ -19,6 +19,8 @@ entry is not sent (the engine has no such concept: Replicas, SSEDescription,
 import os
 import re
 
+from naming import engine_enumerator, snake
+
 # The model shapes DynamoDB's answers lay out in an order other than the
 # model's (recorded from DynamoDB): these members first, in this order.
 OUTPUT_ORDER = {
@@ -107,20 +109,6 @@ DYNAMODB_OPERATIONS = [
 STREAMS_OPERATIONS = ["ListStreams", "DescribeStream", "GetShardIterator", "GetRecords"]
 
 ENGINE_HEADERS = ["engine/include/dynarock/types.h", "engine/include/dynarock/attribute_value.h"]
-
-
-def snake(name):
-    out = ""
-    for i, ch in enumerate(name):
-        if ch.isupper() and i and (not name[i - 1].isupper() or
-                                   (i + 1 < len(name) and name[i + 1].islower())):
-            out += "_"
-        out += ch.lower()
-    return out
-
-
-def engine_enumerator(value):
-    return "k" + "".join(part.capitalize() for part in value.split("_"))
 
 
 # ---- The engine's public types ---------------------------------------------------------------

@@ -872,7 +872,8 @@ Result<std::string> JobManager::ImportTable(const protocol::ImportTableInput& in
   create.sse_specification = p.sse_specification;
   create.global_secondary_indexes = p.global_secondary_indexes;
   create.on_demand_throughput = p.on_demand_throughput;  // refused, as CreateTable's
-  DYNAROCK_ASSIGN_OR_RETURN(CreateTableRequest table, wire::ToRequest(std::move(create)));
+  DYNAROCK_ASSIGN_OR_RETURN(CreateTableRequest table,
+                            wire::ToRequest<CreateTableRequest>(std::move(create)));
   DYNAROCK_RETURN_IF_ERROR(m.db->CheckCreateTable(table));
   const std::string parameters = TableCreationParametersJson(p);
   const std::string fingerprint = format + '\x1f' + parameters;

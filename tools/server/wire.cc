@@ -109,13 +109,15 @@ Request ReadRequest(protocol::Element json) {
   Input in;
   Check(protocol::Read(json, &in));
   Check(protocol::Check(in));
-  ValueErrors value_errors;
-  Request request = Check(ToRequest(std::move(in)));
+  protocol::ValueErrors value_errors;
+  Request request = Check(ToRequest<Request>(std::move(in)));
   if (!value_errors.first().ok()) {
     // An invalid AttributeValue loses to the mixing check (5.1).
     if constexpr (requires { CheckParameters(request); }) Check(CheckParameters(request));
     Check(value_errors.first());
   }
+  // Items are answered from their stored bytes (writers_gen.h).
+  if constexpr (requires { request.item_encoding; }) request.item_encoding = ItemEncoding::kStored;
   return request;
 }
 
