@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "engine/db_impl.h"
-#include "engine/model/streams_checks.h"
+#include "engine/model/streams_constraints_gen.h"
 
 namespace dynarock {
 namespace {
@@ -204,7 +204,7 @@ Result<uint64_t> Database::Impl::ReadRecords(uint32_t stream_id, StreamViewType 
 }
 
 Result<ListStreamsResponse> Database::Impl::ListStreams(const ListStreamsRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckListStreams(request));
+  DYNAROCK_RETURN_IF_ERROR(model::streams::CheckListStreams(request));
   if (request.table_name) {
     std::shared_lock catalog(catalog_mu_);
     std::lock_guard lock(streams_mu_);
@@ -242,7 +242,7 @@ Result<ListStreamsResponse> Database::Impl::ListStreams(const ListStreamsRequest
 
 Result<DescribeStreamResponse> Database::Impl::DescribeStream(
     const DescribeStreamRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckDescribeStream(request));
+  DYNAROCK_RETURN_IF_ERROR(model::streams::CheckDescribeStream(request));
   std::lock_guard lock(streams_mu_);
   DYNAROCK_ASSIGN_OR_RETURN(StreamInfo * s, FindStream(request.stream_arn));
   // An open shard older than its lifetime rolls now.
@@ -298,7 +298,7 @@ Result<DescribeStreamResponse> Database::Impl::DescribeStream(
 
 Result<GetShardIteratorResponse> Database::Impl::GetShardIterator(
     const GetShardIteratorRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckGetShardIterator(request));
+  DYNAROCK_RETURN_IF_ERROR(model::streams::CheckGetShardIterator(request));
   const bool positioned = request.shard_iterator_type == ShardIteratorType::kAtSequenceNumber ||
                           request.shard_iterator_type == ShardIteratorType::kAfterSequenceNumber;
   if (positioned && !request.sequence_number) {
@@ -345,7 +345,7 @@ Result<GetShardIteratorResponse> Database::Impl::GetShardIterator(
 }
 
 Result<GetRecordsResponse> Database::Impl::GetRecords(const GetRecordsRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckGetRecords(request));
+  DYNAROCK_RETURN_IF_ERROR(model::streams::CheckGetRecords(request));
   if (request.limit && *request.limit > static_cast<int32_t>(kMaxRecordsPerCall)) {
     return Status::LimitExceeded("Limit must be less than or equal to 1000");
   }

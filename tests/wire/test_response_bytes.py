@@ -216,6 +216,12 @@ def fleet_session(s):
                                         "ShardIteratorType": "TRIM_HORIZON"})
     s.streams("GetRecords", {"ShardIterator": it["ShardIterator"], "Limit": 3})
     s.streams("GetRecords", {"ShardIterator": "nonsense"})
+    # The Streams model's type and constraint errors.
+    s.streams("ListStreams", {"TableName": "a", "Limit": 0, "ExclusiveStartStreamArn": "x"})
+    s.streams("GetShardIterator", {"StreamArn": "s" * 40, "ShardId": "x",
+                                   "ShardIteratorType": "NOPE", "SequenceNumber": "1"})
+    s.streams("DescribeStream", {"Limit": "x"})
+    s.streams("GetRecords", [])
 
     s.call("UpdateTable", {"TableName": "Fleet", "StreamSpecification": {"StreamEnabled": False}})
     s.call("DeleteTable", {"TableName": "Depots"})

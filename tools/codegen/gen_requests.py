@@ -202,8 +202,8 @@ class Readers:
         note = ["// %s: %s." % (m, NOT_CARRIED[(shape, m)]) for m in skipped]
         self.functions.append((shape, cpp_name, note + out))
 
-    def gen(self):
-        for op in OPERATIONS:
+    def gen(self, operations):
+        for op in operations:
             self.struct_fn(op + "Input", op + "Request")
         while self.queue:
             self.gen_struct(*self.queue.pop(0))
@@ -222,29 +222,30 @@ class Readers:
         return out
 
 
-def gen(top, model, banner):
+def gen(top, model, banner, operations, namespace, out_h, model_h):
+    """The translation of `operations` of `model` (its structs in `model_h`),
+    in C++ `namespace`, declared in header `out_h`; (header, source)."""
     engine = Engine(top)
     r = Readers(model, engine)
-    r.gen()
+    r.gen(operations)
+    guard = "DYNAROCK_" + re.sub(r"[^A-Z0-9]", "_", out_h.upper()) + "_"
     h = [banner,
          "// The engine's typed request from the model's input (model_gen.h): see",
          "// tools/codegen/gen_requests.py for how members map onto the engine's types.",
          "// REQUIRES: the input passed its model check (protocol::Check).",
-         "#ifndef DYNAROCK_TOOLS_SERVER_PROTOCOL_REQUESTS_GEN_H_",
-         "#define DYNAROCK_TOOLS_SERVER_PROTOCOL_REQUESTS_GEN_H_", "",
+         "#ifndef " + guard, "#define " + guard, "",
          "#include \"dynarock/status.h\"",
          "#include \"dynarock/types.h\"",
-         "#include \"tools/server/protocol/model_gen.h\"", "",
-         "namespace dynarock::protocol {", ""]
-    for op in OPERATIONS:
+         "#include \"%s\"" % model_h, "",
+         "namespace %s {" % namespace, ""]
+    for op in operations:
         h.append("Status ToRequest(%sInput&& in, dynarock::%sRequest* out);" % (op, op))
-    h += ["", "}  // namespace dynarock::protocol", "",
-          "#endif  // DYNAROCK_TOOLS_SERVER_PROTOCOL_REQUESTS_GEN_H_", ""]
-    ops = {op + "Input" for op in OPERATIONS}
-    cc = [banner, "#include \"tools/server/protocol/requests_gen.h\"", "",
+    h += ["", "}  // namespace %s" % namespace, "", "#endif  // " + guard, ""]
+    ops = {op + "Input" for op in operations}
+    cc = [banner, "#include \"%s\"" % out_h, "",
           "#include <string>", "#include <utility>", "",
           "#include \"tools/server/protocol/request_runtime.h\"", "",
-          "namespace dynarock::protocol {", "namespace {", ""]
+          "namespace %s {" % namespace, "namespace {", ""]
     for shape, cpp_name, body in sorted(r.functions):
         if shape not in ops:
             cc.append("Status To%s(%s&& in, %s* out);" % (shape, shape, cpp(("name", cpp_name))))
@@ -257,5 +258,5 @@ def gen(top, model, banner):
     for shape, cpp_name, body in sorted(r.functions):
         if shape in ops:
             cc += body + [""]
-    cc += ["}  // namespace dynarock::protocol", ""]
+    cc += ["}  // namespace %s" % namespace, ""]
     return "\n".join(h), "\n".join(cc)

@@ -1,8 +1,7 @@
-// JSON writers for the engine's types that several of the server's answers
-// share: DescribeTable and friends (wire.cc), DescribeStream
-// (streams_wire.cc) and the table definition a dump stores
-// (table_definition.cc). Templates over the RapidJSON writer, compact or
-// pretty.
+// JSON writers shared by the hand-written JSON of the server (the table
+// definition a dump stores, the console's API, the export and import jobs;
+// DynamoDB's answers are generated: protocol/writers_gen.h). Templates over
+// the RapidJSON writer, compact or pretty.
 #ifndef DYNAROCK_TOOLS_SERVER_JSON_WRITERS_H_
 #define DYNAROCK_TOOLS_SERVER_JSON_WRITERS_H_
 

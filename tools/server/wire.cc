@@ -14,8 +14,9 @@
 #include "tools/server/jobs.h"
 #include "tools/server/json_writers.h"
 #include "tools/server/protocol/model_gen.h"
+#include "tools/server/protocol/streams_model_gen.h"
+#include "tools/server/protocol/streams_requests_gen.h"
 #include "tools/server/protocol/writers_gen.h"
-#include "tools/server/streams_wire.h"
 #include "tools/server/wire_requests.h"
 
 namespace dynarock::wire {
@@ -104,11 +105,13 @@ using Op = std::function<void(const Context&, protocol::Element, Writer&)>;
 
 // The engine's typed request from the JSON: the generated phases 6 and 8
 // (types, then model constraints), then the translation.
+// Read() and Check() are found by argument: the generated ones of the
+// input's service (protocol:: or protocol::streams::).
 template <typename Input, typename Request>
 Request ReadRequest(protocol::Element json) {
   Input in;
-  Check(protocol::Read(json, &in));
-  Check(protocol::Check(in));
+  Check(Read(json, &in));
+  Check(Check(in));
   protocol::ValueErrors value_errors;
   Request request = Check(ToRequest<Request>(std::move(in)));
   if (!value_errors.first().ok()) {
@@ -127,7 +130,8 @@ template <typename Input, typename Request, typename Response>
 Op Serve(Result<Response> (Database::*run)(const Request&)) {
   return [run](const Context& c, protocol::Element json, Writer& w) {
     const Request request = ReadRequest<Input, Request>(json);
-    protocol::WriteOutput(w, request, Check((c.db->*run)(request)));
+    using protocol::WriteOutput, protocol::streams::WriteOutput;  // one per request type
+    WriteOutput(w, request, Check((c.db->*run)(request)));
   };
 }
 // An operation whose output has no members (TagResource, UntagResource).
@@ -205,6 +209,20 @@ const std::map<std::string, Op, std::less<>>& Operations() {
        Serve<protocol::BatchExecuteStatementInput>(&Database::BatchExecuteStatement)},
       {"ExecuteTransaction",
        Serve<protocol::ExecuteTransactionInput>(&Database::ExecuteTransaction)},
+  };
+  return ops;
+}
+
+// DynamoDB Streams (X-Amz-Target DynamoDBStreams_20120810.<Op>), on the
+// same port: its own service model, the engine's stream operations.
+constexpr std::string_view kStreamsPrefix = "DynamoDBStreams_20120810.";
+const std::map<std::string, Op, std::less<>>& StreamsOperations() {
+  namespace s = protocol::streams;
+  static const std::map<std::string, Op, std::less<>> ops = {
+      {"ListStreams", Serve<s::ListStreamsInput>(&Database::ListStreams)},
+      {"DescribeStream", Serve<s::DescribeStreamInput>(&Database::DescribeStream)},
+      {"GetShardIterator", Serve<s::GetShardIteratorInput>(&Database::GetShardIterator)},
+      {"GetRecords", Serve<s::GetRecordsInput>(&Database::GetRecords)},
   };
   return ops;
 }
@@ -399,18 +417,17 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
   }
   // Both services on one port, told apart by the target's prefix.
   constexpr std::string_view kPrefix = "DynamoDB_20120810.";
-  if (target.starts_with(streams_wire::kTargetPrefix)) {
-    const std::string_view name = target.substr(streams_wire::kTargetPrefix.size());
-    if (!streams_wire::IsOperation(name)) return BareError("UnknownOperationException");
-    if (authenticate) {
-      if (auto denied = authenticate()) return std::move(*denied);
-    }
-    if (body.empty()) return BareError("SerializationException");
-    return streams_wire::Serve(db, name, root);
+  const Op* op = nullptr;
+  if (target.starts_with(kStreamsPrefix)) {
+    auto found = StreamsOperations().find(target.substr(kStreamsPrefix.size()));
+    if (found == StreamsOperations().end()) return BareError("UnknownOperationException");
+    op = &found->second;
+  } else {
+    if (!target.starts_with(kPrefix)) return BareError("UnknownOperationException");
+    auto found = Operations().find(target.substr(kPrefix.size()));
+    if (found == Operations().end()) return UnknownOperation(target.substr(kPrefix.size()));
+    op = &found->second;
   }
-  if (target.substr(0, kPrefix.size()) != kPrefix) return BareError("UnknownOperationException");
-  auto op = Operations().find(target.substr(kPrefix.size()));
-  if (op == Operations().end()) return UnknownOperation(target.substr(kPrefix.size()));
   if (authenticate) {
     if (auto denied = authenticate()) return std::move(*denied);
   }
@@ -418,7 +435,7 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
   try {
     rapidjson::StringBuffer buf;
     Writer w(buf);
-    op->second(Context{db, job_manager}, root, w);
+    (*op)(Context{db, job_manager}, root, w);
     return {200, std::string(buf.GetString(), buf.GetSize())};
   } catch (const Failure& e) {
     return ErrorResponse(e.status);

@@ -1,4 +1,4 @@
-// The model's request shapes (protocol/model_gen.h, already type-checked and
+// The model's request shapes (protocol/*model_gen.h, already type-checked and
 // constraint-checked) onto the engine's typed requests: the generated
 // translation (protocol/requests_gen.h), after refusing what Dynarock
 // cannot honour. The translation's only errors are AttributeValue ones
@@ -13,6 +13,7 @@
 #include "tools/server/protocol/model_gen.h"
 #include "tools/server/protocol/request_runtime.h"
 #include "tools/server/protocol/requests_gen.h"
+#include "tools/server/protocol/streams_requests_gen.h"
 
 namespace dynarock::wire {
 
@@ -29,7 +30,8 @@ Result<Request> ToRequest(Input&& in) {
     DYNAROCK_RETURN_IF_ERROR(RefuseUnsupported(in));
   }
   Request out;
-  DYNAROCK_RETURN_IF_ERROR(protocol::ToRequest(std::move(in), &out));
+  // Found by argument: the generated translation of the input's service.
+  DYNAROCK_RETURN_IF_ERROR(ToRequest(std::move(in), &out));
   return out;
 }
 

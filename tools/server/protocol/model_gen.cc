@@ -2699,198 +2699,198 @@ Status Read(Element json, BatchGetItemInput* out) {
   return ReadBatchGetItemInput(json, Position::kMember, out);
 }
 
-Status Check(const BatchGetItemInput& in) { return model::CheckBatchGetItem(in); }
+Status Check(const BatchGetItemInput& in) { return dynarock::model::CheckBatchGetItem(in); }
 
 Status Read(Element json, BatchWriteItemInput* out) {
   return ReadBatchWriteItemInput(json, Position::kMember, out);
 }
 
-Status Check(const BatchWriteItemInput& in) { return model::CheckBatchWriteItem(in); }
+Status Check(const BatchWriteItemInput& in) { return dynarock::model::CheckBatchWriteItem(in); }
 
 Status Read(Element json, CreateTableInput* out) {
   return ReadCreateTableInput(json, Position::kMember, out);
 }
 
-Status Check(const CreateTableInput& in) { return model::CheckCreateTable(in); }
+Status Check(const CreateTableInput& in) { return dynarock::model::CheckCreateTable(in); }
 
 Status Read(Element json, DeleteItemInput* out) {
   return ReadDeleteItemInput(json, Position::kMember, out);
 }
 
-Status Check(const DeleteItemInput& in) { return model::CheckDeleteItem(in); }
+Status Check(const DeleteItemInput& in) { return dynarock::model::CheckDeleteItem(in); }
 
 Status Read(Element json, DeleteTableInput* out) {
   return ReadDeleteTableInput(json, Position::kMember, out);
 }
 
-Status Check(const DeleteTableInput& in) { return model::CheckDeleteTable(in); }
+Status Check(const DeleteTableInput& in) { return dynarock::model::CheckDeleteTable(in); }
 
 Status Read(Element json, DescribeEndpointsRequest* out) {
   return ReadDescribeEndpointsRequest(json, Position::kMember, out);
 }
 
-Status Check(const DescribeEndpointsRequest& in) { return model::CheckDescribeEndpoints(in); }
+Status Check(const DescribeEndpointsRequest& in) { return dynarock::model::CheckDescribeEndpoints(in); }
 
 Status Read(Element json, DescribeLimitsInput* out) {
   return ReadDescribeLimitsInput(json, Position::kMember, out);
 }
 
-Status Check(const DescribeLimitsInput& in) { return model::CheckDescribeLimits(in); }
+Status Check(const DescribeLimitsInput& in) { return dynarock::model::CheckDescribeLimits(in); }
 
 Status Read(Element json, DescribeTableInput* out) {
   return ReadDescribeTableInput(json, Position::kMember, out);
 }
 
-Status Check(const DescribeTableInput& in) { return model::CheckDescribeTable(in); }
+Status Check(const DescribeTableInput& in) { return dynarock::model::CheckDescribeTable(in); }
 
 Status Read(Element json, DescribeTimeToLiveInput* out) {
   return ReadDescribeTimeToLiveInput(json, Position::kMember, out);
 }
 
-Status Check(const DescribeTimeToLiveInput& in) { return model::CheckDescribeTimeToLive(in); }
+Status Check(const DescribeTimeToLiveInput& in) { return dynarock::model::CheckDescribeTimeToLive(in); }
 
 Status Read(Element json, GetItemInput* out) {
   return ReadGetItemInput(json, Position::kMember, out);
 }
 
-Status Check(const GetItemInput& in) { return model::CheckGetItem(in); }
+Status Check(const GetItemInput& in) { return dynarock::model::CheckGetItem(in); }
 
 Status Read(Element json, ListTablesInput* out) {
   return ReadListTablesInput(json, Position::kMember, out);
 }
 
-Status Check(const ListTablesInput& in) { return model::CheckListTables(in); }
+Status Check(const ListTablesInput& in) { return dynarock::model::CheckListTables(in); }
 
 Status Read(Element json, ListTagsOfResourceInput* out) {
   return ReadListTagsOfResourceInput(json, Position::kMember, out);
 }
 
-Status Check(const ListTagsOfResourceInput& in) { return model::CheckListTagsOfResource(in); }
+Status Check(const ListTagsOfResourceInput& in) { return dynarock::model::CheckListTagsOfResource(in); }
 
 Status Read(Element json, PutItemInput* out) {
   return ReadPutItemInput(json, Position::kMember, out);
 }
 
-Status Check(const PutItemInput& in) { return model::CheckPutItem(in); }
+Status Check(const PutItemInput& in) { return dynarock::model::CheckPutItem(in); }
 
 Status Read(Element json, QueryInput* out) {
   return ReadQueryInput(json, Position::kMember, out);
 }
 
-Status Check(const QueryInput& in) { return model::CheckQuery(in); }
+Status Check(const QueryInput& in) { return dynarock::model::CheckQuery(in); }
 
 Status Read(Element json, ScanInput* out) {
   return ReadScanInput(json, Position::kMember, out);
 }
 
-Status Check(const ScanInput& in) { return model::CheckScan(in); }
+Status Check(const ScanInput& in) { return dynarock::model::CheckScan(in); }
 
 Status Read(Element json, TagResourceInput* out) {
   return ReadTagResourceInput(json, Position::kMember, out);
 }
 
-Status Check(const TagResourceInput& in) { return model::CheckTagResource(in); }
+Status Check(const TagResourceInput& in) { return dynarock::model::CheckTagResource(in); }
 
 Status Read(Element json, TransactGetItemsInput* out) {
   return ReadTransactGetItemsInput(json, Position::kMember, out);
 }
 
-Status Check(const TransactGetItemsInput& in) { return model::CheckTransactGetItems(in); }
+Status Check(const TransactGetItemsInput& in) { return dynarock::model::CheckTransactGetItems(in); }
 
 Status Read(Element json, TransactWriteItemsInput* out) {
   return ReadTransactWriteItemsInput(json, Position::kMember, out);
 }
 
-Status Check(const TransactWriteItemsInput& in) { return model::CheckTransactWriteItems(in); }
+Status Check(const TransactWriteItemsInput& in) { return dynarock::model::CheckTransactWriteItems(in); }
 
 Status Read(Element json, UntagResourceInput* out) {
   return ReadUntagResourceInput(json, Position::kMember, out);
 }
 
-Status Check(const UntagResourceInput& in) { return model::CheckUntagResource(in); }
+Status Check(const UntagResourceInput& in) { return dynarock::model::CheckUntagResource(in); }
 
 Status Read(Element json, UpdateItemInput* out) {
   return ReadUpdateItemInput(json, Position::kMember, out);
 }
 
-Status Check(const UpdateItemInput& in) { return model::CheckUpdateItem(in); }
+Status Check(const UpdateItemInput& in) { return dynarock::model::CheckUpdateItem(in); }
 
 Status Read(Element json, UpdateTableInput* out) {
   return ReadUpdateTableInput(json, Position::kMember, out);
 }
 
-Status Check(const UpdateTableInput& in) { return model::CheckUpdateTable(in); }
+Status Check(const UpdateTableInput& in) { return dynarock::model::CheckUpdateTable(in); }
 
 Status Read(Element json, UpdateTimeToLiveInput* out) {
   return ReadUpdateTimeToLiveInput(json, Position::kMember, out);
 }
 
-Status Check(const UpdateTimeToLiveInput& in) { return model::CheckUpdateTimeToLive(in); }
+Status Check(const UpdateTimeToLiveInput& in) { return dynarock::model::CheckUpdateTimeToLive(in); }
 
 Status Read(Element json, UpdateContinuousBackupsInput* out) {
   return ReadUpdateContinuousBackupsInput(json, Position::kMember, out);
 }
 
-Status Check(const UpdateContinuousBackupsInput& in) { return model::CheckUpdateContinuousBackups(in); }
+Status Check(const UpdateContinuousBackupsInput& in) { return dynarock::model::CheckUpdateContinuousBackups(in); }
 
 Status Read(Element json, DescribeContinuousBackupsInput* out) {
   return ReadDescribeContinuousBackupsInput(json, Position::kMember, out);
 }
 
-Status Check(const DescribeContinuousBackupsInput& in) { return model::CheckDescribeContinuousBackups(in); }
+Status Check(const DescribeContinuousBackupsInput& in) { return dynarock::model::CheckDescribeContinuousBackups(in); }
 
 Status Read(Element json, ExportTableToPointInTimeInput* out) {
   return ReadExportTableToPointInTimeInput(json, Position::kMember, out);
 }
 
-Status Check(const ExportTableToPointInTimeInput& in) { return model::CheckExportTableToPointInTime(in); }
+Status Check(const ExportTableToPointInTimeInput& in) { return dynarock::model::CheckExportTableToPointInTime(in); }
 
 Status Read(Element json, DescribeExportInput* out) {
   return ReadDescribeExportInput(json, Position::kMember, out);
 }
 
-Status Check(const DescribeExportInput& in) { return model::CheckDescribeExport(in); }
+Status Check(const DescribeExportInput& in) { return dynarock::model::CheckDescribeExport(in); }
 
 Status Read(Element json, ListExportsInput* out) {
   return ReadListExportsInput(json, Position::kMember, out);
 }
 
-Status Check(const ListExportsInput& in) { return model::CheckListExports(in); }
+Status Check(const ListExportsInput& in) { return dynarock::model::CheckListExports(in); }
 
 Status Read(Element json, ImportTableInput* out) {
   return ReadImportTableInput(json, Position::kMember, out);
 }
 
-Status Check(const ImportTableInput& in) { return model::CheckImportTable(in); }
+Status Check(const ImportTableInput& in) { return dynarock::model::CheckImportTable(in); }
 
 Status Read(Element json, DescribeImportInput* out) {
   return ReadDescribeImportInput(json, Position::kMember, out);
 }
 
-Status Check(const DescribeImportInput& in) { return model::CheckDescribeImport(in); }
+Status Check(const DescribeImportInput& in) { return dynarock::model::CheckDescribeImport(in); }
 
 Status Read(Element json, ListImportsInput* out) {
   return ReadListImportsInput(json, Position::kMember, out);
 }
 
-Status Check(const ListImportsInput& in) { return model::CheckListImports(in); }
+Status Check(const ListImportsInput& in) { return dynarock::model::CheckListImports(in); }
 
 Status Read(Element json, ExecuteStatementInput* out) {
   return ReadExecuteStatementInput(json, Position::kMember, out);
 }
 
-Status Check(const ExecuteStatementInput& in) { return model::CheckExecuteStatement(in); }
+Status Check(const ExecuteStatementInput& in) { return dynarock::model::CheckExecuteStatement(in); }
 
 Status Read(Element json, BatchExecuteStatementInput* out) {
   return ReadBatchExecuteStatementInput(json, Position::kMember, out);
 }
 
-Status Check(const BatchExecuteStatementInput& in) { return model::CheckBatchExecuteStatement(in); }
+Status Check(const BatchExecuteStatementInput& in) { return dynarock::model::CheckBatchExecuteStatement(in); }
 
 Status Read(Element json, ExecuteTransactionInput* out) {
   return ReadExecuteTransactionInput(json, Position::kMember, out);
 }
 
-Status Check(const ExecuteTransactionInput& in) { return model::CheckExecuteTransaction(in); }
+Status Check(const ExecuteTransactionInput& in) { return dynarock::model::CheckExecuteTransaction(in); }
 
 }  // namespace dynarock::protocol
