@@ -119,15 +119,13 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
       std::lock_guard lock(WriteLock(info, key, decoded.pk));
       DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(info, key));
       if (!item) continue;  // deleted meanwhile
-      auto index_key = IndexKeyFor(info, *index, *item);
-      if (!index_key) continue;  // sparse (or the key attribute has another type)
-      if (!StorableIndexKey(*index, *item)) continue;
-      const Item projected = ProjectForIndex(info, *index, *item);
-      std::string entry;
-      EncodeIndexEntry(info, *index, projected, format::ItemSize(projected), StoredKey(info).names,
-                       &entry);
+      std::string value;
+      auto entry = EntryFor(info, *index, *item, static_cast<int64_t>(format::ItemSize(*item)),
+                            StoredKey(info).names, &value);
+      // Sparse (or the key attribute has another type), or a key too long.
+      if (!entry || !StorableIndexKey(*index, *item)) continue;
       rocksdb::WriteBatch one;
-      one.Put(indexes_cf_, index_key->bytes(), entry);
+      one.Put(indexes_cf_, entry->key.bytes(), value);
       DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(relaxed, &one)));
     }
     if (done) break;

@@ -69,21 +69,43 @@ std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const Inde
   return format::EncodeIndexKey(index.space_id, ipk->second, isk, pk, sk);
 }
 
+std::optional<IndexEntry> EntryFor(const TableInfo& table, const IndexInfo& index, const Item& item,
+                                   int64_t item_size, format::AttributeNames* names,
+                                   std::string* value) {
+  auto key = IndexKeyFor(table, index, item);
+  if (!key) return std::nullopt;
+  IndexEntry entry{std::move(*key), item_size};
+  // Without the attributes the entry's key holds: an ALL projection's entry
+  // is the item less those (neither copied nor sized again), another
+  // projection's its projection.
+  if (index.projection == ProjectionType::kAll) {
+    if (value) EncodeIndexEntry(table, index, item, static_cast<size_t>(item_size), names, value);
+    return entry;
+  }
+  const Item projected = ProjectForIndex(table, index, item);
+  entry.size = static_cast<int64_t>(format::ItemSize(projected));
+  if (value)
+    EncodeIndexEntry(table, index, projected, static_cast<size_t>(entry.size), names, value);
+  return entry;
+}
+
 int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item) {
-  int64_t bytes = static_cast<int64_t>(format::ItemSize(item));
+  const auto item_size = static_cast<int64_t>(format::ItemSize(item));
+  int64_t bytes = item_size;
   for (const auto& index : table.indexes) {
-    if (index.global || !IndexKeyFor(table, index, item)) continue;
-    bytes += static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, item)));
+    if (index.global) continue;
+    if (auto entry = EntryFor(table, index, item, item_size)) bytes += entry->size;
   }
   return bytes;
 }
 
 int64_t CollectionBytes(const TableInfo& table, const Item& item) {
-  int64_t bytes = static_cast<int64_t>(format::ItemSize(item));
+  const auto item_size = static_cast<int64_t>(format::ItemSize(item));
+  int64_t bytes = item_size;
   for (const auto& index : table.indexes) {
-    if (index.global || !IndexKeyFor(table, index, item)) continue;
-    bytes += static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, item))) +
-             kIndexEntryOverheadBytes;
+    if (auto entry = EntryFor(table, index, item, item_size)) {
+      bytes += CollectionShare(index, entry->size);
+    }
   }
   return bytes;
 }
@@ -108,34 +130,24 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
   int64_t after_bytes = after ? after_side.size : 0;
   std::string encoding;
   for (const auto& index : table.indexes) {
-    const bool all = index.projection == ProjectionType::kAll;
-    std::optional<format::EncodedKey> old_key, new_key;
-    if (before) old_key = IndexKeyFor(table, index, *before);
-    if (after) new_key = IndexKeyFor(table, index, *after);
+    std::optional<IndexEntry> old_entry, new_entry;
+    if (before) old_entry = EntryFor(table, index, *before, before_side.size);
+    if (after) new_entry = EntryFor(table, index, *after, after_side.size, names, &encoding);
+    const format::EncodedKey* old_key = old_entry ? &old_entry->key : nullptr;
+    const format::EncodedKey* new_key = new_entry ? &new_entry->key : nullptr;
     Counter delta;
-    int64_t old_size = 0, new_size = 0;
+    const int64_t old_size = old_entry ? old_entry->size : 0;
+    const int64_t new_size = new_entry ? new_entry->size : 0;
     if (old_key) {
-      old_size = all ? before_side.size
-                     : static_cast<int64_t>(format::ItemSize(ProjectForIndex(table, index, *before)));
       --delta.items;
       delta.bytes -= old_size;
-      if (!index.global) before_bytes += old_size + kIndexEntryOverheadBytes;
+      before_bytes += CollectionShare(index, old_size);
       if (!new_key || !(*new_key == *old_key)) batch->Delete(indexes_cf, old_key->bytes());
     }
     if (new_key) {
-      // Without the attributes the entry's key holds: an ALL projection's
-      // entry is the item less those, another projection's its projection.
-      if (all) {
-        new_size = after_side.size;
-        EncodeIndexEntry(table, index, *after, static_cast<size_t>(new_size), names, &encoding);
-      } else {
-        const Item projected = ProjectForIndex(table, index, *after);
-        new_size = static_cast<int64_t>(format::ItemSize(projected));
-        EncodeIndexEntry(table, index, projected, static_cast<size_t>(new_size), names, &encoding);
-      }
       ++delta.items;
       delta.bytes += new_size;
-      if (!index.global) after_bytes += new_size + kIndexEntryOverheadBytes;
+      after_bytes += CollectionShare(index, new_size);
       batch->Put(indexes_cf, new_key->bytes(), encoding);
     }
     totals->Add(index.space_id, delta);

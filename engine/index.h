@@ -39,6 +39,29 @@ Item ProjectForIndex(const TableInfo& table, const IndexInfo& index, const Item&
 std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const IndexInfo& index,
                                               const Item& item);
 
+// One index entry of an item: its key in the index, and the DynamoDB size of
+// what it stores (the item as the index projects it).
+struct IndexEntry {
+  format::EncodedKey key;
+  int64_t size = 0;
+};
+
+// The entry `index` holds for `item` (of DynamoDB size `item_size`), or
+// nullopt when the item lacks an index key attribute (sparse index). With
+// `value`, also the entry's stored value (EncodeIndexEntry), names interned
+// in `names`. The one producer of index entries and of their sizes, which
+// the counters add up: writes, the GSI backfill and the import.
+std::optional<IndexEntry> EntryFor(const TableInfo& table, const IndexInfo& index, const Item& item,
+                                   int64_t item_size, format::AttributeNames* names = nullptr,
+                                   std::string* value = nullptr);
+
+// What an index entry of DynamoDB size `size` adds to its item's collection
+// (the 10 GB limit): an LSI entry counts its size plus DynamoDB's 100 bytes;
+// a GSI entry is in no collection.
+inline int64_t CollectionShare(const IndexInfo& index, int64_t size) {
+  return index.global ? 0 : size + kIndexEntryOverheadBytes;
+}
+
 // An item plus its LSI entries: what must fit in DynamoDB's 400 KB.
 int64_t ItemWithLocalIndexesBytes(const TableInfo& table, const Item& item);
 
@@ -72,7 +95,7 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
 // item as `index` projects it, of DynamoDB size `size`) without the
 // attributes the entry's key holds (the index's key and the table's), names
 // interned in the table's dictionary `names` (null: written out). The one
-// encoder of index entries: writes, the GSI backfill and the import.
+// encoder of index entries (through EntryFor).
 void EncodeIndexEntry(const TableInfo& table, const IndexInfo& index, const Item& projected,
                       size_t size, format::AttributeNames* names, std::string* out);
 

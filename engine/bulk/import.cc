@@ -576,21 +576,14 @@ class Database::Impl::Importer::FileReader {
     format::EncodeItemWithoutKey(item, item_size, im_.stored_key_, &stored_);
     entries_.clear();
     for (const IndexInfo& index : info.indexes) {
-      auto ikey = IndexKeyFor(info, index, item);
-      if (!ikey) continue;
+      auto entry = EntryFor(info, index, item, static_cast<int64_t>(item_size),
+                            im_.stored_key_.names, &encoded_);
+      if (!entry) continue;
       std::string v;
-      uint64_t size = item_size;
-      if (index.projection == ProjectionType::kAll) {
-        EncodeIndexEntry(info, index, item, item_size, im_.stored_key_.names, &encoded_);
-      } else {
-        Item projected = ProjectForIndex(info, index, item);
-        size = format::ItemSize(projected);
-        EncodeIndexEntry(info, index, projected, size, im_.stored_key_.names, &encoded_);
-      }
-      format::PutFixed64BE(&v, size);
+      format::PutFixed64BE(&v, static_cast<uint64_t>(entry->size));
       v += encoded_;
-      if (!index.global) collection_bytes += size + kIndexEntryOverheadBytes;
-      entries_.emplace_back(std::move(*ikey.value().mutable_bytes()), std::move(v));
+      collection_bytes += static_cast<uint64_t>(CollectionShare(index, entry->size));
+      entries_.emplace_back(std::move(*entry->key.mutable_bytes()), std::move(v));
     }
     value_.clear();
     format::PutFixed32BE(&value_, static_cast<uint32_t>(action.collection_bytes));  // its prefix
