@@ -7,11 +7,10 @@
 #include <array>
 
 #include "dynarock/number.h"
+#include "format/attribute_value_rules.h"
 
 namespace dynarock::format {
 namespace {
-
-constexpr char kInvalid[] = "One or more parameter values were invalid: ";
 
 // Coral's wording for a JSON token of the wrong kind.
 Status WrongJsonType(const rapidjson::Value& v, const char* expected) {
@@ -43,141 +42,99 @@ Result<std::string_view> Text(const rapidjson::Value& v) {
   return Str(v);
 }
 
-// The Java List.toString() of the members as given, for duplicate messages.
-std::string InputList(const rapidjson::Value& array) {
-  std::string out = "[";
-  for (rapidjson::SizeType i = 0; i < array.Size(); ++i) {
-    if (i) out += ", ";
-    out += Str(array[i]);
-  }
-  return out + "]";
-}
+// A value's tags as the JSON carries them, type-checked and decoded
+// (ToAttributeValue's `Tagged`).
+struct JsonTagged {
+  JsonTagged();
+  JsonTagged(JsonTagged&&) noexcept;
+  ~JsonTagged();
+  std::optional<std::string> s, n, b;
+  std::optional<std::vector<std::string>> ss, ns, bs;
+  std::optional<std::vector<std::pair<std::string, JsonTagged>>> m;
+  std::optional<std::vector<JsonTagged>> l;
+  std::optional<bool> null_, bool_;
+};
+JsonTagged::JsonTagged() = default;
+JsonTagged::JsonTagged(JsonTagged&&) noexcept = default;
+JsonTagged::~JsonTagged() = default;
 
-// Decodes set members in input order; `decode` turns one JSON string into T.
-template <typename T, typename Fn>
-Status SetFromJson(const rapidjson::Value& json, const char* empty_msg, std::vector<T>* out,
-                   Fn decode) {
+// A set's members in input order; `decode` turns one JSON string into a member.
+template <typename Fn>
+Result<std::vector<std::string>> SetFromJson(const rapidjson::Value& json, Fn decode) {
   if (!json.IsArray()) return WrongJsonType(json, "List");
+  std::vector<std::string> out;
+  out.reserve(json.Size());
   for (const auto& m : json.GetArray()) {
     if (!m.IsString()) return WrongJsonType(m, "String");
   }
-  if (json.Empty()) return Status::Validation(std::string(kInvalid) + empty_msg);
   for (const auto& m : json.GetArray()) {
     DYNAROCK_ASSIGN_OR_RETURN(auto v, decode(Str(m)));
-    out->push_back(std::move(v));
+    out.push_back(std::move(v));
   }
-  std::vector<T> sorted = *out;
-  std::sort(sorted.begin(), sorted.end());
-  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-    return Status::Validation(std::string(kInvalid) + "Input collection " + InputList(json) +
-                              " contains duplicates.");
-  }
-  return Status::OK();
+  return out;
 }
 
 Result<std::string> ValidText(std::string_view s) {
   DYNAROCK_RETURN_IF_ERROR(CheckText(s));
   return std::string(s);
 }
+Result<std::string> AnyText(std::string_view s) { return std::string(s); }
+
+// The JSON's part: each tag's JSON type, strings' UTF-8 and base64. Deeper
+// than DynamoDB's nesting limit fails here, so hostile nesting cannot
+// exhaust the stack.
+Status TaggedFromJson(const rapidjson::Value& json, int level, JsonTagged* out) {
+  if (level > kMaxNestingLevels) return rules::NestingTooDeep();
+  if (!json.IsObject()) return WrongJsonType(json, "AttributeValue");
+  for (const auto& member : json.GetObject()) {
+    const rapidjson::Value& v = member.value;
+    if (v.IsNull()) continue;  // an explicit null is an absent member
+    const std::string_view tag = Str(member.name);
+    if (tag == "S") {
+      if (!v.IsString()) return WrongJsonType(v, "String");
+      DYNAROCK_ASSIGN_OR_RETURN(out->s, ValidText(Str(v)));
+    } else if (tag == "N") {
+      if (!v.IsString()) return WrongJsonType(v, "String");
+      out->n = std::string(Str(v));
+    } else if (tag == "B") {
+      if (!v.IsString()) return WrongJsonType(v, "Blob");
+      DYNAROCK_ASSIGN_OR_RETURN(out->b, Base64Decode(Str(v)));
+    } else if (tag == "BOOL" || tag == "NULL") {
+      if (!v.IsBool()) return WrongJsonType(v, "Boolean");
+      (tag == "BOOL" ? out->bool_ : out->null_) = v.GetBool();
+    } else if (tag == "SS") {
+      DYNAROCK_ASSIGN_OR_RETURN(out->ss, SetFromJson(v, ValidText));
+    } else if (tag == "NS") {
+      DYNAROCK_ASSIGN_OR_RETURN(out->ns, SetFromJson(v, AnyText));
+    } else if (tag == "BS") {
+      DYNAROCK_ASSIGN_OR_RETURN(out->bs, SetFromJson(v, Base64Decode));
+    } else if (tag == "L") {
+      if (!v.IsArray()) return WrongJsonType(v, "List");
+      auto& list = out->l.emplace();
+      list.reserve(v.Size());
+      for (const auto& e : v.GetArray()) {
+        DYNAROCK_RETURN_IF_ERROR(TaggedFromJson(e, level + 1, &list.emplace_back()));
+      }
+    } else if (tag == "M") {
+      if (!v.IsObject()) return WrongJsonType(v, "Map");
+      auto& map = out->m.emplace();
+      map.reserve(v.MemberCount());
+      for (const auto& e : v.GetObject()) {
+        DYNAROCK_ASSIGN_OR_RETURN(auto name, ValidText(Str(e.name)));
+        auto& [key, value] = map.emplace_back(std::move(name), JsonTagged());
+        DYNAROCK_RETURN_IF_ERROR(TaggedFromJson(e.value, level + 1, &value));
+      }
+    }  // unknown members are ignored
+  }
+  return Status::OK();
+}
 
 }  // namespace
 
 Result<AttributeValue> AttributeValueFromJson(const rapidjson::Value& json, int level) {
-  if (level > kMaxNestingLevels) {
-    return Status::Validation("Nesting Levels have exceeded supported limits");
-  }
-  if (!json.IsObject()) return WrongJsonType(json, "AttributeValue");
-  static constexpr std::array<std::string_view, 10> kTags = {"S", "N", "B", "BOOL", "NULL",
-                                                             "M", "L", "SS", "NS", "BS"};
-  const rapidjson::Value* member = nullptr;
-  AttrType type = AttrType::kNull;
-  int count = 0;
-  for (const auto& m : json.GetObject()) {
-    if (m.value.IsNull()) continue;  // an explicit null is an absent member
-    auto it = std::find(kTags.begin(), kTags.end(), Str(m.name));
-    if (it == kTags.end()) continue;  // unknown members are ignored
-    ++count;
-    member = &m.value;
-    type = static_cast<AttrType>(it - kTags.begin());
-  }
-  if (count == 0) {
-    return Status::Validation(
-        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
-  }
-  if (count > 1) {
-    return Status::Validation(
-        "Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
-        "the supported datatypes");
-  }
-  const rapidjson::Value& v = *member;
-  switch (type) {
-    case AttrType::kS: {
-      if (!v.IsString()) return WrongJsonType(v, "String");
-      DYNAROCK_ASSIGN_OR_RETURN(auto text, Text(v));
-      return AttributeValue::S(std::string(text));
-    }
-    case AttrType::kN: {
-      if (!v.IsString()) return WrongJsonType(v, "String");
-      DYNAROCK_ASSIGN_OR_RETURN(auto n, Number::Parse(Str(v)));
-      return AttributeValue::N(n);
-    }
-    case AttrType::kB: {
-      if (!v.IsString()) return WrongJsonType(v, "Blob");
-      DYNAROCK_ASSIGN_OR_RETURN(auto bytes, Base64Decode(Str(v)));
-      return AttributeValue::B(std::move(bytes));
-    }
-    case AttrType::kBool:
-      if (!v.IsBool()) return WrongJsonType(v, "Boolean");
-      return AttributeValue::Bool(v.GetBool());
-    case AttrType::kNull:
-      if (!v.IsBool()) return WrongJsonType(v, "Boolean");
-      if (!v.GetBool()) {
-        return Status::Validation(std::string(kInvalid) +
-                                  "Null attribute value types must have the value of true");
-      }
-      return AttributeValue::Null();
-    case AttrType::kM:
-    case AttrType::kL: {
-      if (type == AttrType::kL) {
-        if (!v.IsArray()) return WrongJsonType(v, "List");
-        AttributeValue::List list;
-        list.reserve(v.Size());
-        for (const auto& e : v.GetArray()) {
-          DYNAROCK_ASSIGN_OR_RETURN(auto av, AttributeValueFromJson(e, level + 1));
-          list.push_back(std::move(av));
-        }
-        return AttributeValue::L(std::move(list));
-      }
-      if (!v.IsObject()) return WrongJsonType(v, "Map");
-      AttributeValue::Map map;
-      map.reserve(v.MemberCount());
-      for (const auto& e : v.GetObject()) {
-        DYNAROCK_ASSIGN_OR_RETURN(auto name, Text(e.name));
-        DYNAROCK_ASSIGN_OR_RETURN(auto av, AttributeValueFromJson(e.value, level + 1));
-        map.emplace_back(std::string(name), std::move(av));
-      }
-      return AttributeValue::M(std::move(map));
-    }
-    case AttrType::kSS: {
-      std::vector<std::string> members;
-      DYNAROCK_RETURN_IF_ERROR(
-          SetFromJson(v, "An string set  may not be empty", &members, ValidText));
-      return AttributeValue::SS(std::move(members));
-    }
-    case AttrType::kNS: {
-      std::vector<Number> members;
-      DYNAROCK_RETURN_IF_ERROR(
-          SetFromJson(v, "An number set  may not be empty", &members, Number::Parse));
-      return AttributeValue::NS(std::move(members));
-    }
-    case AttrType::kBS: {
-      std::vector<std::string> members;
-      DYNAROCK_RETURN_IF_ERROR(
-          SetFromJson(v, "Binary sets should not be empty", &members, Base64Decode));
-      return AttributeValue::BS(std::move(members));
-    }
-  }
-  return Status::Internal("unreachable AttributeValue type");
+  JsonTagged tagged;
+  DYNAROCK_RETURN_IF_ERROR(TaggedFromJson(json, level, &tagged));
+  return ToAttributeValue(std::move(tagged), level);
 }
 
 Result<Item> ItemFromJson(const rapidjson::Value& json) {

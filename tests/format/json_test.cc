@@ -67,13 +67,18 @@ TEST(JsonTest, InvalidValues) {
       {R"({"BS":[]})", C::kValidation, std::string(kInvalid) + "Binary sets should not be empty"},
       {R"({"SS":["a","b","a"]})", C::kValidation,
        std::string(kInvalid) + "Input collection [a, b, a] contains duplicates."},
-      {R"({"NS":["1","1.0"]})", C::kValidation,
-       std::string(kInvalid) + "Input collection [1, 1.0] contains duplicates."},
+      // DynamoDB's own texts for number and binary sets, the same as a
+      // request gets (one validator: format/attribute_value_rules.h).
+      {R"({"NS":["1","1.0"]})", C::kValidation, "Input collection contains duplicates"},
       {R"({"BS":["YQ==","YQ=="]})", C::kValidation,
-       std::string(kInvalid) + "Input collection [YQ==, YQ==] contains duplicates."},
+       std::string(kInvalid) + "Input collection [YQ==, YQ==]of type BS contains duplicates."},
+      // Each tag's own checks come before "more than one", as in requests.
+      {R"({"NULL":false,"S":"a"})", C::kValidation,
+       std::string(kInvalid) + "Null attribute value types must have the value of true"},
       {R"({"NULL":false})", C::kValidation,
        std::string(kInvalid) + "Null attribute value types must have the value of true"},
-      {R"({"N":"dog"})", C::kValidation, "The parameter cannot be converted to a numeric value: dog"},
+      {R"({"N":"dog"})", C::kValidation,
+       "The parameter cannot be converted to a numeric value: dog"},
       {R"({"N":"1E126"})", C::kValidation,
        "Number overflow. Attempting to store a number with magnitude larger than supported range"},
       {R"({"NS":["1","x"]})", C::kValidation,

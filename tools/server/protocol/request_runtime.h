@@ -1,8 +1,7 @@
 // The hand-written half of the request translation: what the generated
 // translation (requests_gen.h/.cc, from tools/codegen/gen_requests.py) calls
-// for an AttributeValue, whose rules the model cannot say (exactly one type
-// tag, non-empty sets without duplicates, numbers; DynamoDB's own order of
-// these checks and its texts).
+// for an AttributeValue, whose rules the model cannot say (they are
+// format/attribute_value_rules.h's), and the scope that defers their errors.
 #ifndef DYNAROCK_TOOLS_SERVER_PROTOCOL_REQUEST_RUNTIME_H_
 #define DYNAROCK_TOOLS_SERVER_PROTOCOL_REQUEST_RUNTIME_H_
 
