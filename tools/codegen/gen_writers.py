@@ -34,6 +34,7 @@ OUTPUT_ORDER = {
     "TransactGetItemsOutput": ["Responses", "ConsumedCapacity"],
     "KeysAndAttributes": ["Keys", "ConsistentRead", "ProjectionExpression", "AttributesToGet",
                           "ExpressionAttributeNames"],
+    "CancellationReason": ["Code", "Message", "Item"],
 }
 
 # Members sent only when this C++ condition on the engine value `v` (and the
@@ -76,6 +77,11 @@ FIELD = {
     ("DescribeTimeToLiveOutput", "TimeToLiveDescription"): ("v", "DescribeTimeToLiveResponse"),
     ("Record", "dynamodb"): ("v", "StreamRecord"),
     ("Record", "userIdentity"): ("v", "StreamRecord"),
+    ("TransactionCanceledException", "CancellationReasons"):
+        ("v.reasons", "std::vector<CancellationReason>"),
+    ("ProvisionedThroughputExceededException", "ThrottlingReasons"):
+        ("v.reasons", "std::vector<ThrottlingReason>"),
+    ("ThrottlingException", "throttlingReasons"): ("v.reasons", "std::vector<ThrottlingReason>"),
 }
 
 # Members whose value is this C++ statement (on `v`): constants the engine
@@ -93,10 +99,34 @@ CUSTOM = {
     ("Identity", "Type"): 'w.String("Service");',
 }
 
-# Output members DynamoDB added after botocore 1.29.27's model.
+# Output members DynamoDB added after botocore 1.29.27's model: deletion
+# protection (March 2023), the item of a failed condition with
+# ReturnValuesOnConditionCheckFailure (June 2023), and why a request was
+# throttled (2025; the member's case differs between the two exceptions).
 OUTPUT_ADDITIONS = {
     "TableDescription": {"DeletionProtectionEnabled": {"shape": "DeletionProtectionEnabled"}},
+    "ConditionalCheckFailedException": {"Item": {"shape": "AttributeMap"}},
+    "ProvisionedThroughputExceededException": {
+        "ThrottlingReasons": {"shape": "ThrottlingReasonList"}},
 }
+NEW_OUTPUT_SHAPES = {
+    "ThrottlingException": {"type": "structure", "members": {
+        "message": {"shape": "ErrorMessage"},
+        "throttlingReasons": {"shape": "ThrottlingReasonList"}}},
+    "ThrottlingReasonList": {"type": "list", "member": {"shape": "ThrottlingReason"}},
+    "ThrottlingReason": {"type": "structure", "members": {
+        "reason": {"shape": "String"}, "resource": {"shape": "String"}}},
+}
+
+# The error bodies with members beyond their message, and the engine's
+# payload (Status::payload) each is written from. The message itself is
+# ErrorResponse's (tools/server/wire.cc).
+ERRORS = [
+    ("ConditionalCheckFailedException", "ConditionalCheckFailedDetail"),
+    ("TransactionCanceledException", "TransactionCanceledDetail"),
+    ("ProvisionedThroughputExceededException", "ThrottlingDetail"),
+    ("ThrottlingException", "ThrottlingDetail"),
+]
 
 # The operations answered from an engine response <Op>Response to an engine
 # request <Op>Request. The others answer from elsewhere (wire.cc, jobs.cc).
@@ -350,6 +380,18 @@ class Writers:
             note = ["// Not carried by the engine: %s." % ", ".join(skipped)]
         self.functions.append((shape, cpp, note + out))
 
+    def gen_error(self, shape, payload):
+        """Write<Exception>(w, payload): the members of an error body beyond
+        its message, into the object ErrorResponse has opened."""
+        out = ["void Write%s(JsonWriter& w, const dynarock::%s& v) {" % (shape, payload)]
+        for m in self.members(shape):
+            if m.lower() != "message":
+                assert self.member(shape, m, payload, "v", out, 2, 0), (shape, m)
+        out.append("}")
+        while self.queue:
+            self.gen_struct(*self.queue.pop(0))
+        return ["// %s's members beyond its message." % shape] + out
+
     def gen_operation(self, op):
         """WriteOutput(w, request, response) for operation `op`."""
         out_shape = "%sOutput" % op
@@ -390,12 +432,15 @@ def enum_functions(engine, pairs):
 def gen(top, dynamodb_shapes, streams_shapes, banner):
     engine = Engine(top)
     shapes = dict(dynamodb_shapes)
+    for name, shape in NEW_OUTPUT_SHAPES.items():
+        shapes.setdefault(name, shape)
     for shape, members in OUTPUT_ADDITIONS.items():
         shapes[shape] = dict(shapes[shape], members=dict(shapes[shape]["members"], **members))
     services = [("", Writers(shapes, engine, "DynamoDB"), DYNAMODB_OPERATIONS),
                 ("streams", Writers(streams_shapes, engine, "DynamoDB Streams"),
                  STREAMS_OPERATIONS)]
     bodies = [[w.gen_operation(op) for op in ops] for _, w, ops in services]
+    bodies[0] += [services[0][1].gen_error(shape, payload) for shape, payload in ERRORS]
     enum_cc, enum_names = enum_functions(
         engine, [(cpp, w.shapes, shape) for _, w, _ in services for cpp, shape in w.enums])
     h = [banner,
@@ -418,6 +463,11 @@ def gen(top, dynamodb_shapes, streams_shapes, banner):
             h.append("void WriteOutput(JsonWriter& w, const dynarock::%sRequest& r,\n                 const dynarock::%sResponse& v);"
                      % (op, op))
         h.append("")
+        if not namespace:
+            h.append("// The members of an error body beyond its message.")
+            for shape, payload in ERRORS:
+                h.append("void Write%s(JsonWriter& w, const dynarock::%s& v);" % (shape, payload))
+            h.append("")
         if namespace:
             h += ["}  // namespace %s" % namespace, ""]
         cc += ["namespace {", ""]

@@ -24,8 +24,6 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-using protocol::WriteItem;
-
 void Key(Writer& w, const char* k) { w.Key(k); }
 
 // ---- Operations answered without an engine response ------------------------------------------
@@ -240,46 +238,21 @@ std::string ErrorNamespace(const Status& s) {
 }
 
 // Extra error-body members DynamoDB sends: the old item of a failed
-// condition, a transaction's cancellation reasons.
+// condition, a transaction's cancellation reasons, why a request was
+// throttled (generated: protocol/writers_gen.h).
 void WriteErrorDetail(Writer& w, const Status& s) {
   if (const auto* c = s.payload<ConditionalCheckFailedDetail>()) {
-    if (c->item) {
-      Key(w, "Item");
-      WriteItem(w, *c->item);
-    }
+    protocol::WriteConditionalCheckFailedException(w, *c);
   }
   if (const auto* t = s.payload<ThrottlingDetail>()) {
-    // The member's case differs between the two exceptions in DynamoDB's model.
-    Key(w, s.code() == Status::Code::kThrottling ? "throttlingReasons" : "ThrottlingReasons");
-    w.StartArray();
-    for (const auto& r : t->reasons) {
-      w.StartObject();
-      Key(w, "reason");
-      Str(w, r.reason);
-      Key(w, "resource");
-      Str(w, r.resource);
-      w.EndObject();
+    if (s.code() == Status::Code::kThrottling) {
+      protocol::WriteThrottlingException(w, *t);
+    } else {
+      protocol::WriteProvisionedThroughputExceededException(w, *t);
     }
-    w.EndArray();
   }
   if (const auto* t = s.payload<TransactionCanceledDetail>()) {
-    Key(w, "CancellationReasons");
-    w.StartArray();
-    for (const auto& r : t->reasons) {
-      w.StartObject();
-      Key(w, "Code");
-      Str(w, r.code);
-      if (r.message) {
-        Key(w, "Message");
-        Str(w, *r.message);
-      }
-      if (r.item) {
-        Key(w, "Item");
-        WriteItem(w, *r.item);
-      }
-      w.EndObject();
-    }
-    w.EndArray();
+    protocol::WriteTransactionCanceledException(w, *t);
   }
 }
 

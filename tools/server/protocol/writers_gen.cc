@@ -124,6 +124,7 @@ void WriteAttributeDefinition(JsonWriter& w, const dynarock::AttributeDefinition
 void WriteBatchStatementError(JsonWriter& w, const dynarock::BatchStatementError& v);
 void WriteBatchStatementResponse(JsonWriter& w, const dynarock::BatchStatementResponse& v);
 void WriteBillingModeSummary(JsonWriter& w, const dynarock::TableDescription& v);
+void WriteCancellationReason(JsonWriter& w, const dynarock::CancellationReason& v);
 void WriteCapacity(JsonWriter& w, const dynarock::Capacity& v);
 void WriteConsumedCapacity(JsonWriter& w, const dynarock::ConsumedCapacity& v);
 void WriteDeleteRequest(JsonWriter& w, const dynarock::DeleteRequest& v);
@@ -137,6 +138,7 @@ void WriteProvisionedThroughputDescription(JsonWriter& w, const dynarock::Provis
 void WritePutRequest(JsonWriter& w, const dynarock::PutRequest& v);
 void WriteStreamSpecification(JsonWriter& w, const dynarock::StreamSpecification& v);
 void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v);
+void WriteThrottlingReason(JsonWriter& w, const dynarock::ThrottlingReason& v);
 void WriteTimeToLiveDescription(JsonWriter& w, const dynarock::DescribeTimeToLiveResponse& v);
 void WriteTimeToLiveSpecification(JsonWriter& w, const dynarock::TimeToLiveSpecification& v);
 void WriteWriteRequest(JsonWriter& w, const dynarock::WriteRequest& v);
@@ -183,6 +185,21 @@ void WriteBillingModeSummary(JsonWriter& w, const dynarock::TableDescription& v)
   if (v.last_update_to_pay_per_request_date_time.has_value()) {
     w.Key("LastUpdateToPayPerRequestDateTime");
     w.Double(*v.last_update_to_pay_per_request_date_time);
+  }
+  w.EndObject();
+}
+
+void WriteCancellationReason(JsonWriter& w, const dynarock::CancellationReason& v) {
+  w.StartObject();
+  w.Key("Code");
+  Str(w, v.code);
+  if (v.message.has_value()) {
+    w.Key("Message");
+    Str(w, *v.message);
+  }
+  if (v.item.has_value()) {
+    w.Key("Item");
+    WriteItem(w, *v.item);
   }
   w.EndObject();
 }
@@ -464,6 +481,15 @@ void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v) {
   }
   w.Key("DeletionProtectionEnabled");
   w.Bool(v.deletion_protection_enabled);
+  w.EndObject();
+}
+
+void WriteThrottlingReason(JsonWriter& w, const dynarock::ThrottlingReason& v) {
+  w.StartObject();
+  w.Key("reason");
+  Str(w, v.reason);
+  w.Key("resource");
+  Str(w, v.resource);
   w.EndObject();
 }
 
@@ -892,6 +918,44 @@ void WriteOutput(JsonWriter& w, const dynarock::ListTagsOfResourceRequest&, cons
   }
   w.EndArray();
   w.EndObject();
+}
+
+// ConditionalCheckFailedException's members beyond its message.
+void WriteConditionalCheckFailedException(JsonWriter& w, const dynarock::ConditionalCheckFailedDetail& v) {
+  if (v.item.has_value()) {
+    w.Key("Item");
+    WriteItem(w, *v.item);
+  }
+}
+
+// TransactionCanceledException's members beyond its message.
+void WriteTransactionCanceledException(JsonWriter& w, const dynarock::TransactionCanceledDetail& v) {
+  w.Key("CancellationReasons");
+  w.StartArray();
+  for (const auto& x0 : v.reasons) {
+    WriteCancellationReason(w, x0);
+  }
+  w.EndArray();
+}
+
+// ProvisionedThroughputExceededException's members beyond its message.
+void WriteProvisionedThroughputExceededException(JsonWriter& w, const dynarock::ThrottlingDetail& v) {
+  w.Key("ThrottlingReasons");
+  w.StartArray();
+  for (const auto& x0 : v.reasons) {
+    WriteThrottlingReason(w, x0);
+  }
+  w.EndArray();
+}
+
+// ThrottlingException's members beyond its message.
+void WriteThrottlingException(JsonWriter& w, const dynarock::ThrottlingDetail& v) {
+  w.Key("throttlingReasons");
+  w.StartArray();
+  for (const auto& x0 : v.reasons) {
+    WriteThrottlingReason(w, x0);
+  }
+  w.EndArray();
 }
 
 namespace streams {

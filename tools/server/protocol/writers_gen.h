@@ -66,6 +66,12 @@ void WriteOutput(JsonWriter& w, const dynarock::DescribeTimeToLiveRequest& r,
 void WriteOutput(JsonWriter& w, const dynarock::ListTagsOfResourceRequest& r,
                  const dynarock::ListTagsOfResourceResponse& v);
 
+// The members of an error body beyond its message.
+void WriteConditionalCheckFailedException(JsonWriter& w, const dynarock::ConditionalCheckFailedDetail& v);
+void WriteTransactionCanceledException(JsonWriter& w, const dynarock::TransactionCanceledDetail& v);
+void WriteProvisionedThroughputExceededException(JsonWriter& w, const dynarock::ThrottlingDetail& v);
+void WriteThrottlingException(JsonWriter& w, const dynarock::ThrottlingDetail& v);
+
 namespace streams {
 
 void WriteOutput(JsonWriter& w, const dynarock::ListStreamsRequest& r,
