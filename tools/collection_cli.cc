@@ -56,18 +56,18 @@ std::string Cell(const AttributeValue& v) {
   }
 }
 
-int RunCollection(const CollectionArgs& a) {
-  Options options;
-  options.read_only = true;  // a secondary instance: works while `serve` has the directory
-  auto db = Database::Open(a.db_dir, options);
-  if (!db.ok()) return Fail(db.status().ToString());
-  auto described = (*db)->DescribeTable({.table_name = a.table});
-  if (!described.ok()) {
-    return Fail(described.status().ToString() + " (dynarock collection " + a.db_dir +
-                " TABLE ...: the tables are those ListTables names)");
-  }
-  const TableDescription& t = described->table;
-  // The key schema of what is read: the table's, or the index's.
+// What a collection is read by: the key schema of the table or of the
+// index asked for, with the key attributes' types.
+struct CollectionKeys {
+  std::string pk_name, sk_name;  // sk_name empty: no sort key
+  ScalarAttributeType pk_type = ScalarAttributeType::kS, sk_type = ScalarAttributeType::kS;
+};
+
+bool Ranged(const CollectionArgs& a) {
+  return !a.from.empty() || !a.to.empty() || !a.begins_with.empty();
+}
+
+Result<CollectionKeys> KeysOf(const TableDescription& t, const CollectionArgs& a) {
   std::vector<KeySchemaElement> schema = t.key_schema;
   if (!a.index.empty()) {
     bool found = false;
@@ -83,7 +83,7 @@ int RunCollection(const CollectionArgs& a) {
     if (t.local_secondary_indexes) {
       for (const auto& l : *t.local_secondary_indexes) take(l.index_name, l.key_schema);
     }
-    if (!found) return Fail("table " + a.table + " has no index " + a.index);
+    if (!found) return Status::InvalidArgument("table " + a.table + " has no index " + a.index);
   }
   auto type_of = [&](const std::string& name) {
     for (const auto& d : t.attribute_definitions) {
@@ -91,60 +91,70 @@ int RunCollection(const CollectionArgs& a) {
     }
     return ScalarAttributeType::kS;
   };
-  const std::string pk_name = schema[0].attribute_name;
-  const std::string sk_name = schema.size() > 1 ? schema[1].attribute_name : "";
-  auto pk = TypedKey(a.partition_key, type_of(pk_name), pk_name);
-  if (!pk.ok()) return Fail(pk.status().message());
+  CollectionKeys k;
+  k.pk_name = schema[0].attribute_name;
+  k.pk_type = type_of(k.pk_name);
+  if (schema.size() > 1) {
+    k.sk_name = schema[1].attribute_name;
+    k.sk_type = type_of(k.sk_name);
+  }
+  return k;
+}
 
+// The Query of the collection `pk`, within the sort key range asked for.
+Result<QueryRequest> CollectionQuery(const CollectionArgs& a, const CollectionKeys& k,
+                                     const AttributeValue& pk) {
   QueryRequest q{.table_name = a.table};
   if (!a.index.empty()) q.index_name = a.index;
-  q.expression_attribute_names = ExpressionAttributeNames{{"#p", pk_name}};
-  q.expression_attribute_values = ExpressionAttributeValues{{":p", *pk}};
+  q.expression_attribute_names = ExpressionAttributeNames{{"#p", k.pk_name}};
+  q.expression_attribute_values = ExpressionAttributeValues{{":p", pk}};
+  q.scan_index_forward = !a.reverse;
   std::string condition = "#p = :p";
-  const bool ranged = !a.from.empty() || !a.to.empty() || !a.begins_with.empty();
-  if (ranged && sk_name.empty()) {
-    return Fail(a.table + (a.index.empty() ? "" : "." + a.index) +
-                " has no sort key: --from, --to and --begins-with do not apply");
+  if (Ranged(a) && k.sk_name.empty()) {
+    return Status::InvalidArgument(a.table + (a.index.empty() ? "" : "." + a.index) +
+                                   " has no sort key: --from, --to and --begins-with do not apply");
   }
-  if (ranged) {
-    (*q.expression_attribute_names)["#s"] = sk_name;
+  if (Ranged(a)) {
+    (*q.expression_attribute_names)["#s"] = k.sk_name;
     auto bound = [&](const std::string& text, const char* placeholder) -> Status {
-      DYNAROCK_ASSIGN_OR_RETURN(auto v, TypedKey(text, type_of(sk_name), sk_name));
+      DYNAROCK_ASSIGN_OR_RETURN(auto v, TypedKey(text, k.sk_type, k.sk_name));
       (*q.expression_attribute_values)[placeholder] = std::move(v);
       return Status::OK();
     };
-    Status s;
     if (!a.begins_with.empty()) {
       if (!a.from.empty() || !a.to.empty()) {
-        return Fail("give --begins-with or --from/--to, not both");
+        return Status::InvalidArgument("give --begins-with or --from/--to, not both");
       }
-      s = bound(a.begins_with, ":b");
+      DYNAROCK_RETURN_IF_ERROR(bound(a.begins_with, ":b"));
       condition += " AND begins_with(#s, :b)";
     } else if (!a.from.empty() && !a.to.empty()) {
-      s = bound(a.from, ":f");
-      if (s.ok()) s = bound(a.to, ":t");
+      DYNAROCK_RETURN_IF_ERROR(bound(a.from, ":f"));
+      DYNAROCK_RETURN_IF_ERROR(bound(a.to, ":t"));
       condition += " AND #s BETWEEN :f AND :t";
     } else if (!a.from.empty()) {
-      s = bound(a.from, ":f");
+      DYNAROCK_RETURN_IF_ERROR(bound(a.from, ":f"));
       condition += " AND #s >= :f";
     } else {
-      s = bound(a.to, ":t");
+      DYNAROCK_RETURN_IF_ERROR(bound(a.to, ":t"));
       condition += " AND #s <= :t";
     }
-    if (!s.ok()) return Fail(s.message());
   }
   q.key_condition_expression = condition;
-  q.scan_index_forward = !a.reverse;
+  return q;
+}
 
+// Every item of the Query (up to --limit), a 1 MB page at a time.
+Result<std::vector<Item>> ReadItems(Database* db, QueryRequest q, const CollectionArgs& a,
+                                    const CollectionKeys& k) {
   std::vector<Item> items;
-  Progress progress;  // a large collection is read a 1 MB page at a time
+  Progress progress;
   while (a.limit == 0 || static_cast<int64_t>(items.size()) < a.limit) {
-    progress.Show(fmt::format("reading {} = {}: {} items, {:.1f} s", pk_name, a.partition_key,
+    progress.Show(fmt::format("reading {} = {}: {} items, {:.1f} s", k.pk_name, a.partition_key,
                               items.size(), progress.elapsed()));
-    auto page = (*db)->Query(q);
+    auto page = db->Query(q);
     if (!page.ok()) {
-      return Fail(page.status().ToString() + " (collection " + pk_name + " = " +
-                  a.partition_key + " of " + a.table + ")");
+      return Status::InvalidArgument(page.status().ToString() + " (collection " + k.pk_name +
+                                     " = " + a.partition_key + " of " + a.table + ")");
     }
     for (auto& item : page->items) {
       if (a.limit != 0 && static_cast<int64_t>(items.size()) >= a.limit) break;
@@ -154,17 +164,17 @@ int RunCollection(const CollectionArgs& a) {
     q.exclusive_start_key = std::move(page->last_evaluated_key);
   }
   progress.Done();
+  return items;
+}
 
-  if (a.json) {
-    for (const auto& item : items) fmt::print("{}\n", format::ToJson(item));
-    return 0;
-  }
-  auto about = (*db)->DescribeCollection(
-      {.table_name = a.table,
-       .index_name = a.index.empty() ? std::nullopt : std::optional(a.index),
-       .partition_key_value = *pk});
-  if (!about.ok()) return Fail(about.status().ToString());
-  // Header: what the collection is, how big, and where it lies on disk.
+// The header: what the collection is, how big, and where it lies on disk.
+Status PrintSummary(Database* db, const CollectionArgs& a, const CollectionKeys& k,
+                    const AttributeValue& pk, const std::vector<Item>& items) {
+  auto about =
+      db->DescribeCollection({.table_name = a.table,
+                              .index_name = a.index.empty() ? std::nullopt : std::optional(a.index),
+                              .partition_key_value = pk});
+  if (!about.ok()) return Status::InvalidArgument(about.status().ToString());
   std::string where = fmt::format("{} SST file{}", about->sst_files,
                                   about->sst_files == 1 ? "" : "s");
   if (!about->levels.empty()) {
@@ -188,20 +198,24 @@ int RunCollection(const CollectionArgs& a) {
     for (const auto& item : items) bytes += static_cast<int64_t>(format::ItemSize(item));
     size = fmt::format("{} entries read, {}", items.size(), HumanBytes(static_cast<double>(bytes)));
   }
-  fmt::print("{}{}  {} = {}  {}  {}\n", a.table, a.index.empty() ? "" : "." + a.index, pk_name,
+  fmt::print("{}{}  {} = {}  {}  {}\n", a.table, a.index.empty() ? "" : "." + a.index, k.pk_name,
              a.partition_key, size, where);
-  if (ranged || a.limit != 0) {
+  if (Ranged(a) || a.limit != 0) {
     fmt::print("showing {} item{}{}\n", items.size(), items.size() == 1 ? "" : "s",
                a.reverse ? ", newest first" : "");
   }
+  return Status::OK();
+}
 
-  // Columns: the sort key, the item's size, then the attributes (as asked,
-  // or every one met, in order of first appearance, keys left out).
+// Columns: the sort key, the item's size, then the attributes (as asked, or
+// every one met, in order of first appearance, keys left out).
+void PrintItemTable(const CollectionArgs& a, const CollectionKeys& k,
+                    const std::vector<Item>& items) {
   std::vector<std::string> columns = a.attributes;
   if (columns.empty()) {
     for (const auto& item : items) {
       for (const auto& [name, value] : item) {
-        const bool key = name == pk_name || name == sk_name;
+        const bool key = name == k.pk_name || name == k.sk_name;
         if (!key && std::find(columns.begin(), columns.end(), name) == columns.end()) {
           columns.push_back(name);
         }
@@ -209,11 +223,11 @@ int RunCollection(const CollectionArgs& a) {
     }
   }
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({sk_name.empty() ? "(no sort key)" : sk_name, "size"});
+  rows.push_back({k.sk_name.empty() ? "(no sort key)" : k.sk_name, "size"});
   for (const auto& c : columns) rows[0].push_back(c);
   for (const auto& item : items) {
     std::vector<std::string> row;
-    auto sk = sk_name.empty() ? item.end() : item.find(sk_name);
+    auto sk = k.sk_name.empty() ? item.end() : item.find(k.sk_name);
     row.push_back(sk == item.end() ? "" : Fit(Cell(sk->second)));
     row.push_back(std::to_string(format::ItemSize(item)));
     for (const auto& c : columns) {
@@ -225,6 +239,33 @@ int RunCollection(const CollectionArgs& a) {
   std::vector<bool> right(rows[0].size(), false);
   right[1] = true;  // the size column
   fmt::print("{}", FormatTable(rows, right));
+}
+
+int RunCollection(const CollectionArgs& a) {
+  Options options;
+  options.read_only = true;  // a secondary instance: works while `serve` has the directory
+  auto db = Database::Open(a.db_dir, options);
+  if (!db.ok()) return Fail(db.status().ToString());
+  auto described = (*db)->DescribeTable({.table_name = a.table});
+  if (!described.ok()) {
+    return Fail(described.status().ToString() + " (dynarock collection " + a.db_dir +
+                " TABLE ...: the tables are those ListTables names)");
+  }
+  auto keys = KeysOf(described->table, a);
+  if (!keys.ok()) return Fail(keys.status().message());
+  auto pk = TypedKey(a.partition_key, keys->pk_type, keys->pk_name);
+  if (!pk.ok()) return Fail(pk.status().message());
+  auto q = CollectionQuery(a, *keys, *pk);
+  if (!q.ok()) return Fail(q.status().message());
+  auto items = ReadItems(db->get(), std::move(*q), a, *keys);
+  if (!items.ok()) return Fail(items.status().message());
+  if (a.json) {
+    for (const auto& item : *items) fmt::print("{}\n", format::ToJson(item));
+    return 0;
+  }
+  Status printed = PrintSummary(db->get(), a, *keys, *pk, *items);
+  if (!printed.ok()) return Fail(printed.message());
+  PrintItemTable(a, *keys, *items);
   return 0;
 }
 

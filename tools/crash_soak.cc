@@ -582,196 +582,242 @@ int Run(const std::string& dir, uint64_t seed, int threads, bool sync) {
 
 // ---- verify -------------------------------------------------------------------------------
 
-int Verify(const std::string& dir) {
-  State* state = MapState(dir);
-  auto db = OpenOrDie(dir, false);
-  int problems = 0;
-  auto problem = [&](const std::string& what) {
-    if (++problems <= 20) fprintf(stderr, "verify: %s\n", what.c_str());
-  };
-  if (!db->DescribeTable({kTable}).ok()) {  // killed before the table existed
-    for (const auto& s : state->slots) {
-      if (s.acked != 0) problem("the table is gone but items were acknowledged");
+// One verification after a kill: each check adds what it finds to the
+// problems and to the counts the report line prints.
+class Verifier {
+ public:
+  Verifier(const std::string& dir, State* state, Database* db)
+      : dir_(dir), state_(state), db_(db), actual_(kKeys, 0) {}
+
+  int Run() {
+    if (!db_->DescribeTable({kTable}).ok()) {  // killed before the table existed
+      for (const auto& s : state_->slots) {
+        if (s.acked != 0) Problem("the table is gone but items were acknowledged");
+      }
+      return problems_ ? 1 : 0;
     }
-    return problems ? 1 : 0;
+    if (!ReadItems()) return 1;
+    CheckAcknowledged();
+    if (Status s = db_->WaitForBackfills(); !s.ok()) Problem("backfill: " + s.ToString());
+    described_ = *db_->DescribeTable({kTable});
+    if (!CheckIndexes()) return 1;
+    CheckStatistics();
+    CheckRestore();
+    CheckStream();
+    return Report();
   }
 
-  // Every item.
-  std::vector<uint32_t> actual(kKeys, 0);
-  ScanRequest scan{.table_name = kTable};
-  scan.consistent_read = true;
-  while (true) {
-    auto page = db->Scan(scan);
-    if (!page.ok()) {
-      problem("scan: " + page.status().ToString());
-      return 1;
-    }
-    for (const auto& item : page->items) actual[KeyIndex(item)] = VersionOf(item);
-    if (!page->last_evaluated_key) break;
-    scan.exclusive_start_key = page->last_evaluated_key;
+ private:
+  void Problem(const std::string& what) {
+    if (++problems_ <= 20) fprintf(stderr, "verify: %s\n", what.c_str());
   }
-  int lost = 0, torn = 0, in_flight_applied = 0;
-  std::map<uint64_t, std::pair<int, int>> ops;  // op -> (keys moved, keys not)
-  for (int k = 0; k < kKeys; ++k) {
-    const Slot& s = state->slots[k];
-    const bool in_flight = s.pending != kNoPending && s.pending != s.acked;
-    if (actual[k] == s.acked) {
-      if (in_flight) ++ops[s.op].second;
-      continue;
+
+  // Every item's version.
+  bool ReadItems() {
+    ScanRequest scan{.table_name = kTable};
+    scan.consistent_read = true;
+    while (true) {
+      auto page = db_->Scan(scan);
+      if (!page.ok()) {
+        Problem("scan: " + page.status().ToString());
+        return false;
+      }
+      for (const auto& item : page->items) actual_[KeyIndex(item)] = VersionOf(item);
+      if (!page->last_evaluated_key) break;
+      scan.exclusive_start_key = page->last_evaluated_key;
     }
-    if (in_flight && actual[k] == s.pending) {
-      ++ops[s.op].first;
-      continue;
-    }
-    ++lost;
-    problem("key " + std::to_string(k) + ": found version " + std::to_string(actual[k]) +
-            ", acknowledged " + std::to_string(s.acked) + ", in flight " +
-            (s.pending == kNoPending ? std::string("none") : std::to_string(s.pending)));
+    for (uint32_t v : actual_) present_ += v != 0;
+    return true;
   }
-  for (const auto& [op, moved] : ops) {
-    if (moved.first > 0 && moved.second > 0) {
-      ++torn;
-      problem("operation " + std::to_string(op) + " torn: " + std::to_string(moved.first) +
-              " keys applied, " + std::to_string(moved.second) + " not");
+
+  // Each key holds its acknowledged version, or its in-flight one; an
+  // operation in flight is applied whole or not at all.
+  void CheckAcknowledged() {
+    std::map<uint64_t, std::pair<int, int>> ops;  // op -> (keys moved, keys not)
+    for (int k = 0; k < kKeys; ++k) {
+      const Slot& s = state_->slots[k];
+      const bool in_flight = s.pending != kNoPending && s.pending != s.acked;
+      if (actual_[k] == s.acked) {
+        if (in_flight) ++ops[s.op].second;
+        continue;
+      }
+      if (in_flight && actual_[k] == s.pending) {
+        ++ops[s.op].first;
+        continue;
+      }
+      ++lost_;
+      Problem("key " + std::to_string(k) + ": found version " + std::to_string(actual_[k]) +
+              ", acknowledged " + std::to_string(s.acked) + ", in flight " +
+              (s.pending == kNoPending ? std::string("none") : std::to_string(s.pending)));
     }
-    in_flight_applied += moved.first > 0;
+    for (const auto& [op, moved] : ops) {
+      if (moved.first > 0 && moved.second > 0) {
+        ++torn_;
+        Problem("operation " + std::to_string(op) + " torn: " + std::to_string(moved.first) +
+                " keys applied, " + std::to_string(moved.second) + " not");
+      }
+      in_flight_applied_ += moved.first > 0;
+    }
   }
 
   // Every index entry against its item; each index holds what it should.
-  if (Status s = db->WaitForBackfills(); !s.ok()) problem("backfill: " + s.ToString());
-  int index_mismatches = 0;
-  auto described = db->DescribeTable({kTable});
-  std::vector<std::string> indexes = {"ByGroup", "ByRank"};
-  for (const auto& g : described->table.global_secondary_indexes.value_or(
-           std::vector<GlobalSecondaryIndexDescription>{})) {
-    if (g.index_name == "Churn") indexes.push_back("Churn");
-  }
-  int64_t present = 0;
-  for (uint32_t v : actual) present += v != 0;
-  for (const auto& index : indexes) {
-    ScanRequest is{.table_name = kTable};
-    is.index_name = index;
-    int64_t entries = 0;
-    while (true) {
-      auto page = db->Scan(is);
-      if (!page.ok()) {
-        problem("index scan " + index + ": " + page.status().ToString());
-        return 1;
-      }
-      for (const auto& e : page->items) {
-        ++entries;
-        const int k = KeyIndex(e);
-        const uint32_t v = actual[k];
-        bool ok = v != 0;
-        if (ok && e.count("ver")) ok = VersionOf(e) == v;
-        if (ok && index == "Churn") ok = e.at("grp2").s() == "H" + std::to_string(v % 3);
-        if (!ok) {
-          ++index_mismatches;
-          problem(index + ": an entry for key " + std::to_string(k) + " disagrees with its item");
+  bool CheckIndexes() {
+    std::vector<std::string> indexes = {"ByGroup", "ByRank"};
+    for (const auto& g : described_.table.global_secondary_indexes.value_or(
+             std::vector<GlobalSecondaryIndexDescription>{})) {
+      if (g.index_name == "Churn") indexes.push_back("Churn");
+    }
+    for (const auto& index : indexes) {
+      ScanRequest is{.table_name = kTable};
+      is.index_name = index;
+      int64_t entries = 0;
+      while (true) {
+        auto page = db_->Scan(is);
+        if (!page.ok()) {
+          Problem("index scan " + index + ": " + page.status().ToString());
+          return false;
         }
+        for (const auto& e : page->items) {
+          ++entries;
+          const int k = KeyIndex(e);
+          const uint32_t v = actual_[k];
+          bool ok = v != 0;
+          if (ok && e.count("ver")) ok = VersionOf(e) == v;
+          if (ok && index == "Churn") ok = e.at("grp2").s() == "H" + std::to_string(v % 3);
+          if (!ok) {
+            ++index_mismatches_;
+            Problem(index + ": an entry for key " + std::to_string(k) + " disagrees with its item");
+          }
+        }
+        if (!page->last_evaluated_key) break;
+        is.exclusive_start_key = page->last_evaluated_key;
       }
-      if (!page->last_evaluated_key) break;
-      is.exclusive_start_key = page->last_evaluated_key;
+      if (entries != present_) {
+        ++index_mismatches_;
+        Problem(index + ": " + std::to_string(entries) + " entries for " +
+                std::to_string(present_) + " items");
+      }
     }
-    if (entries != present) {
-      ++index_mismatches;
-      problem(index + ": " + std::to_string(entries) + " entries for " + std::to_string(present) +
-              " items");
+    return true;
+  }
+
+  // The statistics agree with the items: nothing for a recount to correct.
+  void CheckStatistics() {
+    if (described_.table.item_count != present_) {
+      Problem("ItemCount " + std::to_string(described_.table.item_count) + " for " +
+              std::to_string(present_) + " items");
     }
-  }
-  if (described->table.item_count != present) {
-    problem("ItemCount " + std::to_string(described->table.item_count) + " for " +
-            std::to_string(present) + " items");
-  }
-  auto report = db->RecountStatistics();
-  int64_t stat_corrections = 0;
-  if (!report.ok()) {
-    problem("recount: " + report.status().ToString());
-  } else {
-    stat_corrections = report->collections_corrected + report->table_totals_corrected +
-                       report->index_totals_corrected;
-    if (stat_corrections) problem("the recount corrected " + std::to_string(stat_corrections));
+    auto report = db_->RecountStatistics();
+    if (!report.ok()) {
+      Problem("recount: " + report.status().ToString());
+      return;
+    }
+    stat_corrections_ = report->collections_corrected + report->table_totals_corrected +
+                        report->index_totals_corrected;
+    if (stat_corrections_) Problem("the recount corrected " + std::to_string(stat_corrections_));
   }
 
   // A restore is whole or absent, and no scratch directory is left.
-  int restore_problems = 0;
-  int64_t restored_items = -1;  // no restored table
-  if (auto restored = db->DescribeTable({"Restored"}); restored.ok()) {
-    ScanRequest rs{.table_name = "Restored"};
-    rs.select = Select::kCount;
-    int64_t n = 0;
-    while (true) {
-      auto page = db->Scan(rs);
-      if (!page.ok()) break;
-      n += page->count;
-      if (!page->last_evaluated_key) break;
-      rs.exclusive_start_key = page->last_evaluated_key;
+  void CheckRestore() {
+    if (auto restored = db_->DescribeTable({"Restored"}); restored.ok()) {
+      ScanRequest rs{.table_name = "Restored"};
+      rs.select = Select::kCount;
+      int64_t n = 0;
+      while (true) {
+        auto page = db_->Scan(rs);
+        if (!page.ok()) break;
+        n += page->count;
+        if (!page->last_evaluated_key) break;
+        rs.exclusive_start_key = page->last_evaluated_key;
+      }
+      restored_items_ = n;
+      if (n != state_->header.restore_expected || restored->table.item_count != n) {
+        ++restore_problems_;
+        Problem("Restored holds " + std::to_string(n) + " items (ItemCount " +
+                std::to_string(restored->table.item_count) + "), its export " +
+                std::to_string(state_->header.restore_expected));
+      }
     }
-    restored_items = n;
-    if (n != state->header.restore_expected || restored->table.item_count != n) {
-      ++restore_problems;
-      problem("Restored holds " + std::to_string(n) + " items (ItemCount " +
-              std::to_string(restored->table.item_count) + "), its export " +
-              std::to_string(state->header.restore_expected));
-    }
-  }
-  for (const auto& entry : std::filesystem::directory_iterator(dir + "/db")) {
-    if (entry.path().filename().string().starts_with("restore-scratch-")) {
-      ++restore_problems;
-      problem("a restore's scratch directory is left: " + entry.path().string());
+    for (const auto& entry : std::filesystem::directory_iterator(dir_ + "/db")) {
+      if (entry.path().filename().string().starts_with("restore-scratch-")) {
+        ++restore_problems_;
+        Problem("a restore's scratch directory is left: " + entry.path().string());
+      }
     }
   }
 
   // Each key's last stream record since the last verify shows its item.
-  int stream_mismatches = 0;
-  std::vector<uint32_t> streamed(kKeys);
-  for (int k = 0; k < kKeys; ++k) streamed[k] = state->slots[k].stream_value;
-  std::string after = state->header.last_sequence;
-  const std::string arn = described->table.latest_stream_arn.value_or("");
-  int64_t records = 0;
-  while (!arn.empty()) {
-    auto batch = db->ReadStream(arn, after, 1000);
-    if (!batch.ok()) {
-      problem("stream: " + batch.status().ToString());
-      break;
+  void CheckStream() {
+    streamed_.resize(kKeys);
+    for (int k = 0; k < kKeys; ++k) streamed_[k] = state_->slots[k].stream_value;
+    after_ = state_->header.last_sequence;
+    const std::string arn = described_.table.latest_stream_arn.value_or("");
+    while (!arn.empty()) {
+      auto batch = db_->ReadStream(arn, after_, 1000);
+      if (!batch.ok()) {
+        Problem("stream: " + batch.status().ToString());
+        break;
+      }
+      if (batch->empty()) break;
+      for (const auto& r : *batch) {
+        ++records_;
+        const int k = KeyIndex(r.keys);
+        streamed_[k] = r.new_image ? VersionOf(*r.new_image) : 0;
+        after_ = r.sequence_number;
+      }
     }
-    if (batch->empty()) break;
-    for (const auto& r : *batch) {
-      ++records;
-      const int k = KeyIndex(r.keys);
-      streamed[k] = r.new_image ? VersionOf(*r.new_image) : 0;
-      after = r.sequence_number;
-    }
-  }
-  for (int k = 0; k < kKeys; ++k) {
-    if (streamed[k] != actual[k]) {
-      ++stream_mismatches;
-      problem("key " + std::to_string(k) + ": its last stream record shows version " +
-              std::to_string(streamed[k]) + ", the item is " + std::to_string(actual[k]));
+    for (int k = 0; k < kKeys; ++k) {
+      if (streamed_[k] != actual_[k]) {
+        ++stream_mismatches_;
+        Problem("key " + std::to_string(k) + ": its last stream record shows version " +
+                std::to_string(streamed_[k]) + ", the item is " + std::to_string(actual_[k]));
+      }
     }
   }
 
-  const bool passed = problems == 0;
-  if (passed) {  // what was found is the new acknowledged state
-    for (int k = 0; k < kKeys; ++k) {
-      Slot& s = state->slots[k];
-      s.acked = actual[k];
-      s.pending = kNoPending;
-      s.stream_value = streamed[k];
+  // The report line; a pass makes what was found the acknowledged state.
+  int Report() {
+    const bool passed = problems_ == 0;
+    if (passed) {
+      for (int k = 0; k < kKeys; ++k) {
+        Slot& s = state_->slots[k];
+        s.acked = actual_[k];
+        s.pending = kNoPending;
+        s.stream_value = streamed_[k];
+      }
+      snprintf(state_->header.last_sequence, sizeof(state_->header.last_sequence), "%s",
+               after_.c_str());
+      ++state_->header.cycles;
     }
-    snprintf(state->header.last_sequence, sizeof(state->header.last_sequence), "%s", after.c_str());
-    ++state->header.cycles;
+    printf(
+        "verify %s: cycle %llu, %lld items, %llu writes acknowledged in all, lost %d, torn %d, "
+        "in flight applied %d, index mismatches %d, recount corrections %lld, stream records "
+        "read %lld, stream mismatches %d, restored items %lld, restore problems %d\n",
+        passed ? "passed" : "FAILED", static_cast<unsigned long long>(state_->header.cycles),
+        static_cast<long long>(present_),
+        static_cast<unsigned long long>(state_->header.acknowledged), lost_, torn_,
+        in_flight_applied_, index_mismatches_, static_cast<long long>(stat_corrections_),
+        static_cast<long long>(records_), stream_mismatches_,
+        static_cast<long long>(restored_items_), restore_problems_);
+    return passed ? 0 : 1;
   }
-  printf(
-      "verify %s: cycle %llu, %lld items, %llu writes acknowledged in all, lost %d, torn %d, "
-      "in flight applied %d, index mismatches %d, recount corrections %lld, stream records "
-      "read %lld, stream mismatches %d, restored items %lld, restore problems %d\n",
-      passed ? "passed" : "FAILED", static_cast<unsigned long long>(state->header.cycles),
-      static_cast<long long>(present), static_cast<unsigned long long>(state->header.acknowledged),
-      lost, torn, in_flight_applied, index_mismatches, static_cast<long long>(stat_corrections),
-      static_cast<long long>(records), stream_mismatches, static_cast<long long>(restored_items),
-      restore_problems);
-  return passed ? 0 : 1;
+
+  const std::string dir_;
+  State* state_;
+  Database* db_;
+  DescribeTableResponse described_;
+  std::vector<uint32_t> actual_, streamed_;
+  std::string after_;
+  int problems_ = 0, lost_ = 0, torn_ = 0, in_flight_applied_ = 0, index_mismatches_ = 0;
+  int restore_problems_ = 0, stream_mismatches_ = 0;
+  int64_t present_ = 0, stat_corrections_ = 0, records_ = 0;
+  int64_t restored_items_ = -1;  // no restored table
+};
+
+int Verify(const std::string& dir) {
+  State* state = MapState(dir);
+  auto db = OpenOrDie(dir, false);
+  return Verifier(dir, state, db.get()).Run();
 }
 
 }  // namespace

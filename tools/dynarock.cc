@@ -128,158 +128,182 @@ int Serve(dynarock::server::ServerOptions server_options, std::string data_dir, 
   return rc;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"Dynarock: DynamoDB's data model on RocksDB"};
-  app.require_subcommand(1);
-  std::string host = "127.0.0.1", data_dir, s3_dir;
+// What `dynarock serve` is told on its command line.
+struct ServeFlags {
+  std::string host = "127.0.0.1", data_dir, s3_dir, durability = "sync", region = "us-east-1";
   uint16_t port = 8000;
   // Engine calls block on fsync and table locks as well as using CPU.
   size_t workers = std::max<size_t>(8, 4 * std::max(1u, std::thread::hardware_concurrency()));
-  bool in_memory = false;
-  CLI::App* serve = app.add_subcommand("serve", "serve DynamoDB's HTTP JSON protocol");
-  serve->add_option("--host", host, "address to listen on (loopback by default)");
-  serve->add_option("--port", port, "port (0: any free port)");
+  bool in_memory = false, partition_limits = false, console = false, console_writes = false;
+  size_t max_connections = 0, max_buffered_mb = 256;
+  std::vector<std::string> auth, cors, allowed_hosts;
+  std::string auth_file;
+  dynarock::Options::PartitionLimits limits;
+};
+
+// Where the data lives, how durable it is, and what the server may use.
+void AddStorageOptions(CLI::App* serve, ServeFlags* f) {
+  serve->add_option("--host", f->host, "address to listen on (loopback by default)");
+  serve->add_option("--port", f->port, "port (0: any free port)");
   serve
-      ->add_option("--workers", workers,
+      ->add_option("--workers", f->workers,
                    "threads that run engine calls, apart from the I/O threads (default: 4 per "
                    "core, at least 8)")
       ->check(CLI::Range(1, 1024));
-  auto* dir = serve->add_option("--data-dir", data_dir, "database directory");
-  auto* mem = serve->add_flag("--in-memory", in_memory, "a throw-away database, removed at exit");
-  std::string durability = "sync";
+  auto* dir = serve->add_option("--data-dir", f->data_dir, "database directory");
+  auto* mem =
+      serve->add_flag("--in-memory", f->in_memory, "a throw-away database, removed at exit");
+  dir->excludes(mem);
   serve
-      ->add_option("--durability", durability,
+      ->add_option("--durability", f->durability,
                    "sync (default): each acknowledged write is fsynced, surviving power loss; "
                    "relaxed: written to the log but not fsynced, surviving a crash of this "
                    "process only (--in-memory implies it)")
       ->check(CLI::IsMember({"sync", "relaxed"}));
-  size_t max_connections = 0;
-  serve->add_option("--max-connections", max_connections,
+  serve->add_option("--max-connections", f->max_connections,
                     "past this many connections the longest-idle one is closed (default: from "
                     "the open-file limit, raised to its maximum)");
-  size_t max_buffered_mb = 256;
   serve
-      ->add_option("--max-buffered-mb", max_buffered_mb,
+      ->add_option("--max-buffered-mb", f->max_buffered_mb,
                    "memory for request bodies being read or handled; past it, uploads wait "
                    "(default 256)")
       ->check(CLI::Range(16, 1 << 20));
-  std::string region = "us-east-1";
-  serve->add_option("--region", region,
+  serve->add_option("--region", f->region,
                     "the region in ARNs, the health answer and signed requests' scope "
                     "(default us-east-1)");
-  std::vector<std::string> auth;
-  serve->add_option("--auth", auth,
-                    "verify AWS Signature V4 with these ACCESS_KEY_ID:SECRET pairs (repeatable; "
-                    "visible in ps: prefer --auth-file or DYNAROCK_AUTH); without any, every "
-                    "signature is accepted");
-  std::string auth_file;
   serve
-      ->add_option("--auth-file", auth_file,
-                   "read ACCESS_KEY_ID:SECRET pairs from this file, one per line")
-      ->check(CLI::ExistingFile);
-  dir->excludes(mem);
-  serve
-      ->add_option("--s3-dir", s3_dir,
+      ->add_option("--s3-dir", f->s3_dir,
                    "folder standing for S3 in ExportTableToPointInTime and ImportTable: "
                    "bucket B is the folder DIR/B")
       ->check(CLI::ExistingDirectory);
-  // Per-partition throttling (Options::partition_limits), off by default.
-  bool partition_limits = false, console = false;
-  dynarock::Options::PartitionLimits limits;
-  serve->add_flag("--partition-limits", partition_limits,
-                  "throttle each item collection at DynamoDB's per-partition ceilings (3,000 RCU "
-                  "and 1,000 WCU per second, with up to 300 s of unused capacity as burst): a key "
-                  "design that would throttle in DynamoDB throttles here");
-  auto* read_limit =
-      serve
-          ->add_option("--partition-read-limit", limits.read_units_per_second,
-                       "with --partition-limits: read units per second per collection")
-          ->check(CLI::PositiveNumber);
-  auto* write_limit =
-      serve
-          ->add_option("--partition-write-limit", limits.write_units_per_second,
-                       "with --partition-limits: write units per second per collection")
-          ->check(CLI::PositiveNumber);
-  auto* burst =
-      serve
-          ->add_option("--partition-burst-seconds", limits.burst_seconds,
-                       "with --partition-limits: seconds of unused capacity a collection keeps "
-                       "for bursts (at least 1)")
-          ->check(CLI::Range(1.0, 3600.0));
-  for (auto* o : {read_limit, write_limit, burst}) o->needs("--partition-limits");
-  serve->add_flag("--console", console,
+}
+
+// Who may call the server: signatures, web pages, Host names, the console.
+void AddAccessOptions(CLI::App* serve, ServeFlags* f) {
+  serve->add_option("--auth", f->auth,
+                    "verify AWS Signature V4 with these ACCESS_KEY_ID:SECRET pairs (repeatable; "
+                    "visible in ps: prefer --auth-file or DYNAROCK_AUTH); without any, every "
+                    "signature is accepted");
+  serve
+      ->add_option("--auth-file", f->auth_file,
+                   "read ACCESS_KEY_ID:SECRET pairs from this file, one per line")
+      ->check(CLI::ExistingFile);
+  serve->add_flag("--console", f->console,
                   "serve the web console (/console/) and its API (used by dynarock top) on a "
                   "non-loopback --host too; it shows the data");
-  std::vector<std::string> cors, allowed_hosts;
   serve
-      ->add_option("--cors", cors,
+      ->add_option("--cors", f->cors,
                    "origins (http://host:port) whose web pages may call the server, or '*' for "
                    "any (comma-separated). Default: without --auth, loopback pages and the "
                    "server's own console only; with --auth, any (every request is signed)")
       ->delimiter(',');
   serve
-      ->add_option("--allowed-host", allowed_hosts,
+      ->add_option("--allowed-host", f->allowed_hosts,
                    "further Host names a loopback server without --auth answers to (repeatable "
                    "or comma-separated); it refuses others against DNS rebinding")
       ->delimiter(',');
-  bool console_writes = false;
-  serve->add_flag("--console-writes", console_writes,
+  serve->add_flag("--console-writes", f->console_writes,
                   "let the web console put and delete single items (with a confirmation); "
                   "without it the console only reads");
+}
+
+// Per-partition throttling (Options::partition_limits), off by default.
+void AddPartitionLimitOptions(CLI::App* serve, ServeFlags* f) {
+  serve->add_flag("--partition-limits", f->partition_limits,
+                  "throttle each item collection at DynamoDB's per-partition ceilings (3,000 RCU "
+                  "and 1,000 WCU per second, with up to 300 s of unused capacity as burst): a key "
+                  "design that would throttle in DynamoDB throttles here");
+  auto* read_limit =
+      serve
+          ->add_option("--partition-read-limit", f->limits.read_units_per_second,
+                       "with --partition-limits: read units per second per collection")
+          ->check(CLI::PositiveNumber);
+  auto* write_limit =
+      serve
+          ->add_option("--partition-write-limit", f->limits.write_units_per_second,
+                       "with --partition-limits: write units per second per collection")
+          ->check(CLI::PositiveNumber);
+  auto* burst =
+      serve
+          ->add_option("--partition-burst-seconds", f->limits.burst_seconds,
+                       "with --partition-limits: seconds of unused capacity a collection keeps "
+                       "for bursts (at least 1)")
+          ->check(CLI::Range(1.0, 3600.0));
+  for (auto* o : {read_limit, write_limit, burst}) o->needs("--partition-limits");
+}
+
+// The signing keys from the flag, the file and the environment
+// (DYNAROCK_AUTH, pairs separated by commas), so secrets need not appear on
+// a command line; nullopt (after saying why) for a malformed pair.
+std::optional<std::map<std::string, std::string>> Credentials(const ServeFlags& f) {
+  std::vector<std::string> pairs = f.auth;
+  if (!f.auth_file.empty()) {
+    std::ifstream in(f.auth_file);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line[0] != '#') pairs.push_back(line);
+    }
+  }
+  if (const char* env = std::getenv("DYNAROCK_AUTH"); env != nullptr && *env != '\0') {
+    std::string all(env);
+    for (size_t start = 0, comma;; start = comma + 1) {
+      comma = all.find(',', start);
+      pairs.push_back(all.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+    }
+  }
+  std::map<std::string, std::string> credentials;
+  for (const auto& pair : pairs) {
+    size_t colon = pair.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      fmt::print(stderr, "error: --auth takes ACCESS_KEY_ID:SECRET\n");
+      return std::nullopt;
+    }
+    credentials[pair.substr(0, colon)] = pair.substr(colon + 1);
+  }
+  return credentials;
+}
+
+int RunServe(ServeFlags f) {
+  if (!f.in_memory && f.data_dir.empty()) {
+    fmt::print(stderr, "error: give --data-dir DIR or --in-memory\n");
+    return 2;
+  }
+  auto credentials = Credentials(f);
+  if (!credentials) return 2;
+  const size_t bound = ConnectionBound();
+  if (f.max_connections == 0 || f.max_connections > bound) f.max_connections = bound;
+  return Serve({.host = f.host,
+                .port = f.port,
+                .worker_threads = f.workers,
+                .max_connections = f.max_connections,
+                .max_buffered_bytes = f.max_buffered_mb << 20,
+                .region = f.region,
+                .credentials = *credentials,
+                .cors_origins = f.cors,
+                .allowed_hosts = f.allowed_hosts,
+                .s3_dir = f.s3_dir,
+                .console_api = f.console || IsLoopback(f.host),
+                .console_writes = f.console_writes},
+               f.data_dir, f.in_memory, f.durability == "sync" && !f.in_memory,
+               f.partition_limits ? std::optional(f.limits) : std::nullopt);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Dynarock: DynamoDB's data model on RocksDB"};
+  app.require_subcommand(1);
+  ServeFlags flags;
+  CLI::App* serve = app.add_subcommand("serve", "serve DynamoDB's HTTP JSON protocol");
+  AddStorageOptions(serve, &flags);
+  AddAccessOptions(serve, &flags);
+  AddPartitionLimitOptions(serve, &flags);
   std::function<int()> tool;  // the subcommand chosen, other than serve
   dynarock::cli::AddBulkCommands(&app, &tool);
   dynarock::cli::AddCollectionCommands(&app, &tool);
   dynarock::cli::AddTopCommand(&app, &tool);
   CLI11_PARSE(app, argc, argv);
   if (tool) return tool();
-  if (serve->parsed()) {
-    if (!in_memory && data_dir.empty()) {
-      fmt::print(stderr, "error: give --data-dir DIR or --in-memory\n");
-      return 2;
-    }
-    // Keys from the flag, the file and the environment (DYNAROCK_AUTH, pairs
-    // separated by commas), so secrets need not appear on a command line.
-    if (!auth_file.empty()) {
-      std::ifstream in(auth_file);
-      for (std::string line; std::getline(in, line);) {
-        if (!line.empty() && line[0] != '#') auth.push_back(line);
-      }
-    }
-    if (const char* env = std::getenv("DYNAROCK_AUTH"); env != nullptr && *env != '\0') {
-      std::string all(env);
-      for (size_t start = 0, comma;; start = comma + 1) {
-        comma = all.find(',', start);
-        auth.push_back(all.substr(start, comma - start));
-        if (comma == std::string::npos) break;
-      }
-    }
-    std::map<std::string, std::string> credentials;
-    for (const auto& pair : auth) {
-      size_t colon = pair.find(':');
-      if (colon == std::string::npos || colon == 0) {
-        fmt::print(stderr, "error: --auth takes ACCESS_KEY_ID:SECRET\n");
-        return 2;
-      }
-      credentials[pair.substr(0, colon)] = pair.substr(colon + 1);
-    }
-    const size_t bound = ConnectionBound();
-    if (max_connections == 0 || max_connections > bound) max_connections = bound;
-    return Serve({.host = host,
-                  .port = port,
-                  .worker_threads = workers,
-                  .max_connections = max_connections,
-                  .max_buffered_bytes = max_buffered_mb << 20,
-                  .region = region,
-                  .credentials = credentials,
-                  .cors_origins = cors,
-                  .allowed_hosts = allowed_hosts,
-                  .s3_dir = s3_dir,
-                  .console_api = console || IsLoopback(host),
-                  .console_writes = console_writes},
-                 data_dir, in_memory, durability == "sync" && !in_memory,
-                 partition_limits ? std::optional(limits) : std::nullopt);
-  }
+  if (serve->parsed()) return RunServe(std::move(flags));
   return 2;
 }

@@ -57,6 +57,272 @@ void PrintItems(const std::vector<Item>& items) {
   }
 }
 
+constexpr char kVehicle[] = "VEH#V-7741";
+
+// A fresh Telemetry table (a GSI and an LSI) with `vehicles` profiles and
+// `readings` readings each; the database is closed again on return.
+Status Load(const std::string& dir, int vehicles, int readings) {
+  auto opened = Database::Open(dir, {});
+  if (!opened.ok()) return opened.status();
+  Database* db = opened->get();
+  // A fresh table each run: DeleteTable is one range deletion, whatever the size.
+  if (db->DescribeTable({kTable}).ok()) {
+    auto deleted = db->DeleteTable({kTable});
+    if (!deleted.ok()) return deleted.status();
+  }
+  CreateTableRequest create;
+  create.table_name = kTable;
+  create.key_schema = {{"vehicleId", KeyType::kHash}, {"recordedAt", KeyType::kRange}};
+  create.attribute_definitions = {{"vehicleId", ScalarAttributeType::kS},
+                                  {"recordedAt", ScalarAttributeType::kS},
+                                  {"depotCode", ScalarAttributeType::kS},
+                                  {"speedKph", ScalarAttributeType::kN}};
+  create.billing_mode = BillingMode::kPayPerRequest;
+  // "Newest readings of a depot": a GSI keyed (depotCode, recordedAt).
+  create.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
+      {"ByDepot",
+       {{"depotCode", KeyType::kHash}, {"recordedAt", KeyType::kRange}},
+       {ProjectionType::kInclude, {"speedKph"}},
+       std::nullopt}};
+  // "Fastest readings of a vehicle": an LSI, which puts every collection
+  // under DynamoDB's 10 GB item collection limit.
+  create.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
+      {"BySpeed",
+       {{"vehicleId", KeyType::kHash}, {"speedKph", KeyType::kRange}},
+       {ProjectionType::kKeysOnly, {}}}};
+  auto created = db->CreateTable(create);
+  if (!created.ok()) return created.status();
+
+  auto start = std::chrono::steady_clock::now();
+  for (int v = 0; v < vehicles; ++v) {
+    const std::string id = VehicleId(v, vehicles);
+    const char* depot = kDepots[v % 5];
+    auto put = db->PutItem({.table_name = kTable,
+                            .item = {{"vehicleId", AttributeValue::S(id)},
+                                     {"recordedAt", AttributeValue::S("META")},
+                                     {"model", AttributeValue::S(v % 3 ? "eVan 2" : "eTruck")},
+                                     {"depotCode", AttributeValue::S(depot)}}});
+    if (!put.ok()) return put.status();
+    for (int r = 0; r < readings; ++r) {
+      Item item{
+          {"vehicleId", AttributeValue::S(id)},
+          {"recordedAt", AttributeValue::S("TS#" + Timestamp(r))},
+          {"speedKph",
+           AttributeValue::N(Num(fmt::format("{}.{}", 30 + (v * 7 + r * 3) % 70, r % 10)))},
+          {"coolantC", AttributeValue::N(Num(std::to_string(80 + (v + r) % 25)))},
+          {"fuelPct", AttributeValue::N(Num(fmt::format("0.{:02d}", 99 - r * 90 / readings)))},
+          {"depotCode", AttributeValue::S(depot)}};
+      put = db->PutItem({.table_name = kTable, .item = std::move(item)});
+      if (!put.ok()) return put.status();
+    }
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("Loaded {} vehicles x ({} readings + META) = {} items into {}/ in {:.2f} s\n",
+             vehicles, readings, vehicles * (readings + 1), dir, secs);
+  return Status::OK();
+}
+
+// 1. The whole collection: profile and readings in one Query (first few shown).
+Status ShowCollection(Database* db) {
+  QueryRequest q;
+  q.table_name = kTable;
+  q.key_condition = {"vehicleId", AttributeValue::S(kVehicle), std::nullopt};
+  q.limit = 4;  // "META" sorts before "TS#...": the profile, then the oldest readings
+  ReadCounter counter;
+  auto r = db->Query(q);
+  if (!r.ok()) return r.status();
+  fmt::print("Query {} (its item collection, Limit 4): {} items, {} keys touched\n", kVehicle,
+             r->count, counter.keys_touched());
+  PrintItems(r->items);
+  return Status::OK();
+}
+
+// The seed's question, and what its Query cost (section 6 compares).
+struct Window {
+  std::string from = "TS#" + Timestamp(20), to = "TS#" + Timestamp(40);
+  uint64_t query_keys = 0;
+  size_t query_items = 0;
+};
+
+// One vehicle, a ten-minute window, newest first, as DynamoDB clients write it.
+QueryRequest WindowQuery(const Window& window) {
+  QueryRequest q;
+  q.table_name = kTable;
+  q.key_condition_expression = "vehicleId = :v AND recordedAt BETWEEN :from AND :to";
+  q.projection_expression = "recordedAt, speedKph, coolantC, fuelPct";
+  q.expression_attribute_values =
+      ExpressionAttributeValues{{":v", AttributeValue::S(kVehicle)},
+                                {":from", AttributeValue::S(window.from)},
+                                {":to", AttributeValue::S(window.to)}};
+  q.scan_index_forward = false;
+  return q;
+}
+
+// 2. The seed's question.
+Status ShowWindow(Database* db, Window* window) {
+  const QueryRequest q = WindowQuery(*window);
+  ReadCounter counter;
+  auto r = db->Query(q);
+  if (!r.ok()) return r.status();
+  window->query_keys = counter.keys_touched();
+  window->query_items = r->items.size();
+  fmt::print(
+      "\nQuery {}\n  KeyConditionExpression: {}\n  ProjectionExpression: {}\n"
+      "  ScanIndexForward=false, :from={} :to={}\n",
+      kVehicle, *q.key_condition_expression, *q.projection_expression, window->from, window->to);
+  PrintItems(r->items);
+  fmt::print("  -> Count {}, ScannedCount {}, {} keys touched, {} seeks\n", r->count,
+             r->scanned_count, window->query_keys, counter.seeks());
+  return Status::OK();
+}
+
+// 3. The same window, only the fast readings: a FilterExpression runs on the
+//    items the key condition read (Count < ScannedCount).
+Status ShowFilter(Database* db, const Window& window) {
+  QueryRequest fast = WindowQuery(window);
+  fast.filter_expression = "speedKph > :fast";
+  (*fast.expression_attribute_values)[":fast"] = AttributeValue::N(Num("80"));
+  auto r = db->Query(fast);
+  if (!r.ok()) return r.status();
+  fmt::print("\nSame Query with FilterExpression \"{}\" (:fast=80):\n", *fast.filter_expression);
+  PrintItems(r->items);
+  fmt::print("  -> Count {}, ScannedCount {}\n", r->count, r->scanned_count);
+  return Status::OK();
+}
+
+// 4. The ByDepot GSI: newest readings of one depot, across its vehicles.
+Status ShowDepot(Database* db) {
+  QueryRequest depot{.table_name = kTable, .index_name = "ByDepot"};
+  depot.key_condition_expression = "depotCode = :d AND begins_with(recordedAt, :ts)";
+  depot.expression_attribute_values = ExpressionAttributeValues{
+      {":d", AttributeValue::S("DEP-LON-3")}, {":ts", AttributeValue::S("TS#")}};
+  depot.scan_index_forward = false;
+  depot.limit = 5;
+  ReadCounter counter;
+  auto r = db->Query(depot);
+  if (!r.ok()) return r.status();
+  fmt::print("\nQuery GSI ByDepot: {} (newest first, Limit 5):\n", *depot.key_condition_expression);
+  for (const Item& item : r->items) {
+    fmt::print("    {:<28} {} speedKph={}\n", item.at("recordedAt").s(), item.at("vehicleId").s(),
+               item.at("speedKph").n().ToString());
+  }
+  fmt::print("  -> {} items, {} keys touched\n", r->count, counter.keys_touched());
+  return Status::OK();
+}
+
+// 5. A write to a table with an LSI reports its collection's size.
+Status ShowCollectionMetrics(Database* db, int readings) {
+  PutItemRequest put{.table_name = kTable};
+  put.item = {{"vehicleId", AttributeValue::S(kVehicle)},
+              {"recordedAt", AttributeValue::S("TS#" + Timestamp(readings))},
+              {"speedKph", AttributeValue::N(Num("64.5"))},
+              {"depotCode", AttributeValue::S("DEP-LON-3")}};
+  put.return_item_collection_metrics = ReturnItemCollectionMetrics::kSize;
+  auto r = db->PutItem(put);
+  if (!r.ok()) return r.status();
+  const ItemCollectionMetrics& m = *r->item_collection_metrics;
+  fmt::print(
+      "\nPutItem with ReturnItemCollectionMetrics=SIZE: ItemCollectionKey {{vehicleId: {}}}, "
+      "SizeEstimateRangeGB [{:.1f}, {:.1f}]\n",
+      m.item_collection_key.at("vehicleId").s(), m.size_estimate_range_gb[0],
+      m.size_estimate_range_gb[1]);
+  auto top = db->LargestCollections(kTable, 3);
+  if (!top.ok()) return top.status();
+  fmt::print("Largest collections (items + LSI entries):\n");
+  for (const auto& c : *top) {
+    fmt::print("    {}  {} items, {} bytes\n", c.key.at("vehicleId").s(), c.item_count,
+               c.size_bytes);
+  }
+  return Status::OK();
+}
+
+// 6. The same question answered by a Scan with a filter, page by page.
+Status ShowScan(Database* db, const Window& window) {
+  ReadCounter counter;
+  ScanRequest s{.table_name = kTable};
+  s.filter_expression = "vehicleId = :v AND recordedAt BETWEEN :from AND :to";
+  s.expression_attribute_values =
+      ExpressionAttributeValues{{":v", AttributeValue::S(kVehicle)},
+                                {":from", AttributeValue::S(window.from)},
+                                {":to", AttributeValue::S(window.to)}};
+  s.select = Select::kCount;
+  int64_t matches = 0, scanned = 0, pages = 0;
+  while (true) {
+    auto r = db->Scan(s);
+    if (!r.ok()) return r.status();
+    ++pages;
+    scanned += r->scanned_count;
+    matches += r->count;
+    if (!r->last_evaluated_key) break;
+    s.exclusive_start_key = r->last_evaluated_key;
+  }
+  fmt::print(
+      "\nScan with FilterExpression \"{}\":\n  -> Count {}, ScannedCount {} in {} pages of "
+      "<= 1 MB, {} keys touched\n",
+      *s.filter_expression, matches, scanned, pages, counter.keys_touched());
+  fmt::print("Query touched {:.0f}x fewer keys than Scan for the same {} items.\n",
+             static_cast<double>(counter.keys_touched()) / static_cast<double>(window.query_keys),
+             window.query_items);
+  return Status::OK();
+}
+
+// 7. A stream of the table's changes, and TTL: a reading that expired is
+//    deleted by the sweep, and its REMOVE record says the TTL service did it.
+Status ShowStreamAndTtl(Database* db) {
+  auto enabled = db->UpdateTable(
+      {.table_name = kTable,
+       .stream_specification = StreamSpecification{true, StreamViewType::kNewAndOldImages}});
+  if (!enabled.ok()) return enabled.status();
+  const std::string arn = *enabled->table_description.latest_stream_arn;
+  UpdateItemRequest model{.table_name = kTable,
+                          .key = {{"vehicleId", AttributeValue::S(kVehicle)},
+                                  {"recordedAt", AttributeValue::S("META")}},
+                          .update_expression = "SET model = :m"};
+  model.expression_attribute_values =
+      ExpressionAttributeValues{{":m", AttributeValue::S("eVan 3")}};
+  if (auto r = db->UpdateItem(model); !r.ok()) return r.status();
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  Item reading{{"vehicleId", AttributeValue::S(kVehicle)},
+               {"recordedAt", AttributeValue::S("TS#2026-01-01T00:00:00Z")},
+               {"speedKph", AttributeValue::N(Num("12"))},
+               {"expiresAt", AttributeValue::N(Number::FromInt64(now_s - 60))}};
+  if (auto r = db->PutItem({.table_name = kTable, .item = reading}); !r.ok()) return r.status();
+  if (auto r = db->UpdateTimeToLive({kTable, {true, "expiresAt"}}); !r.ok()) return r.status();
+  auto expired = db->ExpireItems();
+  if (!expired.ok()) return expired.status();
+  auto records = db->ReadStream(arn, "", 100);
+  if (!records.ok()) return records.status();
+  fmt::print(
+      "\nStream {} (NEW_AND_OLD_IMAGES), after an UpdateItem, a PutItem and a TTL sweep "
+      "that deleted {} expired item(s):\n",
+      enabled->table_description.latest_stream_label.value_or(""), *expired);
+  constexpr const char* kEvents[] = {"INSERT", "MODIFY", "REMOVE"};
+  for (const auto& r : *records) {
+    fmt::print("    {} {:<6} {} {}{}\n", r.sequence_number, kEvents[static_cast<int>(r.event_name)],
+               r.keys.at("vehicleId").s(), r.keys.at("recordedAt").s(),
+               r.time_to_live_deletion ? "  (deleted by TTL)" : "");
+  }
+  return Status::OK();
+}
+
+// Everything after the load, read back from disk.
+Status Explore(Database* db, int readings) {
+  auto described = db->DescribeTable({kTable});
+  if (!described.ok()) return described.status();
+  fmt::print("Reopened: table {} holds {} items, {} bytes (DynamoDB item sizes)\n\n", kTable,
+             described->table.item_count, described->table.table_size_bytes);
+  Window window;
+  DYNAROCK_RETURN_IF_ERROR(ShowCollection(db));
+  DYNAROCK_RETURN_IF_ERROR(ShowWindow(db, &window));
+  DYNAROCK_RETURN_IF_ERROR(ShowFilter(db, window));
+  DYNAROCK_RETURN_IF_ERROR(ShowDepot(db));
+  DYNAROCK_RETURN_IF_ERROR(ShowCollectionMetrics(db, readings));
+  DYNAROCK_RETURN_IF_ERROR(ShowScan(db, window));
+  return ShowStreamAndTtl(db);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,237 +331,15 @@ int main(int argc, char** argv) {
   int vehicles = 500, readings = 120;
   app.add_option("--db", dir, "database directory (created if missing)");
   app.add_option("--vehicles", vehicles, "vehicles to load")->check(CLI::Range(1, 9999));
-  app.add_option("--readings", readings, "readings per vehicle, 30 s apart")->check(CLI::Range(1, 2000));
+  app.add_option("--readings", readings, "readings per vehicle, 30 s apart")
+      ->check(CLI::Range(1, 2000));
   CLI11_PARSE(app, argc, argv);
-  const std::string vehicle = "VEH#V-7741";
 
-  {
-    auto db = Database::Open(dir, {});
-    if (!db.ok()) return Fail(db.status());
-    // A fresh table each run: DeleteTable is one range deletion, whatever the size.
-    if ((*db)->DescribeTable({kTable}).ok()) {
-      auto deleted = (*db)->DeleteTable({kTable});
-      if (!deleted.ok()) return Fail(deleted.status());
-    }
-    CreateTableRequest create;
-    create.table_name = kTable;
-    create.key_schema = {{"vehicleId", KeyType::kHash}, {"recordedAt", KeyType::kRange}};
-    create.attribute_definitions = {{"vehicleId", ScalarAttributeType::kS},
-                                    {"recordedAt", ScalarAttributeType::kS},
-                                    {"depotCode", ScalarAttributeType::kS},
-                                    {"speedKph", ScalarAttributeType::kN}};
-    create.billing_mode = BillingMode::kPayPerRequest;
-    // "Newest readings of a depot": a GSI keyed (depotCode, recordedAt).
-    create.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{
-        {"ByDepot", {{"depotCode", KeyType::kHash}, {"recordedAt", KeyType::kRange}},
-         {ProjectionType::kInclude, {"speedKph"}}, std::nullopt}};
-    // "Fastest readings of a vehicle": an LSI, which puts every collection
-    // under DynamoDB's 10 GB item collection limit.
-    create.local_secondary_indexes = std::vector<LocalSecondaryIndex>{
-        {"BySpeed", {{"vehicleId", KeyType::kHash}, {"speedKph", KeyType::kRange}},
-         {ProjectionType::kKeysOnly, {}}}};
-    auto created = (*db)->CreateTable(create);
-    if (!created.ok()) return Fail(created.status());
-
-    auto start = std::chrono::steady_clock::now();
-    for (int v = 0; v < vehicles; ++v) {
-      const std::string id = VehicleId(v, vehicles);
-      const char* depot = kDepots[v % 5];
-      auto put = (*db)->PutItem({.table_name = kTable,
-                                 .item = {{"vehicleId", AttributeValue::S(id)},
-                                          {"recordedAt", AttributeValue::S("META")},
-                                          {"model", AttributeValue::S(v % 3 ? "eVan 2" : "eTruck")},
-                                          {"depotCode", AttributeValue::S(depot)}}});
-      if (!put.ok()) return Fail(put.status());
-      for (int r = 0; r < readings; ++r) {
-        Item item{{"vehicleId", AttributeValue::S(id)},
-                  {"recordedAt", AttributeValue::S("TS#" + Timestamp(r))},
-                  {"speedKph", AttributeValue::N(Num(fmt::format("{}.{}", 30 + (v * 7 + r * 3) % 70, r % 10)))},
-                  {"coolantC", AttributeValue::N(Num(std::to_string(80 + (v + r) % 25)))},
-                  {"fuelPct", AttributeValue::N(Num(fmt::format("0.{:02d}", 99 - r * 90 / readings)))},
-                  {"depotCode", AttributeValue::S(depot)}};
-        put = (*db)->PutItem({.table_name = kTable, .item = std::move(item)});
-        if (!put.ok()) return Fail(put.status());
-      }
-    }
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    fmt::print("Loaded {} vehicles x ({} readings + META) = {} items into {}/ in {:.2f} s\n",
-               vehicles, readings, vehicles * (readings + 1), dir, secs);
-  }  // closed: everything below is read back from disk
-
+  if (Status loaded = Load(dir, vehicles, readings); !loaded.ok()) return Fail(loaded);
   Options options;
   options.ttl_sweep_interval_ms = 0;  // section 7 runs the TTL sweep itself
   auto db = Database::Open(dir, options);
   if (!db.ok()) return Fail(db.status());
-  auto described = (*db)->DescribeTable({kTable});
-  if (!described.ok()) return Fail(described.status());
-  fmt::print("Reopened: table {} holds {} items, {} bytes (DynamoDB item sizes)\n\n", kTable,
-             described->table.item_count, described->table.table_size_bytes);
-
-  // 1. The whole collection: profile and readings in one Query (first few shown).
-  {
-    QueryRequest q;
-    q.table_name = kTable;
-    q.key_condition = {"vehicleId", AttributeValue::S(vehicle), std::nullopt};
-    q.limit = 4;  // "META" sorts before "TS#...": the profile, then the oldest readings
-    ReadCounter counter;
-    auto r = (*db)->Query(q);
-    if (!r.ok()) return Fail(r.status());
-    fmt::print("Query {} (its item collection, Limit 4): {} items, {} keys touched\n", vehicle,
-               r->count, counter.keys_touched());
-    PrintItems(r->items);
-  }
-
-  // 2. The seed's question: one vehicle, a ten-minute window, newest first,
-  //    as DynamoDB clients write it.
-  const std::string from = "TS#" + Timestamp(20), to = "TS#" + Timestamp(40);
-  QueryRequest q;
-  q.table_name = kTable;
-  q.key_condition_expression = "vehicleId = :v AND recordedAt BETWEEN :from AND :to";
-  q.projection_expression = "recordedAt, speedKph, coolantC, fuelPct";
-  q.expression_attribute_values = ExpressionAttributeValues{
-      {":v", AttributeValue::S(vehicle)}, {":from", AttributeValue::S(from)},
-      {":to", AttributeValue::S(to)}};
-  q.scan_index_forward = false;
-  uint64_t query_keys;
-  size_t query_items;
-  {
-    ReadCounter counter;
-    auto r = (*db)->Query(q);
-    if (!r.ok()) return Fail(r.status());
-    query_keys = counter.keys_touched();
-    query_items = r->items.size();
-    fmt::print("\nQuery {}\n  KeyConditionExpression: {}\n  ProjectionExpression: {}\n"
-               "  ScanIndexForward=false, :from={} :to={}\n",
-               vehicle, *q.key_condition_expression, *q.projection_expression, from, to);
-    PrintItems(r->items);
-    fmt::print("  -> Count {}, ScannedCount {}, {} keys touched, {} seeks\n", r->count,
-               r->scanned_count, query_keys, counter.seeks());
-  }
-
-  // 3. The same window, only the fast readings: a FilterExpression runs on the
-  //    items the key condition read (Count < ScannedCount).
-  {
-    QueryRequest fast = q;
-    fast.filter_expression = "speedKph > :fast";
-    (*fast.expression_attribute_values)[":fast"] = AttributeValue::N(Num("80"));
-    auto r = (*db)->Query(fast);
-    if (!r.ok()) return Fail(r.status());
-    fmt::print("\nSame Query with FilterExpression \"{}\" (:fast=80):\n", *fast.filter_expression);
-    PrintItems(r->items);
-    fmt::print("  -> Count {}, ScannedCount {}\n", r->count, r->scanned_count);
-  }
-
-  // 4. The ByDepot GSI: newest readings of one depot, across its vehicles.
-  {
-    QueryRequest depot{.table_name = kTable, .index_name = "ByDepot"};
-    depot.key_condition_expression = "depotCode = :d AND begins_with(recordedAt, :ts)";
-    depot.expression_attribute_values = ExpressionAttributeValues{
-        {":d", AttributeValue::S("DEP-LON-3")}, {":ts", AttributeValue::S("TS#")}};
-    depot.scan_index_forward = false;
-    depot.limit = 5;
-    ReadCounter counter;
-    auto r = (*db)->Query(depot);
-    if (!r.ok()) return Fail(r.status());
-    fmt::print("\nQuery GSI ByDepot: {} (newest first, Limit 5):\n", *depot.key_condition_expression);
-    for (const Item& item : r->items) {
-      fmt::print("    {:<28} {} speedKph={}\n", item.at("recordedAt").s(), item.at("vehicleId").s(),
-                 item.at("speedKph").n().ToString());
-    }
-    fmt::print("  -> {} items, {} keys touched\n", r->count, counter.keys_touched());
-  }
-
-  // 5. A write to a table with an LSI reports its collection's size.
-  {
-    PutItemRequest put{.table_name = kTable};
-    put.item = {{"vehicleId", AttributeValue::S(vehicle)},
-                {"recordedAt", AttributeValue::S("TS#" + Timestamp(readings))},
-                {"speedKph", AttributeValue::N(Num("64.5"))},
-                {"depotCode", AttributeValue::S("DEP-LON-3")}};
-    put.return_item_collection_metrics = ReturnItemCollectionMetrics::kSize;
-    auto r = (*db)->PutItem(put);
-    if (!r.ok()) return Fail(r.status());
-    const ItemCollectionMetrics& m = *r->item_collection_metrics;
-    fmt::print("\nPutItem with ReturnItemCollectionMetrics=SIZE: ItemCollectionKey {{vehicleId: {}}}, "
-               "SizeEstimateRangeGB [{:.1f}, {:.1f}]\n", m.item_collection_key.at("vehicleId").s(),
-               m.size_estimate_range_gb[0], m.size_estimate_range_gb[1]);
-    auto top = (*db)->LargestCollections(kTable, 3);
-    if (!top.ok()) return Fail(top.status());
-    fmt::print("Largest collections (items + LSI entries):\n");
-    for (const auto& c : *top) {
-      fmt::print("    {}  {} items, {} bytes\n", c.key.at("vehicleId").s(), c.item_count, c.size_bytes);
-    }
-  }
-
-  // 6. The same question answered by a Scan with a filter, page by page.
-  {
-    ReadCounter counter;
-    ScanRequest s{.table_name = kTable};
-    s.filter_expression = "vehicleId = :v AND recordedAt BETWEEN :from AND :to";
-    s.expression_attribute_values = ExpressionAttributeValues{
-        {":v", AttributeValue::S(vehicle)}, {":from", AttributeValue::S(from)},
-        {":to", AttributeValue::S(to)}};
-    s.select = Select::kCount;
-    int64_t matches = 0, scanned = 0, pages = 0;
-    while (true) {
-      auto r = (*db)->Scan(s);
-      if (!r.ok()) return Fail(r.status());
-      ++pages;
-      scanned += r->scanned_count;
-      matches += r->count;
-      if (!r->last_evaluated_key) break;
-      s.exclusive_start_key = r->last_evaluated_key;
-    }
-    fmt::print("\nScan with FilterExpression \"{}\":\n  -> Count {}, ScannedCount {} in {} pages of "
-               "<= 1 MB, {} keys touched\n", *s.filter_expression, matches, scanned, pages,
-               counter.keys_touched());
-    fmt::print("Query touched {:.0f}x fewer keys than Scan for the same {} items.\n",
-               static_cast<double>(counter.keys_touched()) / static_cast<double>(query_keys),
-               query_items);
-  }
-
-  // 7. A stream of the table's changes, and TTL: a reading that expired is
-  //    deleted by the sweep, and its REMOVE record says the TTL service did it.
-  {
-    auto enabled = (*db)->UpdateTable(
-        {.table_name = kTable,
-         .stream_specification = StreamSpecification{true, StreamViewType::kNewAndOldImages}});
-    if (!enabled.ok()) return Fail(enabled.status());
-    const std::string arn = *enabled->table_description.latest_stream_arn;
-    UpdateItemRequest model{.table_name = kTable,
-                            .key = {{"vehicleId", AttributeValue::S(vehicle)},
-                                    {"recordedAt", AttributeValue::S("META")}},
-                            .update_expression = "SET model = :m"};
-    model.expression_attribute_values =
-        ExpressionAttributeValues{{":m", AttributeValue::S("eVan 3")}};
-    if (auto r = (*db)->UpdateItem(model); !r.ok()) return Fail(r.status());
-    const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-    Item reading{{"vehicleId", AttributeValue::S(vehicle)},
-                 {"recordedAt", AttributeValue::S("TS#2026-01-01T00:00:00Z")},
-                 {"speedKph", AttributeValue::N(Num("12"))},
-                 {"expiresAt", AttributeValue::N(Number::FromInt64(now_s - 60))}};
-    if (auto r = (*db)->PutItem({.table_name = kTable, .item = reading}); !r.ok()) {
-      return Fail(r.status());
-    }
-    if (auto r = (*db)->UpdateTimeToLive({kTable, {true, "expiresAt"}}); !r.ok()) {
-      return Fail(r.status());
-    }
-    auto expired = (*db)->ExpireItems();
-    if (!expired.ok()) return Fail(expired.status());
-    auto records = (*db)->ReadStream(arn, "", 100);
-    if (!records.ok()) return Fail(records.status());
-    fmt::print(
-        "\nStream {} (NEW_AND_OLD_IMAGES), after an UpdateItem, a PutItem and a TTL sweep "
-        "that deleted {} expired item(s):\n",
-        enabled->table_description.latest_stream_label.value_or(""), *expired);
-    constexpr const char* kEvents[] = {"INSERT", "MODIFY", "REMOVE"};
-    for (const auto& r : *records) {
-      fmt::print("    {} {:<6} {} {}{}\n", r.sequence_number,
-                 kEvents[static_cast<int>(r.event_name)], r.keys.at("vehicleId").s(),
-                 r.keys.at("recordedAt").s(), r.time_to_live_deletion ? "  (deleted by TTL)" : "");
-    }
-  }
+  if (Status explored = Explore(db->get(), readings); !explored.ok()) return Fail(explored);
   return 0;
 }
