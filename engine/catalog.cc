@@ -24,12 +24,8 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out + "]";
 }
 
-}  // namespace
-
-Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
-  // The model's constraints were checked by the operation
-  // (model::CheckModel): what follows are DynamoDB's semantic rules.
-  BillingMode billing = r.billing_mode.value_or(BillingMode::kProvisioned);
+// Provisioned tables give their throughput; on-demand ones do not.
+Status CheckBilling(const CreateTableRequest& r, BillingMode billing) {
   if (billing == BillingMode::kProvisioned && !r.provisioned_throughput) {
     return InvalidParameter(
         "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is "
@@ -40,22 +36,38 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
         "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
         "PAY_PER_REQUEST");
   }
+  return Status::OK();
+}
 
-  if (r.key_schema[0].key_type != KeyType::kHash) {
+// One KeySchema, the table's or an index's: a HASH key, then perhaps a
+// RANGE key of another name.
+Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
+  if (ks[0].key_type != KeyType::kHash) {
     return Status::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
   }
-  if (r.key_schema.size() == 2) {
-    if (r.key_schema[1].key_type != KeyType::kRange) {
-      return Status::Validation(
-          "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-    }
-    if (r.key_schema[0].attribute_name == r.key_schema[1].attribute_name) {
-      return Status::Validation(
-          "Invalid KeySchema: Both the Hash Key and the Range Key element in the KeySchema have "
-          "the same name");
-    }
+  if (ks.size() == 2 && ks[1].key_type != KeyType::kRange) {
+    return Status::Validation(
+        "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
   }
+  if (ks.size() == 2 && ks[0].attribute_name == ks[1].attribute_name) {
+    return Status::Validation(
+        "Invalid KeySchema: Both the Hash Key and the Range Key element in the KeySchema have "
+        "the same name");
+  }
+  return Status::OK();
+}
 
+std::optional<ScalarAttributeType> DefinedType(const CreateTableRequest& r,
+                                               const std::string& name) {
+  for (const auto& d : r.attribute_definitions) {
+    if (d.attribute_name == name) return d.attribute_type;
+  }
+  return std::nullopt;
+}
+
+// Every key attribute (of the table and its indexes) is defined once, and
+// nothing else is.
+Status CheckAttributeDefinitions(const CreateTableRequest& r) {
   std::vector<std::string> defined;
   for (const auto& d : r.attribute_definitions) {
     if (std::find(defined.begin(), defined.end(), d.attribute_name) != defined.end()) {
@@ -64,21 +76,12 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
     }
     defined.push_back(d.attribute_name);
   }
-  auto find_type = [&](const std::string& name) -> std::optional<ScalarAttributeType> {
-    for (const auto& d : r.attribute_definitions) {
-      if (d.attribute_name == name) return d.attribute_type;
-    }
-    return std::nullopt;
-  };
-  // Every key attribute (table and indexes) is defined, and nothing else is.
-  std::vector<std::string> key_names;
-  for (const auto& k : r.key_schema) key_names.push_back(k.attribute_name);
-  std::vector<std::string> all_keys = key_names;
+  std::vector<std::string> all_keys;
   auto check_defined = [&](const std::vector<KeySchemaElement>& ks) -> Status {
     std::vector<std::string> names;
     for (const auto& k : ks) names.push_back(k.attribute_name);
     for (const auto& n : names) {
-      if (!find_type(n)) {
+      if (!DefinedType(r, n)) {
         return InvalidParameter(
             "Some index key attributes are not defined in AttributeDefinitions. Keys: " +
             JoinNames(names) + ", AttributeDefinitions: " + JoinNames(defined));
@@ -89,114 +92,157 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
   };
   DYNAROCK_RETURN_IF_ERROR(check_defined(r.key_schema));
   if (r.local_secondary_indexes) {
-    for (const auto& l : *r.local_secondary_indexes) DYNAROCK_RETURN_IF_ERROR(check_defined(l.key_schema));
+    for (const auto& l : *r.local_secondary_indexes) {
+      DYNAROCK_RETURN_IF_ERROR(check_defined(l.key_schema));
+    }
   }
   if (r.global_secondary_indexes) {
-    for (const auto& g : *r.global_secondary_indexes) DYNAROCK_RETURN_IF_ERROR(check_defined(g.key_schema));
+    for (const auto& g : *r.global_secondary_indexes) {
+      DYNAROCK_RETURN_IF_ERROR(check_defined(g.key_schema));
+    }
   }
   if (defined.size() != all_keys.size()) {
     return InvalidParameter(
         "Number of attributes in KeySchema does not exactly match number of attributes defined "
         "in AttributeDefinitions");
   }
+  return Status::OK();
+}
 
-  std::vector<IndexInfo> indexes;
-  size_t include_total = 0;
-  auto build_index = [&](const std::string& name, const std::vector<KeySchemaElement>& ks,
-                         const Projection& projection, bool global) -> Status {
-    for (const auto& existing : indexes) {
+// The indexes of a CreateTable, each checked, in the request's order (LSIs
+// first); `include_total` counts their NonKeyAttributes.
+class IndexesBuilder {
+ public:
+  explicit IndexesBuilder(const CreateTableRequest& r) : r_(r) {}
+
+  Status Add(const std::string& name, const std::vector<KeySchemaElement>& ks,
+             const Projection& projection, bool global) {
+    for (const auto& existing : indexes_) {
       if (existing.name == name) return InvalidParameter("Duplicate index name: " + name);
     }
-    if (ks[0].key_type != KeyType::kHash) {
-      return Status::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
-    }
-    if (ks.size() == 2 && ks[1].key_type != KeyType::kRange) {
-      return Status::Validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-    }
-    if (ks.size() == 2 && ks[0].attribute_name == ks[1].attribute_name) {
-      return Status::Validation(
-          "Invalid KeySchema: Both the Hash Key and the Range Key element in the KeySchema have "
-          "the same name");
-    }
+    DYNAROCK_RETURN_IF_ERROR(CheckKeySchema(ks));
     if (projection.projection_type == ProjectionType::kInclude) {
       if (projection.non_key_attributes.empty()) {
         return InvalidParameter("ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
       }
-      include_total += projection.non_key_attributes.size();
+      include_total_ += projection.non_key_attributes.size();
     } else if (!projection.non_key_attributes.empty()) {
-      return InvalidParameter("ProjectionType is " +
-                              std::string(projection.projection_type == ProjectionType::kAll ? "ALL" : "KEYS_ONLY") +
-                              ", but NonKeyAttributes is specified");
+      return InvalidParameter(
+          "ProjectionType is " +
+          std::string(projection.projection_type == ProjectionType::kAll ? "ALL" : "KEYS_ONLY") +
+          ", but NonKeyAttributes is specified");
     }
     IndexInfo info;
     info.name = name;
     info.global = global;
-    info.partition_key = {ks[0].attribute_name, *find_type(ks[0].attribute_name)};
-    if (ks.size() == 2) info.sort_key = KeyAttribute{ks[1].attribute_name, *find_type(ks[1].attribute_name)};
+    info.partition_key = {ks[0].attribute_name, *DefinedType(r_, ks[0].attribute_name)};
+    if (ks.size() == 2) {
+      info.sort_key = KeyAttribute{ks[1].attribute_name, *DefinedType(r_, ks[1].attribute_name)};
+    }
     info.projection = projection.projection_type;
     info.non_key_attributes = projection.non_key_attributes;
-    indexes.push_back(std::move(info));
+    indexes_.push_back(std::move(info));
     return Status::OK();
-  };
-  if (r.local_secondary_indexes) {
-    if (key_names.size() < 2) {
+  }
+
+  Status AddLocal(const std::vector<LocalSecondaryIndex>& lsis) {
+    const auto& table_keys = r_.key_schema;
+    if (table_keys.size() < 2) {
       return InvalidParameter(
           "Table KeySchema does not have a range key, which is required when specifying a "
           "LocalSecondaryIndex");
     }
-    if (r.local_secondary_indexes->size() > 5) {
+    if (lsis.size() > 5) {
       return InvalidParameter("Number of LocalSecondaryIndexes exceeds per-table limit of 5");
     }
-    for (const auto& l : *r.local_secondary_indexes) {
-      if (l.key_schema.size() != 2 || l.key_schema[0].attribute_name != key_names[0]) {
+    for (const auto& l : lsis) {
+      if (l.key_schema.size() != 2 ||
+          l.key_schema[0].attribute_name != table_keys[0].attribute_name) {
         return InvalidParameter(
             "Index KeySchema does not have the same leading hash key as table KeySchema for "
-            "index: " + l.index_name + ". index hash key: " + l.key_schema[0].attribute_name +
-            ", table hash key: " + key_names[0]);
+            "index: " +
+            l.index_name + ". index hash key: " + l.key_schema[0].attribute_name +
+            ", table hash key: " + table_keys[0].attribute_name);
       }
-      DYNAROCK_RETURN_IF_ERROR(build_index(l.index_name, l.key_schema, l.projection, false));
+      DYNAROCK_RETURN_IF_ERROR(Add(l.index_name, l.key_schema, l.projection, false));
     }
+    return Status::OK();
   }
-  if (r.global_secondary_indexes) {
-    if (r.global_secondary_indexes->size() > 20) {
+
+  Status AddGlobal(const std::vector<GlobalSecondaryIndex>& gsis, BillingMode billing) {
+    if (gsis.size() > 20) {
       return InvalidParameter("GlobalSecondaryIndex count exceeds the per-table limit of 20");
     }
-    for (const auto& g : *r.global_secondary_indexes) {
+    for (const auto& g : gsis) {
       if (billing == BillingMode::kProvisioned && !g.provisioned_throughput) {
-        return InvalidParameter("ProvisionedThroughput must be specified for index: " + g.index_name);
+        return InvalidParameter("ProvisionedThroughput must be specified for index: " +
+                                g.index_name);
       }
       if (billing == BillingMode::kPayPerRequest && g.provisioned_throughput) {
-        return InvalidParameter(
-            "ProvisionedThroughput should not be specified for index: " + g.index_name +
-            " when BillingMode is PAY_PER_REQUEST");
+        return InvalidParameter("ProvisionedThroughput should not be specified for index: " +
+                                g.index_name + " when BillingMode is PAY_PER_REQUEST");
       }
-      DYNAROCK_RETURN_IF_ERROR(build_index(g.index_name, g.key_schema, g.projection, true));
-      if (g.provisioned_throughput) indexes.back().throughput = *g.provisioned_throughput;
+      DYNAROCK_RETURN_IF_ERROR(Add(g.index_name, g.key_schema, g.projection, true));
+      if (g.provisioned_throughput) indexes_.back().throughput = *g.provisioned_throughput;
     }
+    return Status::OK();
   }
-  if (include_total > 100) {
+
+  Result<std::vector<IndexInfo>> Finish() {
+    if (include_total_ > 100) {
+      return InvalidParameter(
+          "The number of attributes in NonKeyAttributes, summed across all indexes, exceeds the "
+          "maximum of 100");
+    }
+    return std::move(indexes_);
+  }
+
+ private:
+  const CreateTableRequest& r_;
+  std::vector<IndexInfo> indexes_;
+  size_t include_total_ = 0;
+};
+
+Status CheckCreateStream(const std::optional<StreamSpecification>& spec) {
+  if (!spec) return Status::OK();
+  if (spec->stream_enabled && !spec->stream_view_type) {
     return InvalidParameter(
-        "The number of attributes in NonKeyAttributes, summed across all indexes, exceeds the "
-        "maximum of 100");
+        "Table is being created with a stream enabled, UpdateViewType is required");
   }
-  if (const auto& spec = r.stream_specification) {
-    if (spec->stream_enabled && !spec->stream_view_type) {
-      return InvalidParameter(
-          "Table is being created with a stream enabled, UpdateViewType is required");
-    }
-    if (!spec->stream_enabled && spec->stream_view_type) {
-      return InvalidParameter(
-          "Table is being created with a stream disabled, UpdateViewType should not be "
-          "specified");
-    }
+  if (!spec->stream_enabled && spec->stream_view_type) {
+    return InvalidParameter(
+        "Table is being created with a stream disabled, UpdateViewType should not be "
+        "specified");
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
+  // The model's constraints were checked by the operation
+  // (model::CheckModel): what follows are DynamoDB's semantic rules, in its order.
+  const BillingMode billing = r.billing_mode.value_or(BillingMode::kProvisioned);
+  DYNAROCK_RETURN_IF_ERROR(CheckBilling(r, billing));
+  DYNAROCK_RETURN_IF_ERROR(CheckKeySchema(r.key_schema));
+  DYNAROCK_RETURN_IF_ERROR(CheckAttributeDefinitions(r));
+  IndexesBuilder indexes(r);
+  if (r.local_secondary_indexes)
+    DYNAROCK_RETURN_IF_ERROR(indexes.AddLocal(*r.local_secondary_indexes));
+  if (r.global_secondary_indexes) {
+    DYNAROCK_RETURN_IF_ERROR(indexes.AddGlobal(*r.global_secondary_indexes, billing));
+  }
+  DYNAROCK_ASSIGN_OR_RETURN(auto built, indexes.Finish());
+  DYNAROCK_RETURN_IF_ERROR(CheckCreateStream(r.stream_specification));
 
   TableInfo t;
   t.name = r.table_name;
-  t.partition_key = {key_names[0], *find_type(key_names[0])};
-  if (key_names.size() == 2) t.sort_key = KeyAttribute{key_names[1], *find_type(key_names[1])};
+  const auto& ks = r.key_schema;
+  t.partition_key = {ks[0].attribute_name, *DefinedType(r, ks[0].attribute_name)};
+  if (ks.size() == 2)
+    t.sort_key = KeyAttribute{ks[1].attribute_name, *DefinedType(r, ks[1].attribute_name)};
   t.attribute_definitions = r.attribute_definitions;
-  t.indexes = std::move(indexes);
+  t.indexes = std::move(built);
   t.billing_mode = billing;
   if (r.provisioned_throughput) t.throughput = *r.provisioned_throughput;
   return t;

@@ -134,6 +134,10 @@ class Database::Impl {
   Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
   Result<DeleteTableResponse> DeleteTable(const DeleteTableRequest& request);
   Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
+  // UpdateTable's GSI creates and deletes on `info` and `batch`; the name of
+  // a created index, to backfill once committed (empty: none).
+  Result<std::string> ApplyIndexChanges(const UpdateTableRequest& request, TableInfo* info,
+                                        rocksdb::WriteBatch* batch);
   Result<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& request);
   Result<DescribeTimeToLiveResponse> DescribeTimeToLive(const DescribeTimeToLiveRequest& request);
   Result<ContinuousBackupsDescription> UpdateContinuousBackups(
@@ -206,7 +210,8 @@ class Database::Impl {
   using TableHandles = std::map<std::string, std::unique_ptr<TableHandle>>;
 
  private:
-  // ImportTable's phases (engine/bulk/import.cc).
+  // ExportTable's and ImportTable's phases (engine/bulk/export.cc, import.cc).
+  class Exporter;
   class Importer;
   // Open's phases (engine/db_impl_open.cc).
   rocksdb::DBOptions DbOptions(const std::shared_ptr<rocksdb::FileSystem>& file_system);
@@ -219,6 +224,12 @@ class Database::Impl {
   // Checks the format record (writing it, with a new iterator secret, into
   // a new database), upgrading an older version.
   Status CheckFormatRecord(const std::string& path);
+  // CheckFormatRecord's steps from an older format `version` to this build's,
+  // each recorded (fsynced) as it completes.
+  Status UpgradeFormat(uint32_t version);
+  // The format record of `version` and a new iterator secret, in one synced
+  // batch: a database of format 9 or later has both or neither.
+  Status WriteFormatRecordWithNewSecret(uint32_t version);
   // Reads the secret that signs shard iterators into iterator_secret_.
   // Corruption if the catalog has none (every database of format 9 has
   // one) or not 32 bytes.

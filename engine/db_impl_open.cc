@@ -91,20 +91,19 @@ void RemoveRestoreScratch(const std::string& path) {
 
 }  // namespace
 
+Status Database::Impl::WriteFormatRecordWithNewSecret(uint32_t version) {
+  DYNAROCK_ASSIGN_OR_RETURN(const streams::IteratorSecret secret, streams::NewIteratorSecret());
+  rocksdb::WriteBatch batch;
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(
+      batch.Put(catalog_cf_, std::string(kCatalogIteratorSecretKey), IteratorSecretSlice(secret))));
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(
+      batch.Put(catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(version))));
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  return FromRocks(db_->Write(sync, &batch));
+}
+
 Status Database::Impl::CheckFormatRecord(const std::string& path) {
-  // The format record of `version` and a new iterator secret, in one synced
-  // batch: a database of format 9 or later has both or neither.
-  auto write_record_with_new_secret = [&](uint32_t version) -> Status {
-    DYNAROCK_ASSIGN_OR_RETURN(const streams::IteratorSecret secret, streams::NewIteratorSecret());
-    rocksdb::WriteBatch batch;
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(batch.Put(
-        catalog_cf_, std::string(kCatalogIteratorSecretKey), IteratorSecretSlice(secret))));
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(
-        batch.Put(catalog_cf_, std::string(kCatalogFormatKey), EncodeFormatRecord(version))));
-    rocksdb::WriteOptions sync;
-    sync.sync = true;
-    return FromRocks(db_->Write(sync, &batch));
-  };
   std::string record;
   rocksdb::Status s =
       db_->Get(rocksdb::ReadOptions(), catalog_cf_, std::string(kCatalogFormatKey), &record);
@@ -120,7 +119,7 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
     if (it->Valid()) {
       return Status::Corruption(path + ": the catalog has no format record");
     }
-    return write_record_with_new_secret(kStorageFormatVersion);
+    return WriteFormatRecordWithNewSecret(kStorageFormatVersion);
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(s));
   DYNAROCK_ASSIGN_OR_RETURN(uint32_t version, DecodeFormatRecord(record));
@@ -135,6 +134,10 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
                                 "; open it read-write once to upgrade it to version " +
                                 std::to_string(kStorageFormatVersion));
   }
+  return UpgradeFormat(version);
+}
+
+Status Database::Impl::UpgradeFormat(uint32_t version) {
   // Older versions are upgraded here, one step per version; each step ends
   // by recording the version it reached (fsynced).
   auto reached = [this, &version](uint32_t v) {
@@ -192,7 +195,7 @@ Status Database::Impl::CheckFormatRecord(const std::string& path) {
   // version 8 issued carried a checksum anyone could compute; they are
   // refused from now on (they expired within 15 minutes anyway).
   if (version == 8) {
-    DYNAROCK_RETURN_IF_ERROR(write_record_with_new_secret(9));
+    DYNAROCK_RETURN_IF_ERROR(WriteFormatRecordWithNewSecret(9));
     version = 9;
   }
   // 9 -> 10: items are written in version 2 of the item encoding. Readers

@@ -321,7 +321,159 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
   return Status::OK();
 }
 
+// A stream change comes alone (VALIDATION.md 5.3).
+Status CheckStreamChange(const UpdateTableRequest& request) {
+  const StreamSpecification& spec = *request.stream_specification;
+  if (spec.stream_enabled && !spec.stream_view_type) {
+    return InvalidParameter("If stream is being enabled then UpdateViewType is required");
+  }
+  if (!spec.stream_enabled && spec.stream_view_type) {
+    return InvalidParameter(
+        "If stream is being disabled, then UpdateViewType must not be specified");
+  }
+  if (request.provisioned_throughput || request.billing_mode) {
+    return InvalidParameter("You cannot modify stream status while updating table IOPS");
+  }
+  if (request.global_secondary_index_updates && !request.global_secondary_index_updates->empty()) {
+    return InvalidParameter("You cannot create or delete index while changing stream status");
+  }
+  return Status::OK();
+}
+
+const std::vector<GlobalSecondaryIndexUpdate>& IndexUpdates(const UpdateTableRequest& request) {
+  static const std::vector<GlobalSecondaryIndexUpdate> kNoUpdates;
+  return request.global_secondary_index_updates ? *request.global_secondary_index_updates
+                                                : kNoUpdates;
+}
+
+// The capacity and index changes against the table as it is
+// (VALIDATION.md 5.3, after the lookup, in order).
+Status CheckCapacityChange(const UpdateTableRequest& request, const TableInfo& info) {
+  const BillingMode new_mode = request.billing_mode.value_or(info.billing_mode);
+  const auto& index_updates = IndexUpdates(request);
+  bool index_throughput = false;
+  for (const auto& u : index_updates) {
+    index_throughput |=
+        u.update.has_value() || (u.create && u.create->provisioned_throughput.has_value());
+  }
+  if (new_mode == BillingMode::kPayPerRequest &&
+      (request.provisioned_throughput || index_throughput)) {
+    return InvalidParameter(
+        "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
+        "PAY_PER_REQUEST");
+  }
+  size_t online = 0;  // creates and deletes
+  for (const auto& u : index_updates) online += u.create || u.delete_index_name;
+  bool backfilling = false;
+  for (const auto& existing : info.indexes) backfilling |= existing.backfilling;
+  if (index_updates.size() > 5 || online > 1 || (online == 1 && backfilling)) {
+    return Status::LimitExceeded(
+        "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+        "simultaneously per table");
+  }
+  if (info.billing_mode == BillingMode::kPayPerRequest && new_mode == BillingMode::kProvisioned) {
+    // Every remaining GSI needs its own throughput in this request.
+    std::string missing;
+    for (const auto& i : info.indexes) {
+      if (!i.global) continue;
+      bool given = false;
+      bool deleted = false;
+      for (const auto& u : index_updates) {
+        given |= u.update && u.update->index_name == i.name;
+        deleted |= u.delete_index_name && *u.delete_index_name == i.name;
+      }
+      if (!given && !deleted) missing += (missing.empty() ? "" : ",") + i.name;
+    }
+    if (!missing.empty()) {
+      return InvalidParameter("ProvisionedThroughput must be specified for index: " + missing);
+    }
+  }
+  if (info.billing_mode == BillingMode::kProvisioned && new_mode == BillingMode::kProvisioned &&
+      request.provisioned_throughput && !request.stream_specification &&
+      !request.deletion_protection_enabled && index_updates.empty() &&
+      request.provisioned_throughput->read_capacity_units == info.throughput.read_capacity_units &&
+      request.provisioned_throughput->write_capacity_units ==
+          info.throughput.write_capacity_units) {
+    const std::string r = std::to_string(info.throughput.read_capacity_units);
+    const std::string w = std::to_string(info.throughput.write_capacity_units);
+    return Status::Validation(
+        "The provisioned throughput for the table will not change. The requested value equals "
+        "the current value. Current ReadCapacityUnits provisioned for the table: " +
+        r + ". Requested ReadCapacityUnits: " + r +
+        ". Current WriteCapacityUnits provisioned for the table: " + w +
+        ". Requested WriteCapacityUnits: " + w +
+        ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to request "
+        "higher limits.");
+  }
+  return Status::OK();
+}
+
+// Billing (switched at `now_ms`), throughput (the table's and its GSIs') and
+// deletion protection.
+Status ApplyCapacityChange(const UpdateTableRequest& request, int64_t now_ms, TableInfo* info) {
+  if (request.billing_mode) {
+    if (*request.billing_mode == BillingMode::kPayPerRequest &&
+        info->billing_mode != BillingMode::kPayPerRequest) {
+      info->pay_per_request_since_ms = now_ms;
+    }
+    info->billing_mode = *request.billing_mode;
+  }
+  if (request.provisioned_throughput) info->throughput = *request.provisioned_throughput;
+  if (request.deletion_protection_enabled) {
+    info->deletion_protection = *request.deletion_protection_enabled;
+  }
+  if (info->billing_mode == BillingMode::kPayPerRequest) {
+    info->throughput = {};
+    for (auto& i : info->indexes) i.throughput = {};
+  }
+  for (const GlobalSecondaryIndexUpdate& u : IndexUpdates(request)) {
+    if (!u.update) continue;
+    auto pos = std::find_if(info->indexes.begin(), info->indexes.end(), [&](const IndexInfo& i) {
+      return i.global && i.name == u.update->index_name;
+    });
+    if (pos == info->indexes.end()) {
+      return Status::ResourceNotFound(
+          "Requested resource not found: Index: " + u.update->index_name + " not found");
+    }
+    pos->throughput = u.update->provisioned_throughput;
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+Result<std::string> Database::Impl::ApplyIndexChanges(const UpdateTableRequest& request,
+                                                      TableInfo* info, rocksdb::WriteBatch* batch) {
+  std::string backfill;
+  for (const GlobalSecondaryIndexUpdate& u : IndexUpdates(request)) {
+    if (u.update) continue;
+    if (u.create) {
+      DYNAROCK_ASSIGN_OR_RETURN(
+          NewGlobalIndex added,
+          ValidateNewGlobalIndex(*info, *u.create, request.attribute_definitions));
+      added.index.space_id = next_space_id_++;
+      added.index.backfilling = true;
+      info->attribute_definitions = std::move(added.attribute_definitions);
+      info->indexes.push_back(std::move(added.index));
+      backfill = u.create->index_name;
+    } else {
+      auto pos = std::find_if(info->indexes.begin(), info->indexes.end(), [&](const IndexInfo& i) {
+        return i.global && i.name == *u.delete_index_name;
+      });
+      if (pos == info->indexes.end()) {
+        return Status::ResourceNotFound(
+            "Requested resource not found: Index: " + *u.delete_index_name + " not found");
+      }
+      // Cheap: the index's key space and statistics go with range deletions.
+      batch->DeleteRange(indexes_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+      batch->DeleteRange(stats_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+      info->indexes.erase(pos);
+    }
+  }
+  // A new index's entries are then rewritten by its compaction filter too.
+  if (!backfill.empty()) AddStoredKey(*info);
+  return backfill;
+}
 
 Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
@@ -333,136 +485,14 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
     TableInfo info = state->info;
     rocksdb::WriteBatch batch;
     std::optional<StreamInfo> stream;
-    if (const auto& spec = request.stream_specification) {
-      if (spec->stream_enabled && !spec->stream_view_type) {
-        return InvalidParameter("If stream is being enabled then UpdateViewType is required");
-      }
-      if (!spec->stream_enabled && spec->stream_view_type) {
-        return InvalidParameter(
-            "If stream is being disabled, then UpdateViewType must not be specified");
-      }
-      if (request.provisioned_throughput || request.billing_mode) {
-        return InvalidParameter("You cannot modify stream status while updating table IOPS");
-      }
-      if (request.global_secondary_index_updates &&
-          !request.global_secondary_index_updates->empty()) {
-        return InvalidParameter("You cannot create or delete index while changing stream status");
-      }
-      DYNAROCK_RETURN_IF_ERROR(ApplyStreamChange(*spec, &info, &batch, &stream));
+    if (request.stream_specification) {
+      DYNAROCK_RETURN_IF_ERROR(CheckStreamChange(request));
+      DYNAROCK_RETURN_IF_ERROR(
+          ApplyStreamChange(*request.stream_specification, &info, &batch, &stream));
     }
-    // VALIDATION.md 5.3, after the lookup, in order.
-    const BillingMode new_mode = request.billing_mode.value_or(info.billing_mode);
-    const auto& updates = request.global_secondary_index_updates;
-    static const std::vector<GlobalSecondaryIndexUpdate> kNoUpdates;
-    const std::vector<GlobalSecondaryIndexUpdate>& index_updates = updates ? *updates : kNoUpdates;
-    bool index_throughput = false;
-    for (const auto& u : index_updates) {
-      index_throughput |=
-          u.update.has_value() || (u.create && u.create->provisioned_throughput.has_value());
-    }
-    if (new_mode == BillingMode::kPayPerRequest &&
-        (request.provisioned_throughput || index_throughput)) {
-      return InvalidParameter(
-          "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
-          "PAY_PER_REQUEST");
-    }
-    size_t online = 0;  // creates and deletes
-    for (const auto& u : index_updates) online += u.create || u.delete_index_name;
-    bool backfilling = false;
-    for (const auto& existing : info.indexes) backfilling |= existing.backfilling;
-    if (index_updates.size() > 5 || online > 1 || (online == 1 && backfilling)) {
-      return Status::LimitExceeded(
-          "Subscriber limit exceeded: Only 1 online index can be created or deleted "
-          "simultaneously per table");
-    }
-    if (info.billing_mode == BillingMode::kPayPerRequest && new_mode == BillingMode::kProvisioned) {
-      // Every remaining GSI needs its own throughput in this request.
-      std::string missing;
-      for (const auto& i : info.indexes) {
-        if (!i.global) continue;
-        bool given = false;
-        bool deleted = false;
-        for (const auto& u : index_updates) {
-          given |= u.update && u.update->index_name == i.name;
-          deleted |= u.delete_index_name && *u.delete_index_name == i.name;
-        }
-        if (!given && !deleted) missing += (missing.empty() ? "" : ",") + i.name;
-      }
-      if (!missing.empty()) {
-        return InvalidParameter("ProvisionedThroughput must be specified for index: " + missing);
-      }
-    }
-    if (info.billing_mode == BillingMode::kProvisioned && new_mode == BillingMode::kProvisioned &&
-        request.provisioned_throughput && !request.stream_specification &&
-        !request.deletion_protection_enabled && index_updates.empty() &&
-        request.provisioned_throughput->read_capacity_units ==
-            info.throughput.read_capacity_units &&
-        request.provisioned_throughput->write_capacity_units ==
-            info.throughput.write_capacity_units) {
-      const std::string r = std::to_string(info.throughput.read_capacity_units);
-      const std::string w = std::to_string(info.throughput.write_capacity_units);
-      return Status::Validation(
-          "The provisioned throughput for the table will not change. The requested value equals "
-          "the current value. Current ReadCapacityUnits provisioned for the table: " +
-          r + ". Requested ReadCapacityUnits: " + r +
-          ". Current WriteCapacityUnits provisioned for the table: " + w +
-          ". Requested WriteCapacityUnits: " + w +
-          ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to request "
-          "higher limits.");
-    }
-    if (request.billing_mode) {
-      if (*request.billing_mode == BillingMode::kPayPerRequest &&
-          info.billing_mode != BillingMode::kPayPerRequest) {
-        info.pay_per_request_since_ms = NowMs();
-      }
-      info.billing_mode = *request.billing_mode;
-    }
-    if (request.provisioned_throughput) info.throughput = *request.provisioned_throughput;
-    if (request.deletion_protection_enabled) {
-      info.deletion_protection = *request.deletion_protection_enabled;
-    }
-    if (info.billing_mode == BillingMode::kPayPerRequest) {
-      info.throughput = {};
-      for (auto& i : info.indexes) i.throughput = {};
-    }
-    for (const GlobalSecondaryIndexUpdate& u : index_updates) {
-      if (!u.update) continue;
-      auto pos = std::find_if(info.indexes.begin(), info.indexes.end(), [&](const IndexInfo& i) {
-        return i.global && i.name == u.update->index_name;
-      });
-      if (pos == info.indexes.end()) {
-        return Status::ResourceNotFound(
-            "Requested resource not found: Index: " + u.update->index_name + " not found");
-      }
-      pos->throughput = u.update->provisioned_throughput;
-    }
-    for (const GlobalSecondaryIndexUpdate& u : index_updates) {
-      if (u.update) continue;
-      if (u.create) {
-        DYNAROCK_ASSIGN_OR_RETURN(
-            NewGlobalIndex added,
-            ValidateNewGlobalIndex(info, *u.create, request.attribute_definitions));
-        added.index.space_id = next_space_id_++;
-        added.index.backfilling = true;
-        info.attribute_definitions = std::move(added.attribute_definitions);
-        info.indexes.push_back(std::move(added.index));
-        backfill = u.create->index_name;
-      } else {
-        auto pos = std::find_if(info.indexes.begin(), info.indexes.end(), [&](const IndexInfo& i) {
-          return i.global && i.name == *u.delete_index_name;
-        });
-        if (pos == info.indexes.end()) {
-          return Status::ResourceNotFound(
-              "Requested resource not found: Index: " + *u.delete_index_name + " not found");
-        }
-        // Cheap: the index's key space and statistics go with range deletions.
-        batch.DeleteRange(indexes_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
-        batch.DeleteRange(stats_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
-        info.indexes.erase(pos);
-      }
-    }
-    // A new index's entries are then rewritten by its compaction filter too.
-    if (!backfill.empty()) AddStoredKey(info);
+    DYNAROCK_RETURN_IF_ERROR(CheckCapacityChange(request, info));
+    DYNAROCK_RETURN_IF_ERROR(ApplyCapacityChange(request, NowMs(), &info));
+    DYNAROCK_ASSIGN_OR_RETURN(backfill, ApplyIndexChanges(request, &info, &batch));
     DYNAROCK_RETURN_IF_ERROR(ReplaceTable(state, std::move(info), &batch));
     if (stream) InstallStream(std::move(*stream));
   }
@@ -475,8 +505,7 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
   // DynamoDB answers a capacity, index or stream change while the table is
   // UPDATING (a GSI backfill keeps it so; the rest is done already).
   if (request.billing_mode || request.provisioned_throughput || request.stream_specification ||
-      (request.global_secondary_index_updates &&
-       !request.global_secondary_index_updates->empty())) {
+      !IndexUpdates(request).empty()) {
     response.table_description.table_status = TableStatus::kUpdating;
   }
   return response;

@@ -104,83 +104,96 @@ Result<ExportManifest> ReadExportManifest(const std::string& export_dir) {
   return out;
 }
 
-Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& o) {
-  DYNAROCK_ASSIGN_OR_RETURN(auto state, FindTable(o.table_name, true));
-  const TableInfo table = state->info;  // a copy: the export outlives no lock
-  const format::ExportFormat fmt = ToFormat(o.format);
-
-  ExportTableResult result;
-  result.start_time_ms = o.start_time_ms != 0 ? o.start_time_ms : NowMs();
-  std::mt19937_64 rng(std::random_device{}());
-  result.export_id = o.export_id;
-  if (result.export_id.empty()) {
-    char id[32];
-    std::snprintf(id, sizeof id, "%014lld-%08x", static_cast<long long>(result.start_time_ms),
-                  static_cast<unsigned>(rng() & 0xffffffffu));
-    result.export_id = id;
+// ExportTable's work, one method per phase: name the export, make its
+// folders, fix its point in time, write each segment's data file, then the
+// manifests.
+class Database::Impl::Exporter {
+ public:
+  Exporter(Impl* impl, const ExportTableOptions& o, TableInfo table)
+      : impl_(impl), o_(o), table_(std::move(table)), fmt_(ToFormat(o.format)) {}
+  ~Exporter() {
+    if (snapshot_) impl_->db_->ReleaseSnapshot(snapshot_);
   }
-  result.table_arn = TableArn(options_.region, options_.account_id, table.name);
-  result.table_id = table.uuid;
-  result.export_arn = result.table_arn + "/export/" + result.export_id;
+  Exporter(const Exporter&) = delete;
+  Exporter& operator=(const Exporter&) = delete;
+
+  Result<ExportTableResult> Run() {
+    Name();
+    DYNAROCK_RETURN_IF_ERROR(OpenFolders());
+    TakeSnapshot();
+    DYNAROCK_RETURN_IF_ERROR(WriteSegments());
+    DYNAROCK_RETURN_IF_ERROR(WriteManifests());
+    return std::move(result_);
+  }
+
+ private:
+  // Its id (given, or the start time and a random number), and its ARNs.
+  void Name() {
+    result_.start_time_ms = o_.start_time_ms != 0 ? o_.start_time_ms : impl_->NowMs();
+    result_.export_id = o_.export_id;
+    if (result_.export_id.empty()) {
+      char id[32];
+      std::snprintf(id, sizeof id, "%014lld-%08x", static_cast<long long>(result_.start_time_ms),
+                    static_cast<unsigned>(rng_() & 0xffffffffu));
+      result_.export_id = id;
+    }
+    result_.table_arn = TableArn(impl_->options_.region, impl_->options_.account_id, table_.name);
+    result_.table_id = table_.uuid;
+    result_.export_arn = result_.table_arn + "/export/" + result_.export_id;
+  }
 
   // Bucket-relative keys, and the folders that hold them: every key is
   // checked before anything is created, and resolved below the bucket's
   // folder without following a link (format::BucketFolder), so a prefix
   // such as "../x" or "/" fails the export instead of writing elsewhere. A
   // prefix's own trailing '/' is its separator.
-  std::string key_root;
-  if (o.s3_prefix && !o.s3_prefix->empty()) {
-    key_root = *o.s3_prefix;
-    if (key_root.back() != '/') key_root += '/';
+  Status OpenFolders() {
+    if (o_.s3_prefix && !o_.s3_prefix->empty()) {
+      key_root_ = *o_.s3_prefix;
+      if (key_root_.back() != '/') key_root_ += '/';
+    }
+    key_root_ += "AWSDynamoDB/" + result_.export_id;
+    DYNAROCK_RETURN_IF_ERROR(format::CheckObjectKey(key_root_ + "/data"));
+    DYNAROCK_ASSIGN_OR_RETURN(auto bucket, format::BucketFolder::Open(o_.bucket_dir, true));
+    bucket_.emplace(std::move(bucket));
+    DYNAROCK_ASSIGN_OR_RETURN(dir_, bucket_->OpenFolder(key_root_, true));
+    DYNAROCK_ASSIGN_OR_RETURN(data_dir_, bucket_->OpenFolder(key_root_ + "/data", true));
+    result_.export_dir = bucket_->PathOf(key_root_);
+    key_root_ += "/";
+    return format::WriteFileSyncedAt(dir_.get(), "_started", "",
+                                     bucket_->PathOf(key_root_ + "_started"));
   }
-  key_root += "AWSDynamoDB/" + result.export_id;
-  DYNAROCK_RETURN_IF_ERROR(format::CheckObjectKey(key_root + "/data"));
-  DYNAROCK_ASSIGN_OR_RETURN(auto bucket, format::BucketFolder::Open(o.bucket_dir, true));
-  DYNAROCK_ASSIGN_OR_RETURN(format::UniqueFd dir, bucket.OpenFolder(key_root, true));
-  DYNAROCK_ASSIGN_OR_RETURN(format::UniqueFd data_dir, bucket.OpenFolder(key_root + "/data", true));
-  result.export_dir = bucket.PathOf(key_root);
-  key_root += "/";
-  DYNAROCK_RETURN_IF_ERROR(
-      format::WriteFileSyncedAt(dir.get(), "_started", "", bucket.PathOf(key_root + "_started")));
 
   // One snapshot for every segment: the export is the table at one point.
   // A read-only (secondary) instance has no snapshots and needs none: it
   // sees the primary as of Open and never catches up.
-  const rocksdb::Snapshot* snapshot = options_.read_only ? nullptr : db_->GetSnapshot();
-  struct Release {
-    rocksdb::DB* db;
-    const rocksdb::Snapshot* s;
-    ~Release() {
-      if (s) db->ReleaseSnapshot(s);
-    }
-  } release{db_.get(), snapshot};
-  result.export_time_ms = NowMs();
-  {
+  void TakeSnapshot() {
+    snapshot_ = impl_->options_.read_only ? nullptr : impl_->db_->GetSnapshot();
+    result_.export_time_ms = impl_->NowMs();
     rocksdb::ReadOptions ro;
-    ro.snapshot = snapshot;
+    ro.snapshot = snapshot_;
     std::string value;
     Counter c;
-    if (db_->Get(ro, stats_cf_, TableStatsKey(table.space_id), &value).ok()) {
+    if (impl_->db_->Get(ro, impl_->stats_cf_, TableStatsKey(table_.space_id), &value).ok()) {
       DecodeCounter(value, &c);
     }
-    result.billed_size_bytes = c.bytes;
+    result_.billed_size_bytes = c.bytes;
   }
 
-  const uint32_t segments =
-      o.segments ? o.segments : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::string> names(segments);
-  for (auto& n : names) n = DataFileName(rng);
-  std::vector<Result<format::WrittenFile>> written(segments, Status::Internal("not run"));
-  std::atomic<int64_t> items{0}, bytes{0};
-  auto run_segment = [&](uint32_t s) -> Result<format::WrittenFile> {
+  std::string DataFileKey(uint32_t segment) const {
+    return key_root_ + "data/" + names_[segment] + format::DataFileExtension(fmt_);
+  }
+
+  // One hash range of the table, as one data file.
+  Result<format::WrittenFile> WriteSegment(uint32_t s, uint32_t segments) {
     Number::uint128 lo = 0, hi = 0;
     SegmentHashRange(s, segments, &lo, &hi);
     format::DataFileWriter writer;
-    const std::string key = key_root + "data/" + names[s] + format::DataFileExtension(fmt);
-    DYNAROCK_ASSIGN_OR_RETURN(format::UniqueFd file, bucket.CreateFile(key));
-    DYNAROCK_RETURN_IF_ERROR(writer.Open(std::move(file), bucket.PathOf(key)));
-    RangeIterator it(db_.get(), items_cf_, HashBound(table.space_id, lo),
-                     HashBound(table.space_id, hi), snapshot);
+    const std::string key = DataFileKey(s);
+    DYNAROCK_ASSIGN_OR_RETURN(format::UniqueFd file, bucket_->CreateFile(key));
+    DYNAROCK_RETURN_IF_ERROR(writer.Open(std::move(file), bucket_->PathOf(key)));
+    RangeIterator it(impl_->db_.get(), impl_->items_cf_, HashBound(table_.space_id, lo),
+                     HashBound(table_.space_id, hi), snapshot_);
     std::string value, line;
     int64_t since_report = 0;
     for (; it->Valid(); it->Next()) {
@@ -189,77 +202,107 @@ Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& 
           ItemView item,
           format::OpenStoredItem(std::string_view(it->key().data(), it->key().size()),
                                  std::string_view(it->value().data(), it->value().size()),
-                                 StoredKey(table), &value));
-      DYNAROCK_RETURN_IF_ERROR(format::AppendItemLine(fmt, item, &line));
+                                 impl_->StoredKey(table_), &value));
+      DYNAROCK_RETURN_IF_ERROR(format::AppendItemLine(fmt_, item, &line));
       DYNAROCK_RETURN_IF_ERROR(writer.AddLine(line));
-      ++items;
-      bytes += static_cast<int64_t>(line.size() + 1);
-      if (o.progress && ++since_report == 4096) {
+      ++items_;
+      bytes_ += static_cast<int64_t>(line.size() + 1);
+      if (o_.progress && ++since_report == 4096) {
         since_report = 0;
-        o.progress(items.load(), bytes.load());
+        o_.progress(items_.load(), bytes_.load());
       }
     }
-    DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+    DYNAROCK_RETURN_IF_ERROR(impl_->FromRocks(it->status()));
     return writer.Finish();
-  };
-  {
-    std::vector<std::thread> threads;
-    for (uint32_t s = 0; s < segments; ++s) {
-      threads.emplace_back([&, s] { written[s] = run_segment(s); });
+  }
+
+  // The segments in parallel, one thread each; then their files' entries.
+  Status WriteSegments() {
+    const uint32_t segments =
+        o_.segments ? o_.segments : std::max(1u, std::thread::hardware_concurrency());
+    names_.resize(segments);
+    for (auto& n : names_) n = DataFileName(rng_);
+    std::vector<Result<format::WrittenFile>> written(segments, Status::Internal("not run"));
+    {
+      std::vector<std::thread> threads;
+      for (uint32_t s = 0; s < segments; ++s) {
+        threads.emplace_back([&, s] { written[s] = WriteSegment(s, segments); });
+      }
+      for (auto& t : threads) t.join();
     }
-    for (auto& t : threads) t.join();
+    if (o_.progress) o_.progress(items_.load(), bytes_.load());
+    for (uint32_t s = 0; s < segments; ++s) {
+      if (!written[s].ok()) return written[s].status();
+      const format::WrittenFile& w = *written[s];
+      ExportedFile f;
+      f.data_file_s3_key = DataFileKey(s);
+      f.item_count = w.lines;
+      f.bytes = w.bytes;
+      f.md5_base64 = w.md5_base64;
+      f.etag = w.etag;
+      result_.item_count += w.lines;
+      result_.uncompressed_bytes += w.uncompressed_bytes;
+      manifest_.push_back({w.lines, w.md5_base64, w.etag, f.data_file_s3_key});
+      result_.files.push_back(std::move(f));
+    }
+    return format::SyncFolder(data_dir_.get(), bucket_->PathOf(key_root_ + "data"));
   }
-  if (o.progress) o.progress(items.load(), bytes.load());
 
-  std::vector<format::ManifestFile> manifest;
-  for (uint32_t s = 0; s < segments; ++s) {
-    if (!written[s].ok()) return written[s].status();
-    const format::WrittenFile& w = *written[s];
-    ExportedFile f;
-    f.data_file_s3_key = key_root + "data/" + names[s] + format::DataFileExtension(fmt);
-    f.item_count = w.lines;
-    f.bytes = w.bytes;
-    f.md5_base64 = w.md5_base64;
-    f.etag = w.etag;
-    result.item_count += w.lines;
-    result.uncompressed_bytes += w.uncompressed_bytes;
-    manifest.push_back({w.lines, w.md5_base64, w.etag, f.data_file_s3_key});
-    result.files.push_back(std::move(f));
+  // Each manifest file, created in the export's folder and fsynced; the
+  // summary last, so that its presence means the export is complete.
+  Status WriteManifests() {
+    auto write = [&](const std::string& name, std::string_view content) {
+      return format::WriteFileSyncedAt(dir_.get(), name, content,
+                                       bucket_->PathOf(key_root_ + name));
+    };
+    const std::string files_json = format::ManifestFilesJson(manifest_);
+    DYNAROCK_RETURN_IF_ERROR(write("manifest-files.json", files_json));
+    DYNAROCK_RETURN_IF_ERROR(write("manifest-files.md5", format::Md5Base64(files_json)));
+
+    result_.end_time_ms = std::max(impl_->NowMs(), result_.start_time_ms + 1);
+    format::ManifestSummary summary;
+    summary.export_arn = result_.export_arn;
+    summary.start_time = format::IsoTimestampMs(result_.start_time_ms);
+    summary.end_time = format::IsoTimestampMs(result_.end_time_ms);
+    summary.table_arn = result_.table_arn;
+    summary.table_id = result_.table_id;
+    summary.export_time = format::IsoTimestampMs(result_.export_time_ms);
+    const fs::path bucket_path = fs::path(o_.bucket_dir).lexically_normal();
+    summary.s3_bucket = o_.s3_bucket.empty() ? bucket_path.filename().string() : o_.s3_bucket;
+    if (summary.s3_bucket.empty()) {  // "dir/" has an empty filename
+      summary.s3_bucket = bucket_path.parent_path().filename().string();
+    }
+    if (o_.s3_prefix && !o_.s3_prefix->empty()) summary.s3_prefix = *o_.s3_prefix;
+    summary.manifest_files_s3_key = key_root_ + "manifest-files.json";
+    summary.billed_size_bytes = result_.billed_size_bytes;
+    summary.item_count = result_.item_count;
+    summary.output_format = fmt_;
+    const std::string summary_json = format::ManifestSummaryJson(summary);
+    DYNAROCK_RETURN_IF_ERROR(write("manifest-summary.json", summary_json));
+    DYNAROCK_RETURN_IF_ERROR(write("manifest-summary.md5", format::Md5Base64(summary_json)));
+    DYNAROCK_RETURN_IF_ERROR(format::SyncFolder(dir_.get(), result_.export_dir));
+    result_.manifest_summary_key = key_root_ + "manifest-summary.json";
+    return Status::OK();
   }
-  DYNAROCK_RETURN_IF_ERROR(format::SyncFolder(data_dir.get(), bucket.PathOf(key_root + "data")));
 
-  // Each manifest file, created in the export's folder and fsynced.
-  auto write = [&](const std::string& name, std::string_view content) {
-    return format::WriteFileSyncedAt(dir.get(), name, content, bucket.PathOf(key_root + name));
-  };
-  const std::string files_json = format::ManifestFilesJson(manifest);
-  DYNAROCK_RETURN_IF_ERROR(write("manifest-files.json", files_json));
-  DYNAROCK_RETURN_IF_ERROR(write("manifest-files.md5", format::Md5Base64(files_json)));
+  Impl* impl_;
+  const ExportTableOptions& o_;
+  const TableInfo table_;  // a copy: the export holds no lock
+  const format::ExportFormat fmt_;
+  ExportTableResult result_;
+  std::mt19937_64 rng_{std::random_device{}()};
+  std::string key_root_;  // "<prefix>/AWSDynamoDB/<id>/" once the folders exist
+  std::optional<format::BucketFolder> bucket_;
+  format::UniqueFd dir_, data_dir_;
+  const rocksdb::Snapshot* snapshot_ = nullptr;
+  std::vector<std::string> names_;  // each segment's data file
+  std::vector<format::ManifestFile> manifest_;
+  std::atomic<int64_t> items_{0}, bytes_{0};
+};
 
-  result.end_time_ms = std::max(NowMs(), result.start_time_ms + 1);
-  format::ManifestSummary summary;
-  summary.export_arn = result.export_arn;
-  summary.start_time = format::IsoTimestampMs(result.start_time_ms);
-  summary.end_time = format::IsoTimestampMs(result.end_time_ms);
-  summary.table_arn = result.table_arn;
-  summary.table_id = result.table_id;
-  summary.export_time = format::IsoTimestampMs(result.export_time_ms);
-  const fs::path bucket_path = fs::path(o.bucket_dir).lexically_normal();
-  summary.s3_bucket = o.s3_bucket.empty() ? bucket_path.filename().string() : o.s3_bucket;
-  if (summary.s3_bucket.empty()) {  // "dir/" has an empty filename
-    summary.s3_bucket = bucket_path.parent_path().filename().string();
-  }
-  if (o.s3_prefix && !o.s3_prefix->empty()) summary.s3_prefix = *o.s3_prefix;
-  summary.manifest_files_s3_key = key_root + "manifest-files.json";
-  summary.billed_size_bytes = result.billed_size_bytes;
-  summary.item_count = result.item_count;
-  summary.output_format = fmt;
-  const std::string summary_json = format::ManifestSummaryJson(summary);
-  DYNAROCK_RETURN_IF_ERROR(write("manifest-summary.json", summary_json));
-  DYNAROCK_RETURN_IF_ERROR(write("manifest-summary.md5", format::Md5Base64(summary_json)));
-  DYNAROCK_RETURN_IF_ERROR(format::SyncFolder(dir.get(), result.export_dir));
-  result.manifest_summary_key = key_root + "manifest-summary.json";
-  return result;
+Result<ExportTableResult> Database::Impl::ExportTable(const ExportTableOptions& o) {
+  DYNAROCK_ASSIGN_OR_RETURN(auto state, FindTable(o.table_name, true));
+  return Exporter(this, o, state->info).Run();
 }
 
 }  // namespace dynarock

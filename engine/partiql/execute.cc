@@ -265,165 +265,194 @@ Result<KeyedWhere> StatementRunner::KeyOf(const Statement& st, const TableInfo& 
   return std::move(*keyed);
 }
 
-Result<ExecuteStatementResponse> StatementRunner::Select(const Statement& st,
-                                                         const ExecuteStatementRequest& r) {
-  DYNAROCK_ASSIGN_OR_RETURN(auto table, Table(st.table));
+namespace {
+
+// How a SELECT is read: the collections its WHERE pins (none: a Scan), the
+// sort key term that narrows them, the direction, and whether the index
+// lacks attributes the statement needs (then items are fetched whole).
+struct SelectPlan {
   const IndexInfo* index = nullptr;
-  if (st.index) {
-    index = table.FindIndex(*st.index);
-    if (index == nullptr) return Status::Validation("The table does not have the specified index");
-    if (index->global && r.consistent_read) {
-      return Status::Validation(
-          "Strongly consistent read is not supported on Global Secondary Indexes");
-    }
-  }
-  const KeyAttribute& pk = index ? index->partition_key : table.partition_key;
-  const KeyAttribute* sk = index ? (index->sort_key ? &*index->sort_key : nullptr)
-                                 : (table.sort_key ? &*table.sort_key : nullptr);
-
-  // Which attributes the statement reads, against what an index holds.
-  bool fetch_all = false;
-  if (index) {
-    if (auto held = ProjectedAttributes(table, *index)) {
-      std::vector<std::string> missing;
-      for (const auto& p : st.projection) {
-        if (!held->contains(p.root())) missing.push_back(p.root());
-      }
-      std::set<std::string> filter;
-      if (st.where) RootsOf(*st.where, &filter);
-      std::vector<std::string> missing_filter;
-      for (const auto& a : filter) {
-        if (!held->contains(a)) missing_filter.push_back(a);
-      }
-      if (index->global && !missing.empty()) {
-        return Status::Validation(
-            "One or more parameter values were invalid: Global secondary index " + index->name +
-            " does not project [" + JoinNames(missing) + "]");
-      }
-      if (index->global && !missing_filter.empty()) {
-        return Status::Validation(
-            "One or more parameter values were invalid: Secondary index " + index->name +
-            " does not project one or more filter attributes: [" + JoinNames(missing_filter) +
-            "]");
-      }
-      fetch_all = !missing.empty() || !missing_filter.empty();
-    }
-  }
-
-  // The plan: the partition key values pinned, and a sort key range.
-  std::vector<AttributeValue> partitions;
+  const KeyAttribute* pk = nullptr;
+  const KeyAttribute* sk = nullptr;
+  std::vector<AttributeValue> partitions;  // distinct, in reading order
   const expr::Condition* sort_term = nullptr;
+  bool forward = true;
+  bool fetch_all = false;
+};
+
+// Which attributes the statement reads, against what `index` holds: a GSI
+// must hold them all; an LSI fetches the item for what it lacks.
+Result<bool> FetchAll(const Statement& st, const TableInfo& table, const IndexInfo& index) {
+  auto held = ProjectedAttributes(table, index);
+  if (!held) return false;
+  std::vector<std::string> missing;
+  for (const auto& p : st.projection) {
+    if (!held->contains(p.root())) missing.push_back(p.root());
+  }
+  std::set<std::string> filter;
+  if (st.where) RootsOf(*st.where, &filter);
+  std::vector<std::string> missing_filter;
+  for (const auto& a : filter) {
+    if (!held->contains(a)) missing_filter.push_back(a);
+  }
+  if (index.global && !missing.empty()) {
+    return Status::Validation("One or more parameter values were invalid: Global secondary index " +
+                              index.name + " does not project [" + JoinNames(missing) + "]");
+  }
+  if (index.global && !missing_filter.empty()) {
+    return Status::Validation("One or more parameter values were invalid: Secondary index " +
+                              index.name + " does not project one or more filter attributes: [" +
+                              JoinNames(missing_filter) + "]");
+  }
+  return !missing.empty() || !missing_filter.empty();
+}
+
+// The partition key values the WHERE pins, and its sort key term.
+Status PinPartitions(const Statement& st, SelectPlan* plan) {
   if (st.where) {
     auto terms = partiql::Conjuncts(*st.where);
     for (const auto* t : terms) {
-      if (auto values = PartitionValues(*t, pk.name)) {
-        partitions = std::move(*values);
+      if (auto values = PartitionValues(*t, plan->pk->name)) {
+        plan->partitions = std::move(*values);
         break;
       }
     }
-    if (!partitions.empty() && sk != nullptr) {
+    if (!plan->partitions.empty() && plan->sk != nullptr) {
       for (const auto* t : terms) {
         Placeholders probe;
-        if (SortKeyTerm(*t, sk->name, &probe)) {
-          sort_term = t;
+        if (SortKeyTerm(*t, plan->sk->name, &probe)) {
+          plan->sort_term = t;
           break;
         }
       }
     }
   }
-  if (partitions.size() > partiql::kMaxKeyInValues) {
+  if (plan->partitions.size() > partiql::kMaxKeyInValues) {
     return Status::Validation("The IN operator accepts at most " +
                               std::to_string(partiql::kMaxKeyInValues) +
                               " values for a partition key");
   }
-  bool forward = true;
-  if (!st.order_by.empty()) {
-    if (partitions.empty()) {
-      return Status::Validation(
-          "Must have WHERE clause in the statement when using ORDER BY clause.");
-    }
-    bool partition_descending = false;
-    for (const auto& o : st.order_by) {
-      if (o.attribute == pk.name) {
-        partition_descending = o.descending;
-      } else if (sk != nullptr && o.attribute == sk->name) {
-        forward = !o.descending;
-      } else {
-        return Status::Validation("Order by is only supported on key attributes: " + o.attribute);
-      }
-    }
-    // Several collections come in key order.
-    auto less = [](const AttributeValue& a, const AttributeValue& b) {
-      if (a.type() != b.type()) return a.type() < b.type();
-      if (a.is(AttrType::kN)) return a.n() < b.n();
-      if (a.is(AttrType::kS)) return a.s() < b.s();
-      if (a.is(AttrType::kB)) return a.b() < b.b();
-      return false;
-    };
-    std::stable_sort(partitions.begin(), partitions.end(), less);
-    if (partition_descending) std::reverse(partitions.begin(), partitions.end());
-  }
-  // One query per distinct value.
-  {
-    std::vector<AttributeValue> distinct;
-    for (auto& v : partitions) {
-      if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
-    }
-    partitions = std::move(distinct);
-  }
+  return Status::OK();
+}
 
-  Position from;
-  if (r.next_token) {
-    DYNAROCK_ASSIGN_OR_RETURN(from, DecodeNextToken(r, *r.next_token));
-    if (from.query >= std::max<size_t>(partitions.size(), 1)) {
-      return Status::Validation("NextToken does not match request");
+// ORDER BY, on key attributes only: the collections in key order, each read
+// forward or backward.
+Status ApplyOrderBy(const Statement& st, SelectPlan* plan) {
+  if (st.order_by.empty()) return Status::OK();
+  if (plan->partitions.empty()) {
+    return Status::Validation(
+        "Must have WHERE clause in the statement when using ORDER BY clause.");
+  }
+  bool partition_descending = false;
+  for (const auto& o : st.order_by) {
+    if (o.attribute == plan->pk->name) {
+      partition_descending = o.descending;
+    } else if (plan->sk != nullptr && o.attribute == plan->sk->name) {
+      plan->forward = !o.descending;
+    } else {
+      return Status::Validation("Order by is only supported on key attributes: " + o.attribute);
     }
   }
-
-  ExecuteStatementResponse out;
-  auto take = [&](std::vector<Item>& items) {
-    for (auto& item : items) {
-      if (Matches(st.where, item)) out.items.push_back(ProjectItem(st, std::move(item)));
-    }
+  auto less = [](const AttributeValue& a, const AttributeValue& b) {
+    if (a.type() != b.type()) return a.type() < b.type();
+    if (a.is(AttrType::kN)) return a.n() < b.n();
+    if (a.is(AttrType::kS)) return a.s() < b.s();
+    if (a.is(AttrType::kB)) return a.b() < b.b();
+    return false;
   };
-  const std::optional<dynarock::Select> select =
-      fetch_all ? std::optional(dynarock::Select::kAllAttributes) : std::nullopt;
+  std::stable_sort(plan->partitions.begin(), plan->partitions.end(), less);
+  if (partition_descending) std::reverse(plan->partitions.begin(), plan->partitions.end());
+  return Status::OK();
+}
 
-  if (partitions.empty()) {
-    ScanRequest scan;
-    scan.table_name = st.table;
-    scan.index_name = st.index;
-    scan.limit = r.limit;
-    scan.exclusive_start_key = std::move(from.last_key);
-    scan.consistent_read = r.consistent_read;
-    scan.return_consumed_capacity = r.return_consumed_capacity;
-    scan.select = select;
-    DYNAROCK_ASSIGN_OR_RETURN(auto page, db_->Scan(scan));
-    take(page.items);
-    out.consumed_capacity = std::move(page.consumed_capacity);
-    if (page.last_evaluated_key) out.next_token = EncodeNextToken(r, {0, page.last_evaluated_key});
-    return out;
+Result<SelectPlan> PlanSelect(const Statement& st, const TableInfo& table,
+                              const ExecuteStatementRequest& r) {
+  SelectPlan plan;
+  if (st.index) {
+    plan.index = table.FindIndex(*st.index);
+    if (plan.index == nullptr) {
+      return Status::Validation("The table does not have the specified index");
+    }
+    if (plan.index->global && r.consistent_read) {
+      return Status::Validation(
+          "Strongly consistent read is not supported on Global Secondary Indexes");
+    }
   }
+  const IndexInfo* index = plan.index;
+  plan.pk = index ? &index->partition_key : &table.partition_key;
+  plan.sk = index ? (index->sort_key ? &*index->sort_key : nullptr)
+                  : (table.sort_key ? &*table.sort_key : nullptr);
+  if (index) {
+    DYNAROCK_ASSIGN_OR_RETURN(plan.fetch_all, FetchAll(st, table, *index));
+  }
+  DYNAROCK_RETURN_IF_ERROR(PinPartitions(st, &plan));
+  DYNAROCK_RETURN_IF_ERROR(ApplyOrderBy(st, &plan));
+  // One query per distinct value.
+  std::vector<AttributeValue> distinct;
+  for (auto& v : plan.partitions) {
+    if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
+  }
+  plan.partitions = std::move(distinct);
+  return plan;
+}
 
+// The items of a page that satisfy the WHERE, projected.
+void Take(const Statement& st, std::vector<Item>& items, ExecuteStatementResponse* out) {
+  for (auto& item : items) {
+    if (Matches(st.where, item)) out->items.push_back(ProjectItem(st, std::move(item)));
+  }
+}
+
+std::optional<dynarock::Select> SelectOf(const SelectPlan& plan) {
+  return plan.fetch_all ? std::optional(dynarock::Select::kAllAttributes) : std::nullopt;
+}
+
+// No collection pinned: one page of a Scan.
+Result<ExecuteStatementResponse> ScanPage(Database* db, const Statement& st,
+                                          const ExecuteStatementRequest& r, const SelectPlan& plan,
+                                          Position from) {
+  ScanRequest scan;
+  scan.table_name = st.table;
+  scan.index_name = st.index;
+  scan.limit = r.limit;
+  scan.exclusive_start_key = std::move(from.last_key);
+  scan.consistent_read = r.consistent_read;
+  scan.return_consumed_capacity = r.return_consumed_capacity;
+  scan.select = SelectOf(plan);
+  DYNAROCK_ASSIGN_OR_RETURN(auto page, db->Scan(scan));
+  ExecuteStatementResponse out;
+  Take(st, page.items, &out);
+  out.consumed_capacity = std::move(page.consumed_capacity);
+  if (page.last_evaluated_key) out.next_token = EncodeNextToken(r, {0, page.last_evaluated_key});
+  return out;
+}
+
+// The pinned collections, one Query each from `from`, until the page's
+// Limit (items evaluated) runs out.
+Result<ExecuteStatementResponse> QueryPages(Database* db, const Statement& st,
+                                            const ExecuteStatementRequest& r,
+                                            const SelectPlan& plan, Position from) {
+  ExecuteStatementResponse out;
   std::optional<int64_t> remaining;
   if (r.limit) remaining = *r.limit;
-  for (size_t q = from.query; q < partitions.size(); ++q) {
+  for (size_t q = from.query; q < plan.partitions.size(); ++q) {
     QueryRequest query;
     query.table_name = st.table;
     query.index_name = st.index;
     Placeholders p;
-    std::string key = p.Name(pk.name) + " = " + p.Value(partitions[q]);
-    if (sort_term != nullptr) key += " AND " + *SortKeyTerm(*sort_term, sk->name, &p);
+    std::string key = p.Name(plan.pk->name) + " = " + p.Value(plan.partitions[q]);
+    if (plan.sort_term != nullptr)
+      key += " AND " + *SortKeyTerm(*plan.sort_term, plan.sk->name, &p);
     query.key_condition_expression = std::move(key);
     MovePlaceholders(std::move(p), &query);
-    query.scan_index_forward = forward;
+    query.scan_index_forward = plan.forward;
     if (remaining) query.limit = static_cast<int32_t>(*remaining);
     if (q == from.query) query.exclusive_start_key = std::move(from.last_key);
     query.consistent_read = r.consistent_read;
     query.return_consumed_capacity = r.return_consumed_capacity;
-    query.select = select;
-    DYNAROCK_ASSIGN_OR_RETURN(auto page, db_->Query(query));
-    take(page.items);
+    query.select = SelectOf(plan);
+    DYNAROCK_ASSIGN_OR_RETURN(auto page, db->Query(query));
+    Take(st, page.items, &out);
     AddCapacity(&out.consumed_capacity, page.consumed_capacity);
     if (page.last_evaluated_key) {
       out.next_token = EncodeNextToken(r, {q, page.last_evaluated_key});
@@ -432,12 +461,31 @@ Result<ExecuteStatementResponse> StatementRunner::Select(const Statement& st,
     if (remaining) {
       *remaining -= page.scanned_count;
       if (*remaining <= 0) {
-        if (q + 1 < partitions.size()) out.next_token = EncodeNextToken(r, {q + 1, std::nullopt});
+        if (q + 1 < plan.partitions.size()) {
+          out.next_token = EncodeNextToken(r, {q + 1, std::nullopt});
+        }
         break;
       }
     }
   }
   return out;
+}
+
+}  // namespace
+
+Result<ExecuteStatementResponse> StatementRunner::Select(const Statement& st,
+                                                         const ExecuteStatementRequest& r) {
+  DYNAROCK_ASSIGN_OR_RETURN(auto table, Table(st.table));
+  DYNAROCK_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(st, table, r));
+  Position from;
+  if (r.next_token) {
+    DYNAROCK_ASSIGN_OR_RETURN(from, DecodeNextToken(r, *r.next_token));
+    if (from.query >= std::max<size_t>(plan.partitions.size(), 1)) {
+      return Status::Validation("NextToken does not match request");
+    }
+  }
+  if (plan.partitions.empty()) return ScanPage(db_, st, r, plan, std::move(from));
+  return QueryPages(db_, st, r, plan, std::move(from));
 }
 
 Result<WritePlan> StatementRunner::PlanWrite(const Statement& st, const TableInfo& table) {
