@@ -41,9 +41,7 @@ Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequ
   };
   std::map<std::string, TableRead> reads;
   for (const auto& [table, ka] : request.request_items) {
-    RequestExpressions rx(ka.expression_attribute_names, std::nullopt);
-    DeclareParameters(ka, &rx);
-    DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+    DYNAROCK_ASSIGN_OR_RETURN(RequestExpressions rx, DeclaredParameters(ka));
     DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table));
     TableRead& read = reads[table];
     read.handle = std::move(handle);

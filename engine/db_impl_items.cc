@@ -24,10 +24,7 @@ Result<std::optional<expr::Condition>> WriteCondition(
 // DynamoDB's order (VALIDATION.md 0); their write condition.
 template <typename Request>
 Result<std::optional<expr::Condition>> CheckPutOrDelete(const Request& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
-  DeclareParameters(request, &rx);
-  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  DYNAROCK_ASSIGN_OR_RETURN(RequestExpressions rx, Prologue(request));
   if (request.return_values != ReturnValue::kNone &&
       request.return_values != ReturnValue::kAllOld) {
     return Status::Validation("Return values set to invalid value");
@@ -81,10 +78,7 @@ Result<DeleteItemResponse> Database::Impl::DeleteItem(const DeleteItemRequest& r
 }
 
 Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  RequestExpressions rx(request.expression_attribute_names, std::nullopt);
-  DeclareParameters(request, &rx);
-  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  DYNAROCK_ASSIGN_OR_RETURN(RequestExpressions rx, Prologue(request));
   DYNAROCK_ASSIGN_OR_RETURN(auto projection, rx.Projection(request.projection_expression));
   if (request.attributes_to_get) {
     DYNAROCK_ASSIGN_OR_RETURN(projection,
@@ -137,10 +131,7 @@ Result<GetItemResponse> Database::Impl::GetItem(const GetItemRequest& request) {
 }
 
 Result<UpdateItemResponse> Database::Impl::UpdateItem(const UpdateItemRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  RequestExpressions rx(request.expression_attribute_names, request.expression_attribute_values);
-  DeclareParameters(request, &rx);
-  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  DYNAROCK_ASSIGN_OR_RETURN(RequestExpressions rx, Prologue(request));
   DYNAROCK_ASSIGN_OR_RETURN(auto update, rx.Update(request.update_expression));
   if (request.attribute_updates) {
     DYNAROCK_ASSIGN_OR_RETURN(update, UpdateFromAttributeUpdates(*request.attribute_updates));

@@ -479,10 +479,7 @@ Result<QueryResponse> Database::Impl::RunPage(const TableInfo& table, const Page
 }
 
 Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
-  RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
-  DeclareParameters(r, &rx);
-  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  DYNAROCK_ASSIGN_OR_RETURN(RequestExpressions rx, Prologue(r));
 
   // The wire's two forms become terms (each checks its own shape), then
   // one typed KeyCondition, which embedded callers may give directly.
@@ -557,10 +554,7 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
 }
 
 Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
-  RequestExpressions rx(r.expression_attribute_names, r.expression_attribute_values);
-  DeclareParameters(r, &rx);
-  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  DYNAROCK_ASSIGN_OR_RETURN(RequestExpressions rx, Prologue(r));
   if (r.segment && !r.total_segments) {
     return Status::Validation(
         "The TotalSegments parameter is required but was not present in the request when "

@@ -272,36 +272,15 @@ void DeclareParameters(const KeysAndAttributes& r, RequestExpressions* rx) {
   rx->Legacy("AttributesToGet", r.attributes_to_get.has_value());
 }
 
-namespace {
-
-template <typename R>
-Status CheckDeclared(const R& r, const std::optional<ExpressionAttributeValues>& values) {
-  RequestExpressions rx(r.expression_attribute_names, values);
-  DeclareParameters(r, &rx);
-  return rx.CheckParameters();
-}
-
-}  // namespace
-
-Status CheckParameters(const PutItemRequest& r) {
-  return CheckDeclared(r, r.expression_attribute_values);
-}
-Status CheckParameters(const GetItemRequest& r) { return CheckDeclared(r, std::nullopt); }
-Status CheckParameters(const DeleteItemRequest& r) {
-  return CheckDeclared(r, r.expression_attribute_values);
-}
-Status CheckParameters(const UpdateItemRequest& r) {
-  return CheckDeclared(r, r.expression_attribute_values);
-}
-Status CheckParameters(const QueryRequest& r) {
-  return CheckDeclared(r, r.expression_attribute_values);
-}
-Status CheckParameters(const ScanRequest& r) {
-  return CheckDeclared(r, r.expression_attribute_values);
-}
+Status CheckParameters(const PutItemRequest& r) { return DeclaredParameters(r).status(); }
+Status CheckParameters(const GetItemRequest& r) { return DeclaredParameters(r).status(); }
+Status CheckParameters(const DeleteItemRequest& r) { return DeclaredParameters(r).status(); }
+Status CheckParameters(const UpdateItemRequest& r) { return DeclaredParameters(r).status(); }
+Status CheckParameters(const QueryRequest& r) { return DeclaredParameters(r).status(); }
+Status CheckParameters(const ScanRequest& r) { return DeclaredParameters(r).status(); }
 Status CheckParameters(const BatchGetItemRequest& r) {
   for (const auto& [table, ka] : r.request_items) {
-    DYNAROCK_RETURN_IF_ERROR(CheckDeclared(ka, std::nullopt));
+    DYNAROCK_RETURN_IF_ERROR(DeclaredParameters(ka).status());
   }
   return Status::OK();
 }

@@ -12,6 +12,7 @@
 #include "dynarock/types.h"
 #include "engine/catalog.h"
 #include "engine/expr/expression.h"
+#include "engine/model/checks.h"
 
 namespace dynarock {
 
@@ -55,9 +56,38 @@ void DeclareParameters(const QueryRequest& r, RequestExpressions* rx);
 void DeclareParameters(const ScanRequest& r, RequestExpressions* rx);
 void DeclareParameters(const KeysAndAttributes& r, RequestExpressions* rx);
 
-// The first semantic check of a request, alone: the mixing rule and the
-// placeholder maps' own checks (VALIDATION.md 5.1). The operations run it
-// first; the wire layer asks for it when a request also carries an invalid
+// The values map a request carries (GetItem's and a batch read's have none).
+template <typename Request>
+const std::optional<ExpressionAttributeValues>& ValuesOf(const Request& r) {
+  static const std::optional<ExpressionAttributeValues> kNone;
+  if constexpr (requires { r.expression_attribute_values; }) {
+    return r.expression_attribute_values;
+  } else {
+    return kNone;
+  }
+}
+
+// A request's expression parameters, declared and checked: the mixing rule
+// and the placeholder maps' own checks (VALIDATION.md 5.1), ready to compile.
+template <typename Request>
+Result<RequestExpressions> DeclaredParameters(const Request& r) {
+  RequestExpressions rx(r.expression_attribute_names, ValuesOf(r));
+  DeclareParameters(r, &rx);
+  DYNAROCK_RETURN_IF_ERROR(rx.CheckParameters());
+  return rx;
+}
+
+// The prologue every operation with expressions runs first, in DynamoDB's
+// order: the model's constraints (model::CheckModel), then its parameters
+// (DeclaredParameters). Nothing here looks at the table.
+template <typename Request>
+Result<RequestExpressions> Prologue(const Request& r) {
+  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(r));
+  return DeclaredParameters(r);
+}
+
+// The first semantic check of a request, alone: DeclaredParameters' status.
+// The wire layer asks for it when a request also carries an invalid
 // AttributeValue, which DynamoDB reports only after it.
 Status CheckParameters(const PutItemRequest& r);
 Status CheckParameters(const GetItemRequest& r);
