@@ -65,39 +65,53 @@ std::optional<std::vector<AttributeValue>> PartitionValues(const expr::Condition
 }
 
 // A WHERE term usable as a sort key condition (= < <= > >= BETWEEN
-// begins_with, against values), rendered for a KeyConditionExpression.
-std::optional<std::string> SortKeyTerm(const expr::Condition& c, std::string_view sk,
-                                            Placeholders* p) {
+// begins_with, against values), as the Query's typed condition.
+std::optional<SortKeyCondition> SortKeyTerm(const expr::Condition& c, std::string_view sk) {
+  SortKeyCondition out;
+  out.attribute_name = std::string(sk);
   if (c.kind == CondKind::kCompare && c.op != expr::Comparator::kNe) {
     for (int i : {0, 1}) {
       if (!IsAttribute(c.operands[i], sk) || c.operands[1 - i].kind != OperandKind::kValue) {
         continue;
       }
-      expr::Comparator op = c.op;
-      if (i == 1) {  // value op sk: flip it
-        switch (op) {
-          case expr::Comparator::kLt: op = expr::Comparator::kGt; break;
-          case expr::Comparator::kLe: op = expr::Comparator::kGe; break;
-          case expr::Comparator::kGt: op = expr::Comparator::kLt; break;
-          case expr::Comparator::kGe: op = expr::Comparator::kLe; break;
-          default: break;
-        }
+      // `value op sk` is `sk op' value`, op' the flipped comparison.
+      const bool flip = i == 1;
+      switch (c.op) {
+        case expr::Comparator::kEq:
+          out.op = SortKeyOperator::kEq;
+          break;
+        case expr::Comparator::kLt:
+          out.op = flip ? SortKeyOperator::kGt : SortKeyOperator::kLt;
+          break;
+        case expr::Comparator::kLe:
+          out.op = flip ? SortKeyOperator::kGe : SortKeyOperator::kLe;
+          break;
+        case expr::Comparator::kGt:
+          out.op = flip ? SortKeyOperator::kLt : SortKeyOperator::kGt;
+          break;
+        case expr::Comparator::kGe:
+          out.op = flip ? SortKeyOperator::kLe : SortKeyOperator::kGe;
+          break;
+        default:
+          return std::nullopt;
       }
-      expr::Condition flipped;
-      flipped.kind = CondKind::kCompare;
-      flipped.op = op;
-      flipped.operands = {c.operands[i], c.operands[1 - i]};
-      return partiql::RenderCondition(flipped, p);
+      out.value = c.operands[1 - i].value;
+      return out;
     }
     return std::nullopt;
   }
   if (c.kind == CondKind::kBetween && IsAttribute(c.operands[0], sk) &&
       c.operands[1].kind == OperandKind::kValue && c.operands[2].kind == OperandKind::kValue) {
-    return partiql::RenderCondition(c, p);
+    out.op = SortKeyOperator::kBetween;
+    out.value = c.operands[1].value;
+    out.upper = c.operands[2].value;
+    return out;
   }
   if (c.kind == CondKind::kBeginsWith && IsAttribute(c.operands[0], sk) &&
       c.operands[1].kind == OperandKind::kValue) {
-    return partiql::RenderCondition(c, p);
+    out.op = SortKeyOperator::kBeginsWith;
+    out.value = c.operands[1].value;
+    return out;
   }
   return std::nullopt;
 }
@@ -268,14 +282,14 @@ Result<KeyedWhere> StatementRunner::KeyOf(const Statement& st, const TableInfo& 
 namespace {
 
 // How a SELECT is read: the collections its WHERE pins (none: a Scan), the
-// sort key term that narrows them, the direction, and whether the index
+// sort key condition that narrows them, the direction, and whether the index
 // lacks attributes the statement needs (then items are fetched whole).
 struct SelectPlan {
   const IndexInfo* index = nullptr;
   const KeyAttribute* pk = nullptr;
   const KeyAttribute* sk = nullptr;
   std::vector<AttributeValue> partitions;  // distinct, in reading order
-  const expr::Condition* sort_term = nullptr;
+  std::optional<SortKeyCondition> sort;    // the WHERE's sort key term, if any
   bool forward = true;
   bool fetch_all = false;
 };
@@ -319,11 +333,7 @@ Status PinPartitions(const Statement& st, SelectPlan* plan) {
     }
     if (!plan->partitions.empty() && plan->sk != nullptr) {
       for (const auto* t : terms) {
-        Placeholders probe;
-        if (SortKeyTerm(*t, plan->sk->name, &probe)) {
-          plan->sort_term = t;
-          break;
-        }
+        if ((plan->sort = SortKeyTerm(*t, plan->sk->name))) break;
       }
     }
   }
@@ -439,12 +449,7 @@ Result<ExecuteStatementResponse> QueryPages(Database* db, const Statement& st,
     QueryRequest query;
     query.table_name = st.table;
     query.index_name = st.index;
-    Placeholders p;
-    std::string key = p.Name(plan.pk->name) + " = " + p.Value(plan.partitions[q]);
-    if (plan.sort_term != nullptr)
-      key += " AND " + *SortKeyTerm(*plan.sort_term, plan.sk->name, &p);
-    query.key_condition_expression = std::move(key);
-    MovePlaceholders(std::move(p), &query);
+    query.key_condition = KeyCondition{plan.pk->name, plan.partitions[q], plan.sort};
     query.scan_index_forward = plan.forward;
     if (remaining) query.limit = static_cast<int32_t>(*remaining);
     if (q == from.query) query.exclusive_start_key = std::move(from.last_key);
