@@ -1,6 +1,15 @@
 // Dynarock's typed requests and responses. They mirror DynamoDB's operations
 // field for field (names in snake_case), so the HTTP front end maps JSON onto
 // them 1:1 and embedded users get exactly DynamoDB's semantics and errors.
+//
+// The correspondence is load-bearing: the server's request translation and
+// answers are generated from it (tools/codegen/gen_requests.py and
+// gen_writers.py read this header). A field named after its model member
+// (TableSizeBytes -> table_size_bytes), with a type that pairs with the
+// model's, is served once the generator is run; one named otherwise needs an
+// entry in the generator's tables. A request member with no field fails the
+// generator until it is mapped or refused; an answer member with no field is
+// listed in the generated code as not carried.
 #ifndef DYNAROCK_TYPES_H_
 #define DYNAROCK_TYPES_H_
 
