@@ -27,6 +27,7 @@ IN_FIELD = {
     ("GlobalSecondaryIndexUpdate", "Delete"): ("delete_index_name", "IndexName"),
     ("TransactWriteItem", "Delete"): ("delete_item", None),
     ("TransactGetItem", "Get"): ("", None),
+    ("UpdateContinuousBackupsInput", "PointInTimeRecoverySpecification"): ("", None),
 }
 
 # Input members the engine does not carry, and why that is right.
@@ -54,7 +55,8 @@ OPERATIONS = [
     "GetItem", "DeleteItem", "UpdateItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem",
     "TransactWriteItems", "TransactGetItems", "UpdateTimeToLive", "DescribeTimeToLive",
     "TagResource", "UntagResource", "ListTagsOfResource", "ExecuteStatement",
-    "BatchExecuteStatement", "ExecuteTransaction",
+    "BatchExecuteStatement", "ExecuteTransaction", "UpdateContinuousBackups",
+    "DescribeContinuousBackups",
 ]
 
 

@@ -59,6 +59,12 @@ PRESENT = {
     ("ExecuteTransactionOutput", "Responses"): "!v.responses.empty()",
     # Only a deletion by TTL names who made it.
     ("Record", "userIdentity"): "v.time_to_live_deletion",
+    # The restorable window only while point-in-time recovery is on.
+    ("PointInTimeRecoveryDescription", "EarliestRestorableDateTime"):
+        "v.point_in_time_recovery_enabled",
+    ("PointInTimeRecoveryDescription", "LatestRestorableDateTime"):
+        "v.point_in_time_recovery_enabled",
+    ("PointInTimeRecoveryDescription", "RecoveryPeriodInDays"): "v.point_in_time_recovery_enabled",
 }
 
 # Members left out when the engine's list or map is empty.
@@ -82,6 +88,13 @@ FIELD = {
     ("ProvisionedThroughputExceededException", "ThrottlingReasons"):
         ("v.reasons", "std::vector<ThrottlingReason>"),
     ("ThrottlingException", "throttlingReasons"): ("v.reasons", "std::vector<ThrottlingReason>"),
+    # Point-in-time recovery: the engine's one flat record.
+    ("UpdateContinuousBackupsOutput", "ContinuousBackupsDescription"):
+        ("v", "ContinuousBackupsDescription"),
+    ("DescribeContinuousBackupsOutput", "ContinuousBackupsDescription"):
+        ("v", "ContinuousBackupsDescription"),
+    ("ContinuousBackupsDescription", "PointInTimeRecoveryDescription"):
+        ("v", "ContinuousBackupsDescription"),
 }
 
 # Members whose value is this C++ statement (on `v`): constants the engine
@@ -97,6 +110,14 @@ CUSTOM = {
     # capitalizes its members (Lambda's event JSON does not).
     ("Identity", "PrincipalId"): 'w.String("dynamodb.amazonaws.com");',
     ("Identity", "Type"): 'w.String("Service");',
+    # ContinuousBackupsStatus is ENABLED for every DynamoDB table.
+    ("ContinuousBackupsDescription", "ContinuousBackupsStatus"): 'w.String("ENABLED");',
+    ("PointInTimeRecoveryDescription", "PointInTimeRecoveryStatus"):
+        'w.String(v.point_in_time_recovery_enabled ? "ENABLED" : "DISABLED");',
+    ("PointInTimeRecoveryDescription", "EarliestRestorableDateTime"):
+        "w.Double(static_cast<double>(v.earliest_restorable_ms) / 1000.0);",
+    ("PointInTimeRecoveryDescription", "LatestRestorableDateTime"):
+        "w.Double(static_cast<double>(v.latest_restorable_ms) / 1000.0);",
 }
 
 # Output members DynamoDB added after botocore 1.29.27's model: deletion
@@ -108,6 +129,8 @@ OUTPUT_ADDITIONS = {
     "ConditionalCheckFailedException": {"Item": {"shape": "AttributeMap"}},
     "ProvisionedThroughputExceededException": {
         "ThrottlingReasons": {"shape": "ThrottlingReasonList"}},
+    # RecoveryPeriodInDays (2025).
+    "PointInTimeRecoveryDescription": {"RecoveryPeriodInDays": {"shape": "RecoveryPeriodInDays"}},
 }
 NEW_OUTPUT_SHAPES = {
     "ThrottlingException": {"type": "structure", "members": {
@@ -135,7 +158,11 @@ DYNAMODB_OPERATIONS = [
     "GetItem", "DeleteItem", "UpdateItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem",
     "TransactWriteItems", "TransactGetItems", "ExecuteStatement", "BatchExecuteStatement",
     "ExecuteTransaction", "UpdateTimeToLive", "DescribeTimeToLive", "ListTagsOfResource",
+    "UpdateContinuousBackups", "DescribeContinuousBackups",
 ]
+# Operations whose engine response is not <Op>Response.
+RESPONSE_TYPE = {"UpdateContinuousBackups": "ContinuousBackupsDescription",
+                 "DescribeContinuousBackups": "ContinuousBackupsDescription"}
 STREAMS_OPERATIONS = ["ListStreams", "DescribeStream", "GetShardIterator", "GetRecords"]
 
 ENGINE_HEADERS = ["engine/include/dynarock/types.h", "engine/include/dynarock/attribute_value.h"]
@@ -395,7 +422,7 @@ class Writers:
     def gen_operation(self, op):
         """WriteOutput(w, request, response) for operation `op`."""
         out_shape = "%sOutput" % op
-        req, resp = op + "Request", op + "Response"
+        req, resp = op + "Request", RESPONSE_TYPE.get(op, op + "Response")
         uses_request = any(k[0] == out_shape and "r." in c for k, c in PRESENT.items())
         out = ["void WriteOutput(JsonWriter& w, const dynarock::%s&%s, const dynarock::%s& v) {"
                % (req, " r" if uses_request else "", resp), "  w.StartObject();"]
@@ -460,8 +487,8 @@ def gen(top, dynamodb_shapes, streams_shapes, banner):
             h += ["namespace %s {" % namespace, ""]
             cc += ["namespace %s {" % namespace, ""]
         for op in operations:
-            h.append("void WriteOutput(JsonWriter& w, const dynarock::%sRequest& r,\n                 const dynarock::%sResponse& v);"
-                     % (op, op))
+            h.append("void WriteOutput(JsonWriter& w, const dynarock::%sRequest& r,\n                 const dynarock::%s& v);"
+                     % (op, RESPONSE_TYPE.get(op, op + "Response")))
         h.append("")
         if not namespace:
             h.append("// The members of an error body beyond its message.")

@@ -55,44 +55,6 @@ void DescribeLimits(Database*, const protocol::DescribeLimitsInput&, Writer& w) 
   w.EndObject();
 }
 
-void WriteBackups(Writer& w, const ContinuousBackupsDescription& d) {
-  w.StartObject();
-  Key(w, "ContinuousBackupsDescription");
-  w.StartObject();
-  Key(w, "ContinuousBackupsStatus");  // on-demand backups: always available
-  w.String("ENABLED");
-  Key(w, "PointInTimeRecoveryDescription");
-  w.StartObject();
-  Key(w, "PointInTimeRecoveryStatus");
-  w.String(d.point_in_time_recovery_enabled ? "ENABLED" : "DISABLED");
-  if (d.point_in_time_recovery_enabled) {
-    Key(w, "EarliestRestorableDateTime");
-    w.Double(static_cast<double>(d.earliest_restorable_ms) / 1000.0);
-    Key(w, "LatestRestorableDateTime");
-    w.Double(static_cast<double>(d.latest_restorable_ms) / 1000.0);
-    Key(w, "RecoveryPeriodInDays");
-    w.Int(d.recovery_period_in_days);
-  }
-  w.EndObject();
-  w.EndObject();
-  w.EndObject();
-}
-
-void UpdateContinuousBackups(Database* db, const protocol::UpdateContinuousBackupsInput& in,
-                             Writer& w) {
-  UpdateContinuousBackupsRequest r;
-  r.table_name = *in.table_name;
-  r.point_in_time_recovery_enabled =
-      *in.point_in_time_recovery_specification->point_in_time_recovery_enabled;
-  r.recovery_period_in_days = in.point_in_time_recovery_specification->recovery_period_in_days;
-  WriteBackups(w, Check(db->UpdateContinuousBackups(r)));
-}
-
-void DescribeContinuousBackups(Database* db, const protocol::DescribeContinuousBackupsInput& in,
-                               Writer& w) {
-  WriteBackups(w, Check(db->DescribeContinuousBackups({*in.table_name})));
-}
-
 // What an operation may use: the engine, and the server's export and
 // import jobs (null outside a server).
 struct Context {
@@ -193,9 +155,9 @@ const std::map<std::string, Op, std::less<>>& Operations() {
       {"DescribeLimits", Serve<protocol::DescribeLimitsInput>(DescribeLimits)},
       {"DescribeEndpoints", Serve<protocol::DescribeEndpointsRequest>(DescribeEndpoints)},
       {"UpdateContinuousBackups",
-       Serve<protocol::UpdateContinuousBackupsInput>(UpdateContinuousBackups)},
+       Serve<protocol::UpdateContinuousBackupsInput>(&Database::UpdateContinuousBackups)},
       {"DescribeContinuousBackups",
-       Serve<protocol::DescribeContinuousBackupsInput>(DescribeContinuousBackups)},
+       Serve<protocol::DescribeContinuousBackupsInput>(&Database::DescribeContinuousBackups)},
       {"ExportTableToPointInTime", ServeJob(&jobs::JobManager::ExportTableToPointInTime)},
       {"DescribeExport", ServeJob(&jobs::JobManager::DescribeExport)},
       {"ListExports", ServeJob(&jobs::JobManager::ListExports)},

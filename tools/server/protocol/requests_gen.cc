@@ -27,6 +27,7 @@ Status ToKeySchemaElement(KeySchemaElement&& in, dynarock::KeySchemaElement* out
 Status ToKeysAndAttributes(KeysAndAttributes&& in, dynarock::KeysAndAttributes* out);
 Status ToLocalSecondaryIndex(LocalSecondaryIndex&& in, dynarock::LocalSecondaryIndex* out);
 Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::ParameterizedStatement* out);
+Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in, dynarock::UpdateContinuousBackupsRequest* out);
 Status ToProjection(Projection&& in, dynarock::Projection* out);
 Status ToProvisionedThroughput(ProvisionedThroughput&& in, dynarock::ProvisionedThroughput* out);
 Status ToPut(Put&& in, dynarock::TransactPut* out);
@@ -443,6 +444,16 @@ Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::Parameter
   return Status::OK();
 }
 
+Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in, dynarock::UpdateContinuousBackupsRequest* out) {
+  if (in.point_in_time_recovery_enabled) {
+    out->point_in_time_recovery_enabled = (*in.point_in_time_recovery_enabled);
+  }
+  if (in.recovery_period_in_days) {
+    out->recovery_period_in_days = (*in.recovery_period_in_days);
+  }
+  return Status::OK();
+}
+
 Status ToProjection(Projection&& in, dynarock::Projection* out) {
   if (in.projection_type) {
     out->projection_type = ToProjectionType((*in.projection_type));
@@ -777,6 +788,13 @@ Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out) {
 }
 
 Status ToRequest(DeleteTableInput&& in, dynarock::DeleteTableRequest* out) {
+  if (in.table_name) {
+    out->table_name = std::move((*in.table_name));
+  }
+  return Status::OK();
+}
+
+Status ToRequest(DescribeContinuousBackupsInput&& in, dynarock::DescribeContinuousBackupsRequest* out) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }
@@ -1158,6 +1176,16 @@ Status ToRequest(UntagResourceInput&& in, dynarock::UntagResourceRequest* out) {
       auto& y0 = out->tag_keys.emplace_back();
       y0 = std::move(x0);
     }
+  }
+  return Status::OK();
+}
+
+Status ToRequest(UpdateContinuousBackupsInput&& in, dynarock::UpdateContinuousBackupsRequest* out) {
+  if (in.table_name) {
+    out->table_name = std::move((*in.table_name));
+  }
+  if (in.point_in_time_recovery_specification) {
+    DYNAROCK_RETURN_IF_ERROR(ToPointInTimeRecoverySpecification(std::move(*in.point_in_time_recovery_specification), &(*out)));
   }
   return Status::OK();
 }

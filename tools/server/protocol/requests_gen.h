@@ -36,6 +36,8 @@ Status ToRequest(ListTagsOfResourceInput&& in, dynarock::ListTagsOfResourceReque
 Status ToRequest(ExecuteStatementInput&& in, dynarock::ExecuteStatementRequest* out);
 Status ToRequest(BatchExecuteStatementInput&& in, dynarock::BatchExecuteStatementRequest* out);
 Status ToRequest(ExecuteTransactionInput&& in, dynarock::ExecuteTransactionRequest* out);
+Status ToRequest(UpdateContinuousBackupsInput&& in, dynarock::UpdateContinuousBackupsRequest* out);
+Status ToRequest(DescribeContinuousBackupsInput&& in, dynarock::DescribeContinuousBackupsRequest* out);
 
 }  // namespace dynarock::protocol
 

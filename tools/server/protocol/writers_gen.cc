@@ -127,12 +127,14 @@ void WriteBillingModeSummary(JsonWriter& w, const dynarock::TableDescription& v)
 void WriteCancellationReason(JsonWriter& w, const dynarock::CancellationReason& v);
 void WriteCapacity(JsonWriter& w, const dynarock::Capacity& v);
 void WriteConsumedCapacity(JsonWriter& w, const dynarock::ConsumedCapacity& v);
+void WriteContinuousBackupsDescription(JsonWriter& w, const dynarock::ContinuousBackupsDescription& v);
 void WriteDeleteRequest(JsonWriter& w, const dynarock::DeleteRequest& v);
 void WriteGlobalSecondaryIndexDescription(JsonWriter& w, const dynarock::GlobalSecondaryIndexDescription& v);
 void WriteItemCollectionMetrics(JsonWriter& w, const dynarock::ItemCollectionMetrics& v);
 void WriteKeySchemaElement(JsonWriter& w, const dynarock::KeySchemaElement& v);
 void WriteKeysAndAttributes(JsonWriter& w, const dynarock::KeysAndAttributes& v);
 void WriteLocalSecondaryIndexDescription(JsonWriter& w, const dynarock::LocalSecondaryIndexDescription& v);
+void WritePointInTimeRecoveryDescription(JsonWriter& w, const dynarock::ContinuousBackupsDescription& v);
 void WriteProjection(JsonWriter& w, const dynarock::Projection& v);
 void WriteProvisionedThroughputDescription(JsonWriter& w, const dynarock::ProvisionedThroughput& v);
 void WritePutRequest(JsonWriter& w, const dynarock::PutRequest& v);
@@ -250,6 +252,15 @@ void WriteConsumedCapacity(JsonWriter& w, const dynarock::ConsumedCapacity& v) {
   w.EndObject();
 }
 
+void WriteContinuousBackupsDescription(JsonWriter& w, const dynarock::ContinuousBackupsDescription& v) {
+  w.StartObject();
+  w.Key("ContinuousBackupsStatus");
+  w.String("ENABLED");
+  w.Key("PointInTimeRecoveryDescription");
+  WritePointInTimeRecoveryDescription(w, v);
+  w.EndObject();
+}
+
 void WriteDeleteRequest(JsonWriter& w, const dynarock::DeleteRequest& v) {
   w.StartObject();
   w.Key("Key");
@@ -362,6 +373,25 @@ void WriteLocalSecondaryIndexDescription(JsonWriter& w, const dynarock::LocalSec
   w.Int64(v.item_count);
   w.Key("IndexArn");
   Str(w, v.index_arn);
+  w.EndObject();
+}
+
+void WritePointInTimeRecoveryDescription(JsonWriter& w, const dynarock::ContinuousBackupsDescription& v) {
+  w.StartObject();
+  w.Key("PointInTimeRecoveryStatus");
+  w.String(v.point_in_time_recovery_enabled ? "ENABLED" : "DISABLED");
+  if (v.point_in_time_recovery_enabled) {
+    w.Key("EarliestRestorableDateTime");
+    w.Double(static_cast<double>(v.earliest_restorable_ms) / 1000.0);
+  }
+  if (v.point_in_time_recovery_enabled) {
+    w.Key("LatestRestorableDateTime");
+    w.Double(static_cast<double>(v.latest_restorable_ms) / 1000.0);
+  }
+  if (v.point_in_time_recovery_enabled) {
+    w.Key("RecoveryPeriodInDays");
+    w.Int(v.recovery_period_in_days);
+  }
   w.EndObject();
 }
 
@@ -917,6 +947,22 @@ void WriteOutput(JsonWriter& w, const dynarock::ListTagsOfResourceRequest&, cons
     w.EndObject();
   }
   w.EndArray();
+  w.EndObject();
+}
+
+// UpdateContinuousBackups.
+void WriteOutput(JsonWriter& w, const dynarock::UpdateContinuousBackupsRequest&, const dynarock::ContinuousBackupsDescription& v) {
+  w.StartObject();
+  w.Key("ContinuousBackupsDescription");
+  WriteContinuousBackupsDescription(w, v);
+  w.EndObject();
+}
+
+// DescribeContinuousBackups.
+void WriteOutput(JsonWriter& w, const dynarock::DescribeContinuousBackupsRequest&, const dynarock::ContinuousBackupsDescription& v) {
+  w.StartObject();
+  w.Key("ContinuousBackupsDescription");
+  WriteContinuousBackupsDescription(w, v);
   w.EndObject();
 }
 

@@ -65,6 +65,10 @@ void WriteOutput(JsonWriter& w, const dynarock::DescribeTimeToLiveRequest& r,
                  const dynarock::DescribeTimeToLiveResponse& v);
 void WriteOutput(JsonWriter& w, const dynarock::ListTagsOfResourceRequest& r,
                  const dynarock::ListTagsOfResourceResponse& v);
+void WriteOutput(JsonWriter& w, const dynarock::UpdateContinuousBackupsRequest& r,
+                 const dynarock::ContinuousBackupsDescription& v);
+void WriteOutput(JsonWriter& w, const dynarock::DescribeContinuousBackupsRequest& r,
+                 const dynarock::ContinuousBackupsDescription& v);
 
 // The members of an error body beyond its message.
 void WriteConditionalCheckFailedException(JsonWriter& w, const dynarock::ConditionalCheckFailedDetail& v);
