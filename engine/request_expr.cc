@@ -4,6 +4,7 @@
 #include <set>
 #include <string_view>
 
+#include "dynarock/db.h"
 #include "engine/validation.h"
 
 namespace dynarock {

@@ -86,16 +86,7 @@ Result<RequestExpressions> Prologue(const Request& r) {
   return DeclaredParameters(r);
 }
 
-// The first semantic check of a request, alone: DeclaredParameters' status.
-// The wire layer asks for it when a request also carries an invalid
-// AttributeValue, which DynamoDB reports only after it.
-Status CheckParameters(const PutItemRequest& r);
-Status CheckParameters(const GetItemRequest& r);
-Status CheckParameters(const DeleteItemRequest& r);
-Status CheckParameters(const UpdateItemRequest& r);
-Status CheckParameters(const QueryRequest& r);
-Status CheckParameters(const ScanRequest& r);
-Status CheckParameters(const BatchGetItemRequest& r);
+// CheckParameters (dynarock/db.h) is DeclaredParameters' status.
 
 // ---- Legacy parameters ----------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // one translation unit (the templates are large).
 #include "engine/model/checks.h"
 
-#include "engine/model/constraints_gen.h"
+#include "dynarock/model/constraints_gen.h"
 
 namespace dynarock::model {
 

@@ -1,5 +1,4 @@
-#include "engine/model/violations.h"
-
+#include "dynarock/model/violations.h"
 
 namespace dynarock::model {
 

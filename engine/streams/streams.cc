@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
+#include "dynarock/model/streams_constraints_gen.h"
 #include "engine/db_impl.h"
-#include "engine/model/streams_constraints_gen.h"
 
 namespace dynarock {
 namespace {

@@ -103,11 +103,11 @@ class Readers:
             return
         if kind == "structure":
             if shape == "AttributeValue" and t == ("name", "AttributeValue"):
-                out.append("%sDYNAROCK_ASSIGN_OR_RETURN(%s, ToValueLenient(std::move(%s)));"
+                out.append("%sDYNAROCK_ASSIGN_OR_RETURN(%s, ToValue(std::move(%s), deferred));"
                            % (pad, dst, src))
                 return
             if t[0] == "name" and self.engine.resolve_name(t[1]) in self.engine.structs:
-                out.append("%sDYNAROCK_RETURN_IF_ERROR(%s(std::move(%s), &%s));"
+                out.append("%sDYNAROCK_RETURN_IF_ERROR(%s(std::move(%s), &%s, deferred));"
                            % (pad, self.struct_fn(shape, t[1]), src, dst))
                 return
         elif kind == "list":
@@ -131,7 +131,7 @@ class Readers:
         elif kind == "map":
             value_shape = s["value"]["shape"]
             if value_shape == "AttributeValue" and t == ("name", "Item"):
-                out.append("%sDYNAROCK_ASSIGN_OR_RETURN(%s, ToItemLenient(std::move(%s)));"
+                out.append("%sDYNAROCK_ASSIGN_OR_RETURN(%s, ToItem(std::move(%s), deferred));"
                            % (pad, dst, src))
                 return
             if t[0] == "map":
@@ -197,7 +197,8 @@ class Readers:
 
     def gen_struct(self, shape, cpp_name):
         name = "ToRequest" if shape.endswith("Input") else "To" + shape
-        out = ["Status %s(%s&& in, %s* out) {" % (name, shape, cpp(("name", cpp_name)))]
+        out = ["Status %s(%s&& in, %s* out, [[maybe_unused]] Status* deferred) {"
+               % (name, shape, cpp(("name", cpp_name)))]
         skipped = [m for m in self.model.members(shape)
                    if not self.member(shape, m, cpp_name, out)]
         out += ["  return Status::OK();", "}"]
@@ -235,13 +236,15 @@ def gen(top, model, banner, operations, namespace, out_h, model_h):
          "// The engine's typed request from the model's input (model_gen.h): see",
          "// tools/codegen/gen_requests.py for how members map onto the engine's types.",
          "// REQUIRES: the input passed its model check (protocol::Check).",
+         "// `deferred` (may be null): see ToValue() in request_runtime.h.",
          "#ifndef " + guard, "#define " + guard, "",
          "#include \"dynarock/status.h\"",
          "#include \"dynarock/types.h\"",
          "#include \"%s\"" % model_h, "",
          "namespace %s {" % namespace, ""]
     for op in operations:
-        h.append("Status ToRequest(%sInput&& in, dynarock::%sRequest* out);" % (op, op))
+        h.append("Status ToRequest(%sInput&& in, dynarock::%sRequest* out, Status* deferred);"
+                 % (op, op))
     h += ["", "}  // namespace %s" % namespace, "", "#endif  // " + guard, ""]
     ops = {op + "Input" for op in operations}
     cc = [banner, "#include \"%s\"" % out_h, "",
@@ -250,7 +253,8 @@ def gen(top, model, banner, operations, namespace, out_h, model_h):
           "namespace %s {" % namespace, "namespace {", ""]
     for shape, cpp_name, body in sorted(r.functions):
         if shape not in ops:
-            cc.append("Status To%s(%s&& in, %s* out);" % (shape, shape, cpp(("name", cpp_name))))
+            cc.append("Status To%s(%s&& in, %s* out, Status* deferred);"
+                      % (shape, shape, cpp(("name", cpp_name))))
     cc.append("")
     cc += r.enum_functions()
     for shape, cpp_name, body in sorted(r.functions):

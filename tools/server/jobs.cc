@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/uuid/random_generator.hpp>
+#include <boost/uuid/uuid_io.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -21,7 +23,6 @@
 #include <thread>
 #include <vector>
 
-#include "engine/catalog.h"
 #include "format/bucket_path.h"
 #include "format/export_format.h"
 #include "tools/server/json_writers.h"
@@ -33,6 +34,12 @@ using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 using rapidjson::Value;
 
 namespace {
+
+// A version 4 UUID, as DynamoDB's client tokens and table ids.
+std::string RandomUuid() {
+  thread_local boost::uuids::random_generator generate;
+  return boost::uuids::to_string(generate());
+}
 
 constexpr int64_t kClientTokenLifetimeMs = 8LL * 3600 * 1000;  // 8 h
 constexpr size_t kMaxRunningImports = 50;
@@ -818,7 +825,7 @@ Result<std::string> JobManager::ExportTableToPointInTime(
   job->SetString("TableArn", table->table.table_arn);
   job->SetString("TableId", table->table.table_id);
   job->SetTime("ExportTime", export_ms);
-  job->SetString("ClientToken", in.client_token ? *in.client_token : NewUuid());
+  job->SetString("ClientToken", in.client_token ? *in.client_token : RandomUuid());
   job->SetString("S3Bucket", *in.s3_bucket);
   if (in.s3_bucket_owner) job->SetString("S3BucketOwner", *in.s3_bucket_owner);
   if (in.s3_prefix) job->SetString("S3Prefix", *in.s3_prefix);
@@ -888,8 +895,8 @@ Result<std::string> JobManager::ImportTable(const protocol::ImportTableInput& in
   job->SetString("ImportArn", table_arn + "/import/" + job->id);
   job->SetString("ImportStatus", "IN_PROGRESS");
   job->SetString("TableArn", table_arn);
-  job->SetString("TableId", NewUuid());
-  job->SetString("ClientToken", in.client_token ? *in.client_token : NewUuid());
+  job->SetString("TableId", RandomUuid());
+  job->SetString("ClientToken", in.client_token ? *in.client_token : RandomUuid());
   {
     const auto& src = *in.s3_bucket_source;
     rapidjson::StringBuffer buf;

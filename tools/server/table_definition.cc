@@ -127,10 +127,7 @@ Result<TableDefinition> ParseTableDefinition(std::string_view json) {
   DYNAROCK_RETURN_IF_ERROR(protocol::Read(root, &in));
   DYNAROCK_RETURN_IF_ERROR(protocol::Check(in));
   TableDefinition out;
-  {
-    protocol::ValueErrors value_errors;  // CreateTable carries no AttributeValue
-    DYNAROCK_ASSIGN_OR_RETURN(out.table, ToRequest<CreateTableRequest>(std::move(in)));
-  }
+  { DYNAROCK_ASSIGN_OR_RETURN(out.table, ToRequest<CreateTableRequest>(std::move(in))); }
   simdjson::dom::element ttl;
   if (root.at_key("TimeToLiveSpecification").get(ttl) == simdjson::SUCCESS && !ttl.is_null()) {
     std::string_view name;

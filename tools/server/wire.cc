@@ -9,8 +9,6 @@
 #include <optional>
 #include <type_traits>
 
-#include "engine/request_expr.h"
-#include "format/json.h"
 #include "tools/server/jobs.h"
 #include "tools/server/json_writers.h"
 #include "tools/server/protocol/model_gen.h"
@@ -72,12 +70,12 @@ Request ReadRequest(protocol::Element json) {
   Input in;
   Check(Read(json, &in));
   Check(Check(in));
-  protocol::ValueErrors value_errors;
-  Request request = Check(ToRequest<Request>(std::move(in)));
-  if (!value_errors.first().ok()) {
+  Status invalid_value;
+  Request request = Check(ToRequest<Request>(std::move(in), &invalid_value));
+  if (!invalid_value.ok()) {
     // An invalid AttributeValue loses to the mixing check (5.1).
     if constexpr (requires { CheckParameters(request); }) Check(CheckParameters(request));
-    Check(value_errors.first());
+    Check(invalid_value);
   }
   // Items are answered from their stored bytes (writers_gen.h).
   if constexpr (requires { request.item_encoding; }) request.item_encoding = ItemEncoding::kStored;

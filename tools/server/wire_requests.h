@@ -2,8 +2,7 @@
 // constraint-checked) onto the engine's typed requests: the generated
 // translation (protocol/requests_gen.h), after refusing what Dynarock
 // cannot honour. The translation's only errors are AttributeValue ones
-// (protocol/request_runtime.h), deferred while a protocol::ValueErrors is
-// alive.
+// (protocol/request_runtime.h), which the caller may defer.
 #ifndef DYNAROCK_TOOLS_SERVER_WIRE_REQUESTS_H_
 #define DYNAROCK_TOOLS_SERVER_WIRE_REQUESTS_H_
 
@@ -23,15 +22,16 @@ namespace dynarock::wire {
 Status RefuseUnsupported(const protocol::CreateTableInput& in);
 Status RefuseUnsupported(const protocol::UpdateTableInput& in);
 
-// The engine's request for model input `in`.
+// The engine's request for model input `in`; `deferred` as in
+// protocol::ToValue (null: an invalid AttributeValue fails the translation).
 template <typename Request, typename Input>
-Result<Request> ToRequest(Input&& in) {
+Result<Request> ToRequest(Input&& in, Status* deferred = nullptr) {
   if constexpr (requires { RefuseUnsupported(in); }) {
     DYNAROCK_RETURN_IF_ERROR(RefuseUnsupported(in));
   }
   Request out;
   // Found by argument: the generated translation of the input's service.
-  DYNAROCK_RETURN_IF_ERROR(ToRequest(std::move(in), &out));
+  DYNAROCK_RETURN_IF_ERROR(ToRequest(std::move(in), &out, deferred));
   return out;
 }
 

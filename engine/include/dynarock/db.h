@@ -488,6 +488,22 @@ class Database {
   std::unique_ptr<Impl> impl_;
 };
 
+// DynamoDB's first semantic check of a request, on its own: the mixing of
+// expression and legacy parameters, and the placeholder maps' own checks
+// (an unused or undefined placeholder, an empty map). Every operation makes
+// it first, after the model's constraints. A front end that translated a
+// client's request and held back an invalid AttributeValue asks for it before
+// reporting the value, because DynamoDB reports such a value only after this
+// check (the server does: tools/server/wire.cc). ValidationException, in
+// DynamoDB's words, or OK.
+Status CheckParameters(const PutItemRequest& request);
+Status CheckParameters(const GetItemRequest& request);
+Status CheckParameters(const DeleteItemRequest& request);
+Status CheckParameters(const UpdateItemRequest& request);
+Status CheckParameters(const QueryRequest& request);
+Status CheckParameters(const ScanRequest& request);
+Status CheckParameters(const BatchGetItemRequest& request);
+
 // Counts the storage work done by the calling thread while it lives (RocksDB's
 // perf context): what a Query or Scan touched, for tests and the demo.
 class ReadCounter {

@@ -11,34 +11,34 @@
 namespace dynarock::protocol {
 namespace {
 
-Status ToAttributeDefinition(AttributeDefinition&& in, dynarock::AttributeDefinition* out);
-Status ToAttributeValueUpdate(AttributeValueUpdate&& in, dynarock::AttributeValueUpdate* out);
-Status ToBatchStatementRequest(BatchStatementRequest&& in, dynarock::BatchStatementRequest* out);
-Status ToCondition(Condition&& in, dynarock::LegacyCondition* out);
-Status ToConditionCheck(ConditionCheck&& in, dynarock::TransactConditionCheck* out);
-Status ToCreateGlobalSecondaryIndexAction(CreateGlobalSecondaryIndexAction&& in, dynarock::CreateGlobalSecondaryIndexAction* out);
-Status ToDelete(Delete&& in, dynarock::TransactDelete* out);
-Status ToDeleteRequest(DeleteRequest&& in, dynarock::DeleteRequest* out);
-Status ToExpectedAttributeValue(ExpectedAttributeValue&& in, dynarock::ExpectedAttributeValue* out);
-Status ToGet(Get&& in, dynarock::TransactGet* out);
-Status ToGlobalSecondaryIndex(GlobalSecondaryIndex&& in, dynarock::GlobalSecondaryIndex* out);
-Status ToGlobalSecondaryIndexUpdate(GlobalSecondaryIndexUpdate&& in, dynarock::GlobalSecondaryIndexUpdate* out);
-Status ToKeySchemaElement(KeySchemaElement&& in, dynarock::KeySchemaElement* out);
-Status ToKeysAndAttributes(KeysAndAttributes&& in, dynarock::KeysAndAttributes* out);
-Status ToLocalSecondaryIndex(LocalSecondaryIndex&& in, dynarock::LocalSecondaryIndex* out);
-Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::ParameterizedStatement* out);
-Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in, dynarock::UpdateContinuousBackupsRequest* out);
-Status ToProjection(Projection&& in, dynarock::Projection* out);
-Status ToProvisionedThroughput(ProvisionedThroughput&& in, dynarock::ProvisionedThroughput* out);
-Status ToPut(Put&& in, dynarock::TransactPut* out);
-Status ToPutRequest(PutRequest&& in, dynarock::PutRequest* out);
-Status ToStreamSpecification(StreamSpecification&& in, dynarock::StreamSpecification* out);
-Status ToTimeToLiveSpecification(TimeToLiveSpecification&& in, dynarock::TimeToLiveSpecification* out);
-Status ToTransactGetItem(TransactGetItem&& in, dynarock::TransactGet* out);
-Status ToTransactWriteItem(TransactWriteItem&& in, dynarock::TransactWriteItem* out);
-Status ToUpdate(Update&& in, dynarock::TransactUpdate* out);
-Status ToUpdateGlobalSecondaryIndexAction(UpdateGlobalSecondaryIndexAction&& in, dynarock::UpdateGlobalSecondaryIndexAction* out);
-Status ToWriteRequest(WriteRequest&& in, dynarock::WriteRequest* out);
+Status ToAttributeDefinition(AttributeDefinition&& in, dynarock::AttributeDefinition* out, Status* deferred);
+Status ToAttributeValueUpdate(AttributeValueUpdate&& in, dynarock::AttributeValueUpdate* out, Status* deferred);
+Status ToBatchStatementRequest(BatchStatementRequest&& in, dynarock::BatchStatementRequest* out, Status* deferred);
+Status ToCondition(Condition&& in, dynarock::LegacyCondition* out, Status* deferred);
+Status ToConditionCheck(ConditionCheck&& in, dynarock::TransactConditionCheck* out, Status* deferred);
+Status ToCreateGlobalSecondaryIndexAction(CreateGlobalSecondaryIndexAction&& in, dynarock::CreateGlobalSecondaryIndexAction* out, Status* deferred);
+Status ToDelete(Delete&& in, dynarock::TransactDelete* out, Status* deferred);
+Status ToDeleteRequest(DeleteRequest&& in, dynarock::DeleteRequest* out, Status* deferred);
+Status ToExpectedAttributeValue(ExpectedAttributeValue&& in, dynarock::ExpectedAttributeValue* out, Status* deferred);
+Status ToGet(Get&& in, dynarock::TransactGet* out, Status* deferred);
+Status ToGlobalSecondaryIndex(GlobalSecondaryIndex&& in, dynarock::GlobalSecondaryIndex* out, Status* deferred);
+Status ToGlobalSecondaryIndexUpdate(GlobalSecondaryIndexUpdate&& in, dynarock::GlobalSecondaryIndexUpdate* out, Status* deferred);
+Status ToKeySchemaElement(KeySchemaElement&& in, dynarock::KeySchemaElement* out, Status* deferred);
+Status ToKeysAndAttributes(KeysAndAttributes&& in, dynarock::KeysAndAttributes* out, Status* deferred);
+Status ToLocalSecondaryIndex(LocalSecondaryIndex&& in, dynarock::LocalSecondaryIndex* out, Status* deferred);
+Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::ParameterizedStatement* out, Status* deferred);
+Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in, dynarock::UpdateContinuousBackupsRequest* out, Status* deferred);
+Status ToProjection(Projection&& in, dynarock::Projection* out, Status* deferred);
+Status ToProvisionedThroughput(ProvisionedThroughput&& in, dynarock::ProvisionedThroughput* out, Status* deferred);
+Status ToPut(Put&& in, dynarock::TransactPut* out, Status* deferred);
+Status ToPutRequest(PutRequest&& in, dynarock::PutRequest* out, Status* deferred);
+Status ToStreamSpecification(StreamSpecification&& in, dynarock::StreamSpecification* out, Status* deferred);
+Status ToTimeToLiveSpecification(TimeToLiveSpecification&& in, dynarock::TimeToLiveSpecification* out, Status* deferred);
+Status ToTransactGetItem(TransactGetItem&& in, dynarock::TransactGet* out, Status* deferred);
+Status ToTransactWriteItem(TransactWriteItem&& in, dynarock::TransactWriteItem* out, Status* deferred);
+Status ToUpdate(Update&& in, dynarock::TransactUpdate* out, Status* deferred);
+Status ToUpdateGlobalSecondaryIndexAction(UpdateGlobalSecondaryIndexAction&& in, dynarock::UpdateGlobalSecondaryIndexAction* out, Status* deferred);
+Status ToWriteRequest(WriteRequest&& in, dynarock::WriteRequest* out, Status* deferred);
 
 dynarock::AttributeAction ToAttributeAction(const std::string& name) {
   if (name == "ADD") return dynarock::AttributeAction::kAdd;
@@ -140,7 +140,7 @@ dynarock::StreamViewType ToStreamViewType(const std::string& name) {
   return dynarock::StreamViewType{};  // unreachable: the model check passed
 }
 
-Status ToAttributeDefinition(AttributeDefinition&& in, dynarock::AttributeDefinition* out) {
+Status ToAttributeDefinition(AttributeDefinition&& in, dynarock::AttributeDefinition* out, [[maybe_unused]] Status* deferred) {
   if (in.attribute_name) {
     out->attribute_name = std::move((*in.attribute_name));
   }
@@ -150,17 +150,17 @@ Status ToAttributeDefinition(AttributeDefinition&& in, dynarock::AttributeDefini
   return Status::OK();
 }
 
-Status ToAttributeValueUpdate(AttributeValueUpdate&& in, dynarock::AttributeValueUpdate* out) {
+Status ToAttributeValueUpdate(AttributeValueUpdate&& in, dynarock::AttributeValueUpdate* out, [[maybe_unused]] Status* deferred) {
   if (in.action) {
     out->action = ToAttributeAction((*in.action));
   }
   if (in.value) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->value, ToValueLenient(std::move((*in.value))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->value, ToValue(std::move((*in.value)), deferred));
   }
   return Status::OK();
 }
 
-Status ToBatchStatementRequest(BatchStatementRequest&& in, dynarock::BatchStatementRequest* out) {
+Status ToBatchStatementRequest(BatchStatementRequest&& in, dynarock::BatchStatementRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.statement) {
     out->statement = std::move((*in.statement));
   }
@@ -169,7 +169,7 @@ Status ToBatchStatementRequest(BatchStatementRequest&& in, dynarock::BatchStatem
     (*out->parameters).reserve((*in.parameters).size());
     for (auto& x0 : (*in.parameters)) {
       auto& y0 = (*out->parameters).emplace_back();
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
     }
   }
   if (in.consistent_read) {
@@ -181,12 +181,12 @@ Status ToBatchStatementRequest(BatchStatementRequest&& in, dynarock::BatchStatem
   return Status::OK();
 }
 
-Status ToCondition(Condition&& in, dynarock::LegacyCondition* out) {
+Status ToCondition(Condition&& in, dynarock::LegacyCondition* out, [[maybe_unused]] Status* deferred) {
   if (in.attribute_value_list) {
     out->attribute_value_list.reserve((*in.attribute_value_list).size());
     for (auto& x0 : (*in.attribute_value_list)) {
       auto& y0 = out->attribute_value_list.emplace_back();
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
     }
   }
   if (in.comparison_operator) {
@@ -195,9 +195,9 @@ Status ToCondition(Condition&& in, dynarock::LegacyCondition* out) {
   return Status::OK();
 }
 
-Status ToConditionCheck(ConditionCheck&& in, dynarock::TransactConditionCheck* out) {
+Status ToConditionCheck(ConditionCheck&& in, dynarock::TransactConditionCheck* out, [[maybe_unused]] Status* deferred) {
   if (in.key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItemLenient(std::move((*in.key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItem(std::move((*in.key)), deferred));
   }
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
@@ -217,7 +217,7 @@ Status ToConditionCheck(ConditionCheck&& in, dynarock::TransactConditionCheck* o
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -228,30 +228,30 @@ Status ToConditionCheck(ConditionCheck&& in, dynarock::TransactConditionCheck* o
 }
 
 // OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
-Status ToCreateGlobalSecondaryIndexAction(CreateGlobalSecondaryIndexAction&& in, dynarock::CreateGlobalSecondaryIndexAction* out) {
+Status ToCreateGlobalSecondaryIndexAction(CreateGlobalSecondaryIndexAction&& in, dynarock::CreateGlobalSecondaryIndexAction* out, [[maybe_unused]] Status* deferred) {
   if (in.projection) {
-    DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection));
+    DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection, deferred));
   }
   if (in.index_name) {
     out->index_name = std::move((*in.index_name));
   }
   if (in.provisioned_throughput) {
     out->provisioned_throughput.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput)));
+    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput), deferred));
   }
   if (in.key_schema) {
     out->key_schema.reserve((*in.key_schema).size());
     for (auto& x0 : (*in.key_schema)) {
       auto& y0 = out->key_schema.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0, deferred));
     }
   }
   return Status::OK();
 }
 
-Status ToDelete(Delete&& in, dynarock::TransactDelete* out) {
+Status ToDelete(Delete&& in, dynarock::TransactDelete* out, [[maybe_unused]] Status* deferred) {
   if (in.key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItemLenient(std::move((*in.key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItem(std::move((*in.key)), deferred));
   }
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
@@ -271,7 +271,7 @@ Status ToDelete(Delete&& in, dynarock::TransactDelete* out) {
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -281,19 +281,19 @@ Status ToDelete(Delete&& in, dynarock::TransactDelete* out) {
   return Status::OK();
 }
 
-Status ToDeleteRequest(DeleteRequest&& in, dynarock::DeleteRequest* out) {
+Status ToDeleteRequest(DeleteRequest&& in, dynarock::DeleteRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItemLenient(std::move((*in.key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItem(std::move((*in.key)), deferred));
   }
   return Status::OK();
 }
 
-Status ToExpectedAttributeValue(ExpectedAttributeValue&& in, dynarock::ExpectedAttributeValue* out) {
+Status ToExpectedAttributeValue(ExpectedAttributeValue&& in, dynarock::ExpectedAttributeValue* out, [[maybe_unused]] Status* deferred) {
   if (in.attribute_value_list) {
     out->attribute_value_list.reserve((*in.attribute_value_list).size());
     for (auto& x0 : (*in.attribute_value_list)) {
       auto& y0 = out->attribute_value_list.emplace_back();
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
     }
   }
   if (in.comparison_operator) {
@@ -303,14 +303,14 @@ Status ToExpectedAttributeValue(ExpectedAttributeValue&& in, dynarock::ExpectedA
     out->exists = (*in.exists);
   }
   if (in.value) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->value, ToValueLenient(std::move((*in.value))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->value, ToValue(std::move((*in.value)), deferred));
   }
   return Status::OK();
 }
 
-Status ToGet(Get&& in, dynarock::TransactGet* out) {
+Status ToGet(Get&& in, dynarock::TransactGet* out, [[maybe_unused]] Status* deferred) {
   if (in.key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItemLenient(std::move((*in.key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItem(std::move((*in.key)), deferred));
   }
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
@@ -330,7 +330,7 @@ Status ToGet(Get&& in, dynarock::TransactGet* out) {
 }
 
 // OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
-Status ToGlobalSecondaryIndex(GlobalSecondaryIndex&& in, dynarock::GlobalSecondaryIndex* out) {
+Status ToGlobalSecondaryIndex(GlobalSecondaryIndex&& in, dynarock::GlobalSecondaryIndex* out, [[maybe_unused]] Status* deferred) {
   if (in.index_name) {
     out->index_name = std::move((*in.index_name));
   }
@@ -338,27 +338,27 @@ Status ToGlobalSecondaryIndex(GlobalSecondaryIndex&& in, dynarock::GlobalSeconda
     out->key_schema.reserve((*in.key_schema).size());
     for (auto& x0 : (*in.key_schema)) {
       auto& y0 = out->key_schema.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0, deferred));
     }
   }
   if (in.projection) {
-    DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection));
+    DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection, deferred));
   }
   if (in.provisioned_throughput) {
     out->provisioned_throughput.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput)));
+    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput), deferred));
   }
   return Status::OK();
 }
 
-Status ToGlobalSecondaryIndexUpdate(GlobalSecondaryIndexUpdate&& in, dynarock::GlobalSecondaryIndexUpdate* out) {
+Status ToGlobalSecondaryIndexUpdate(GlobalSecondaryIndexUpdate&& in, dynarock::GlobalSecondaryIndexUpdate* out, [[maybe_unused]] Status* deferred) {
   if (in.update) {
     out->update.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToUpdateGlobalSecondaryIndexAction(std::move((*in.update)), &(*out->update)));
+    DYNAROCK_RETURN_IF_ERROR(ToUpdateGlobalSecondaryIndexAction(std::move((*in.update)), &(*out->update), deferred));
   }
   if (in.create) {
     out->create.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToCreateGlobalSecondaryIndexAction(std::move((*in.create)), &(*out->create)));
+    DYNAROCK_RETURN_IF_ERROR(ToCreateGlobalSecondaryIndexAction(std::move((*in.create)), &(*out->create), deferred));
   }
   if (in.delete_ && in.delete_->index_name) {
     out->delete_index_name = std::move((*in.delete_->index_name));
@@ -366,7 +366,7 @@ Status ToGlobalSecondaryIndexUpdate(GlobalSecondaryIndexUpdate&& in, dynarock::G
   return Status::OK();
 }
 
-Status ToKeySchemaElement(KeySchemaElement&& in, dynarock::KeySchemaElement* out) {
+Status ToKeySchemaElement(KeySchemaElement&& in, dynarock::KeySchemaElement* out, [[maybe_unused]] Status* deferred) {
   if (in.attribute_name) {
     out->attribute_name = std::move((*in.attribute_name));
   }
@@ -376,12 +376,12 @@ Status ToKeySchemaElement(KeySchemaElement&& in, dynarock::KeySchemaElement* out
   return Status::OK();
 }
 
-Status ToKeysAndAttributes(KeysAndAttributes&& in, dynarock::KeysAndAttributes* out) {
+Status ToKeysAndAttributes(KeysAndAttributes&& in, dynarock::KeysAndAttributes* out, [[maybe_unused]] Status* deferred) {
   if (in.keys) {
     out->keys.reserve((*in.keys).size());
     for (auto& x0 : (*in.keys)) {
       auto& y0 = out->keys.emplace_back();
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToItemLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToItem(std::move(x0), deferred));
     }
   }
   if (in.attributes_to_get) {
@@ -409,7 +409,7 @@ Status ToKeysAndAttributes(KeysAndAttributes&& in, dynarock::KeysAndAttributes* 
   return Status::OK();
 }
 
-Status ToLocalSecondaryIndex(LocalSecondaryIndex&& in, dynarock::LocalSecondaryIndex* out) {
+Status ToLocalSecondaryIndex(LocalSecondaryIndex&& in, dynarock::LocalSecondaryIndex* out, [[maybe_unused]] Status* deferred) {
   if (in.index_name) {
     out->index_name = std::move((*in.index_name));
   }
@@ -417,16 +417,16 @@ Status ToLocalSecondaryIndex(LocalSecondaryIndex&& in, dynarock::LocalSecondaryI
     out->key_schema.reserve((*in.key_schema).size());
     for (auto& x0 : (*in.key_schema)) {
       auto& y0 = out->key_schema.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0, deferred));
     }
   }
   if (in.projection) {
-    DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection));
+    DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection, deferred));
   }
   return Status::OK();
 }
 
-Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::ParameterizedStatement* out) {
+Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::ParameterizedStatement* out, [[maybe_unused]] Status* deferred) {
   if (in.statement) {
     out->statement = std::move((*in.statement));
   }
@@ -435,7 +435,7 @@ Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::Parameter
     (*out->parameters).reserve((*in.parameters).size());
     for (auto& x0 : (*in.parameters)) {
       auto& y0 = (*out->parameters).emplace_back();
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
     }
   }
   if (in.return_values_on_condition_check_failure) {
@@ -444,7 +444,7 @@ Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::Parameter
   return Status::OK();
 }
 
-Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in, dynarock::UpdateContinuousBackupsRequest* out) {
+Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in, dynarock::UpdateContinuousBackupsRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.point_in_time_recovery_enabled) {
     out->point_in_time_recovery_enabled = (*in.point_in_time_recovery_enabled);
   }
@@ -454,7 +454,7 @@ Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in,
   return Status::OK();
 }
 
-Status ToProjection(Projection&& in, dynarock::Projection* out) {
+Status ToProjection(Projection&& in, dynarock::Projection* out, [[maybe_unused]] Status* deferred) {
   if (in.projection_type) {
     out->projection_type = ToProjectionType((*in.projection_type));
   }
@@ -468,7 +468,7 @@ Status ToProjection(Projection&& in, dynarock::Projection* out) {
   return Status::OK();
 }
 
-Status ToProvisionedThroughput(ProvisionedThroughput&& in, dynarock::ProvisionedThroughput* out) {
+Status ToProvisionedThroughput(ProvisionedThroughput&& in, dynarock::ProvisionedThroughput* out, [[maybe_unused]] Status* deferred) {
   if (in.write_capacity_units) {
     out->write_capacity_units = (*in.write_capacity_units);
   }
@@ -478,9 +478,9 @@ Status ToProvisionedThroughput(ProvisionedThroughput&& in, dynarock::Provisioned
   return Status::OK();
 }
 
-Status ToPut(Put&& in, dynarock::TransactPut* out) {
+Status ToPut(Put&& in, dynarock::TransactPut* out, [[maybe_unused]] Status* deferred) {
   if (in.item) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->item, ToItemLenient(std::move((*in.item))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->item, ToItem(std::move((*in.item)), deferred));
   }
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
@@ -500,7 +500,7 @@ Status ToPut(Put&& in, dynarock::TransactPut* out) {
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -510,14 +510,14 @@ Status ToPut(Put&& in, dynarock::TransactPut* out) {
   return Status::OK();
 }
 
-Status ToPutRequest(PutRequest&& in, dynarock::PutRequest* out) {
+Status ToPutRequest(PutRequest&& in, dynarock::PutRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.item) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->item, ToItemLenient(std::move((*in.item))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->item, ToItem(std::move((*in.item)), deferred));
   }
   return Status::OK();
 }
 
-Status ToStreamSpecification(StreamSpecification&& in, dynarock::StreamSpecification* out) {
+Status ToStreamSpecification(StreamSpecification&& in, dynarock::StreamSpecification* out, [[maybe_unused]] Status* deferred) {
   if (in.stream_enabled) {
     out->stream_enabled = (*in.stream_enabled);
   }
@@ -527,7 +527,7 @@ Status ToStreamSpecification(StreamSpecification&& in, dynarock::StreamSpecifica
   return Status::OK();
 }
 
-Status ToTimeToLiveSpecification(TimeToLiveSpecification&& in, dynarock::TimeToLiveSpecification* out) {
+Status ToTimeToLiveSpecification(TimeToLiveSpecification&& in, dynarock::TimeToLiveSpecification* out, [[maybe_unused]] Status* deferred) {
   if (in.enabled) {
     out->enabled = (*in.enabled);
   }
@@ -537,36 +537,36 @@ Status ToTimeToLiveSpecification(TimeToLiveSpecification&& in, dynarock::TimeToL
   return Status::OK();
 }
 
-Status ToTransactGetItem(TransactGetItem&& in, dynarock::TransactGet* out) {
+Status ToTransactGetItem(TransactGetItem&& in, dynarock::TransactGet* out, [[maybe_unused]] Status* deferred) {
   if (in.get) {
-    DYNAROCK_RETURN_IF_ERROR(ToGet(std::move(*in.get), &(*out)));
+    DYNAROCK_RETURN_IF_ERROR(ToGet(std::move(*in.get), &(*out), deferred));
   }
   return Status::OK();
 }
 
-Status ToTransactWriteItem(TransactWriteItem&& in, dynarock::TransactWriteItem* out) {
+Status ToTransactWriteItem(TransactWriteItem&& in, dynarock::TransactWriteItem* out, [[maybe_unused]] Status* deferred) {
   if (in.condition_check) {
     out->condition_check.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToConditionCheck(std::move((*in.condition_check)), &(*out->condition_check)));
+    DYNAROCK_RETURN_IF_ERROR(ToConditionCheck(std::move((*in.condition_check)), &(*out->condition_check), deferred));
   }
   if (in.put) {
     out->put.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToPut(std::move((*in.put)), &(*out->put)));
+    DYNAROCK_RETURN_IF_ERROR(ToPut(std::move((*in.put)), &(*out->put), deferred));
   }
   if (in.delete_) {
     out->delete_item.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToDelete(std::move((*in.delete_)), &(*out->delete_item)));
+    DYNAROCK_RETURN_IF_ERROR(ToDelete(std::move((*in.delete_)), &(*out->delete_item), deferred));
   }
   if (in.update) {
     out->update.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToUpdate(std::move((*in.update)), &(*out->update)));
+    DYNAROCK_RETURN_IF_ERROR(ToUpdate(std::move((*in.update)), &(*out->update), deferred));
   }
   return Status::OK();
 }
 
-Status ToUpdate(Update&& in, dynarock::TransactUpdate* out) {
+Status ToUpdate(Update&& in, dynarock::TransactUpdate* out, [[maybe_unused]] Status* deferred) {
   if (in.key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItemLenient(std::move((*in.key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItem(std::move((*in.key)), deferred));
   }
   if (in.update_expression) {
     out->update_expression = std::move((*in.update_expression));
@@ -589,7 +589,7 @@ Status ToUpdate(Update&& in, dynarock::TransactUpdate* out) {
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -600,36 +600,36 @@ Status ToUpdate(Update&& in, dynarock::TransactUpdate* out) {
 }
 
 // OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
-Status ToUpdateGlobalSecondaryIndexAction(UpdateGlobalSecondaryIndexAction&& in, dynarock::UpdateGlobalSecondaryIndexAction* out) {
+Status ToUpdateGlobalSecondaryIndexAction(UpdateGlobalSecondaryIndexAction&& in, dynarock::UpdateGlobalSecondaryIndexAction* out, [[maybe_unused]] Status* deferred) {
   if (in.index_name) {
     out->index_name = std::move((*in.index_name));
   }
   if (in.provisioned_throughput) {
-    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &out->provisioned_throughput));
+    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &out->provisioned_throughput, deferred));
   }
   return Status::OK();
 }
 
-Status ToWriteRequest(WriteRequest&& in, dynarock::WriteRequest* out) {
+Status ToWriteRequest(WriteRequest&& in, dynarock::WriteRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.put_request) {
     out->put_request.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToPutRequest(std::move((*in.put_request)), &(*out->put_request)));
+    DYNAROCK_RETURN_IF_ERROR(ToPutRequest(std::move((*in.put_request)), &(*out->put_request), deferred));
   }
   if (in.delete_request) {
     out->delete_request.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToDeleteRequest(std::move((*in.delete_request)), &(*out->delete_request)));
+    DYNAROCK_RETURN_IF_ERROR(ToDeleteRequest(std::move((*in.delete_request)), &(*out->delete_request), deferred));
   }
   return Status::OK();
 }
 
 }  // namespace
 
-Status ToRequest(BatchExecuteStatementInput&& in, dynarock::BatchExecuteStatementRequest* out) {
+Status ToRequest(BatchExecuteStatementInput&& in, dynarock::BatchExecuteStatementRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.statements) {
     out->statements.reserve((*in.statements).size());
     for (auto& x0 : (*in.statements)) {
       auto& y0 = out->statements.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToBatchStatementRequest(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToBatchStatementRequest(std::move(x0), &y0, deferred));
     }
   }
   if (in.return_consumed_capacity) {
@@ -638,21 +638,21 @@ Status ToRequest(BatchExecuteStatementInput&& in, dynarock::BatchExecuteStatemen
   return Status::OK();
 }
 
-Status ToRequest(BatchGetItemInput&& in, dynarock::BatchGetItemRequest* out) {
+Status ToRequest(BatchGetItemInput&& in, dynarock::BatchGetItemRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.return_consumed_capacity) {
     out->return_consumed_capacity = ToReturnConsumedCapacity((*in.return_consumed_capacity));
   }
   if (in.request_items) {
     for (auto& [k0, x0] : (*in.request_items)) {
       dynarock::KeysAndAttributes y0{};
-      DYNAROCK_RETURN_IF_ERROR(ToKeysAndAttributes(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToKeysAndAttributes(std::move(x0), &y0, deferred));
       out->request_items.insert_or_assign(std::move(k0), std::move(y0));
     }
   }
   return Status::OK();
 }
 
-Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out) {
+Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.return_consumed_capacity) {
     out->return_consumed_capacity = ToReturnConsumedCapacity((*in.return_consumed_capacity));
   }
@@ -665,7 +665,7 @@ Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out)
       y0.reserve(x0.size());
       for (auto& x1 : x0) {
         auto& y1 = y0.emplace_back();
-        DYNAROCK_RETURN_IF_ERROR(ToWriteRequest(std::move(x1), &y1));
+        DYNAROCK_RETURN_IF_ERROR(ToWriteRequest(std::move(x1), &y1, deferred));
       }
       out->request_items.insert_or_assign(std::move(k0), std::move(y0));
     }
@@ -677,12 +677,12 @@ Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out)
 // TableClass: refused when set (wire_requests.cc, RefuseUnsupported).
 // ResourcePolicy: refused when set (wire_requests.cc, RefuseUnsupported).
 // OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
-Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out) {
+Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.attribute_definitions) {
     out->attribute_definitions.reserve((*in.attribute_definitions).size());
     for (auto& x0 : (*in.attribute_definitions)) {
       auto& y0 = out->attribute_definitions.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToAttributeDefinition(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToAttributeDefinition(std::move(x0), &y0, deferred));
     }
   }
   if (in.table_name) {
@@ -693,13 +693,13 @@ Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out) {
   }
   if (in.provisioned_throughput) {
     out->provisioned_throughput.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput)));
+    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput), deferred));
   }
   if (in.key_schema) {
     out->key_schema.reserve((*in.key_schema).size());
     for (auto& x0 : (*in.key_schema)) {
       auto& y0 = out->key_schema.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0, deferred));
     }
   }
   if (in.local_secondary_indexes) {
@@ -707,7 +707,7 @@ Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out) {
     (*out->local_secondary_indexes).reserve((*in.local_secondary_indexes).size());
     for (auto& x0 : (*in.local_secondary_indexes)) {
       auto& y0 = (*out->local_secondary_indexes).emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToLocalSecondaryIndex(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToLocalSecondaryIndex(std::move(x0), &y0, deferred));
     }
   }
   if (in.global_secondary_indexes) {
@@ -715,12 +715,12 @@ Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out) {
     (*out->global_secondary_indexes).reserve((*in.global_secondary_indexes).size());
     for (auto& x0 : (*in.global_secondary_indexes)) {
       auto& y0 = (*out->global_secondary_indexes).emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToGlobalSecondaryIndex(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToGlobalSecondaryIndex(std::move(x0), &y0, deferred));
     }
   }
   if (in.stream_specification) {
     out->stream_specification.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToStreamSpecification(std::move((*in.stream_specification)), &(*out->stream_specification)));
+    DYNAROCK_RETURN_IF_ERROR(ToStreamSpecification(std::move((*in.stream_specification)), &(*out->stream_specification), deferred));
   }
   if (in.tags) {
     out->tags.emplace();
@@ -735,7 +735,7 @@ Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out) {
+Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.return_consumed_capacity) {
     out->return_consumed_capacity = ToReturnConsumedCapacity((*in.return_consumed_capacity));
   }
@@ -749,7 +749,7 @@ Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out) {
     out->return_item_collection_metrics = ToReturnItemCollectionMetrics((*in.return_item_collection_metrics));
   }
   if (in.key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItemLenient(std::move((*in.key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItem(std::move((*in.key)), deferred));
   }
   if (in.conditional_operator) {
     out->conditional_operator = ToConditionalOperator((*in.conditional_operator));
@@ -758,7 +758,7 @@ Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out) {
     out->expected.emplace();
     for (auto& [k0, x0] : (*in.expected)) {
       dynarock::ExpectedAttributeValue y0{};
-      DYNAROCK_RETURN_IF_ERROR(ToExpectedAttributeValue(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToExpectedAttributeValue(std::move(x0), &y0, deferred));
       (*out->expected).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -769,7 +769,7 @@ Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out) {
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -787,35 +787,35 @@ Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(DeleteTableInput&& in, dynarock::DeleteTableRequest* out) {
+Status ToRequest(DeleteTableInput&& in, dynarock::DeleteTableRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }
   return Status::OK();
 }
 
-Status ToRequest(DescribeContinuousBackupsInput&& in, dynarock::DescribeContinuousBackupsRequest* out) {
+Status ToRequest(DescribeContinuousBackupsInput&& in, dynarock::DescribeContinuousBackupsRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }
   return Status::OK();
 }
 
-Status ToRequest(DescribeTableInput&& in, dynarock::DescribeTableRequest* out) {
+Status ToRequest(DescribeTableInput&& in, dynarock::DescribeTableRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }
   return Status::OK();
 }
 
-Status ToRequest(DescribeTimeToLiveInput&& in, dynarock::DescribeTimeToLiveRequest* out) {
+Status ToRequest(DescribeTimeToLiveInput&& in, dynarock::DescribeTimeToLiveRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }
   return Status::OK();
 }
 
-Status ToRequest(ExecuteStatementInput&& in, dynarock::ExecuteStatementRequest* out) {
+Status ToRequest(ExecuteStatementInput&& in, dynarock::ExecuteStatementRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.statement) {
     out->statement = std::move((*in.statement));
   }
@@ -824,7 +824,7 @@ Status ToRequest(ExecuteStatementInput&& in, dynarock::ExecuteStatementRequest* 
     (*out->parameters).reserve((*in.parameters).size());
     for (auto& x0 : (*in.parameters)) {
       auto& y0 = (*out->parameters).emplace_back();
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
     }
   }
   if (in.consistent_read) {
@@ -845,12 +845,12 @@ Status ToRequest(ExecuteStatementInput&& in, dynarock::ExecuteStatementRequest* 
   return Status::OK();
 }
 
-Status ToRequest(ExecuteTransactionInput&& in, dynarock::ExecuteTransactionRequest* out) {
+Status ToRequest(ExecuteTransactionInput&& in, dynarock::ExecuteTransactionRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.transact_statements) {
     out->transact_statements.reserve((*in.transact_statements).size());
     for (auto& x0 : (*in.transact_statements)) {
       auto& y0 = out->transact_statements.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToParameterizedStatement(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToParameterizedStatement(std::move(x0), &y0, deferred));
     }
   }
   if (in.client_request_token) {
@@ -862,7 +862,7 @@ Status ToRequest(ExecuteTransactionInput&& in, dynarock::ExecuteTransactionReque
   return Status::OK();
 }
 
-Status ToRequest(GetItemInput&& in, dynarock::GetItemRequest* out) {
+Status ToRequest(GetItemInput&& in, dynarock::GetItemRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.return_consumed_capacity) {
     out->return_consumed_capacity = ToReturnConsumedCapacity((*in.return_consumed_capacity));
   }
@@ -878,7 +878,7 @@ Status ToRequest(GetItemInput&& in, dynarock::GetItemRequest* out) {
     out->table_name = std::move((*in.table_name));
   }
   if (in.key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItemLenient(std::move((*in.key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItem(std::move((*in.key)), deferred));
   }
   if (in.consistent_read) {
     out->consistent_read = (*in.consistent_read);
@@ -897,7 +897,7 @@ Status ToRequest(GetItemInput&& in, dynarock::GetItemRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(ListTablesInput&& in, dynarock::ListTablesRequest* out) {
+Status ToRequest(ListTablesInput&& in, dynarock::ListTablesRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.limit) {
     out->limit = (*in.limit);
   }
@@ -908,14 +908,14 @@ Status ToRequest(ListTablesInput&& in, dynarock::ListTablesRequest* out) {
 }
 
 // NextToken: every tag (at most 50) is answered in one page, so no answer carries a NextToken.
-Status ToRequest(ListTagsOfResourceInput&& in, dynarock::ListTagsOfResourceRequest* out) {
+Status ToRequest(ListTagsOfResourceInput&& in, dynarock::ListTagsOfResourceRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.resource_arn) {
     out->resource_arn = std::move((*in.resource_arn));
   }
   return Status::OK();
 }
 
-Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out) {
+Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.return_consumed_capacity) {
     out->return_consumed_capacity = ToReturnConsumedCapacity((*in.return_consumed_capacity));
   }
@@ -923,7 +923,7 @@ Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out) {
     out->table_name = std::move((*in.table_name));
   }
   if (in.item) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->item, ToItemLenient(std::move((*in.item))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->item, ToItem(std::move((*in.item)), deferred));
   }
   if (in.conditional_operator) {
     out->conditional_operator = ToConditionalOperator((*in.conditional_operator));
@@ -932,7 +932,7 @@ Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out) {
     out->expected.emplace();
     for (auto& [k0, x0] : (*in.expected)) {
       dynarock::ExpectedAttributeValue y0{};
-      DYNAROCK_RETURN_IF_ERROR(ToExpectedAttributeValue(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToExpectedAttributeValue(std::move(x0), &y0, deferred));
       (*out->expected).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -949,7 +949,7 @@ Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out) {
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -967,7 +967,7 @@ Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(QueryInput&& in, dynarock::QueryRequest* out) {
+Status ToRequest(QueryInput&& in, dynarock::QueryRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.select) {
     out->select = ToSelect((*in.select));
   }
@@ -981,7 +981,7 @@ Status ToRequest(QueryInput&& in, dynarock::QueryRequest* out) {
     out->query_filter.emplace();
     for (auto& [k0, x0] : (*in.query_filter)) {
       dynarock::LegacyCondition y0{};
-      DYNAROCK_RETURN_IF_ERROR(ToCondition(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToCondition(std::move(x0), &y0, deferred));
       (*out->query_filter).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -1006,12 +1006,12 @@ Status ToRequest(QueryInput&& in, dynarock::QueryRequest* out) {
     out->key_conditions.emplace();
     for (auto& [k0, x0] : (*in.key_conditions)) {
       dynarock::LegacyCondition y0{};
-      DYNAROCK_RETURN_IF_ERROR(ToCondition(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToCondition(std::move(x0), &y0, deferred));
       (*out->key_conditions).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
   if (in.exclusive_start_key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->exclusive_start_key, ToItemLenient(std::move((*in.exclusive_start_key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->exclusive_start_key, ToItem(std::move((*in.exclusive_start_key)), deferred));
   }
   if (in.consistent_read) {
     out->consistent_read = (*in.consistent_read);
@@ -1032,7 +1032,7 @@ Status ToRequest(QueryInput&& in, dynarock::QueryRequest* out) {
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -1047,7 +1047,7 @@ Status ToRequest(QueryInput&& in, dynarock::QueryRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out) {
+Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.select) {
     out->select = ToSelect((*in.select));
   }
@@ -1070,7 +1070,7 @@ Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out) {
     out->scan_filter.emplace();
     for (auto& [k0, x0] : (*in.scan_filter)) {
       dynarock::LegacyCondition y0{};
-      DYNAROCK_RETURN_IF_ERROR(ToCondition(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToCondition(std::move(x0), &y0, deferred));
       (*out->scan_filter).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -1089,7 +1089,7 @@ Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out) {
     }
   }
   if (in.exclusive_start_key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->exclusive_start_key, ToItemLenient(std::move((*in.exclusive_start_key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->exclusive_start_key, ToItem(std::move((*in.exclusive_start_key)), deferred));
   }
   if (in.filter_expression) {
     out->filter_expression = std::move((*in.filter_expression));
@@ -1101,7 +1101,7 @@ Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out) {
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -1119,7 +1119,7 @@ Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(TagResourceInput&& in, dynarock::TagResourceRequest* out) {
+Status ToRequest(TagResourceInput&& in, dynarock::TagResourceRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.resource_arn) {
     out->resource_arn = std::move((*in.resource_arn));
   }
@@ -1132,12 +1132,12 @@ Status ToRequest(TagResourceInput&& in, dynarock::TagResourceRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(TransactGetItemsInput&& in, dynarock::TransactGetItemsRequest* out) {
+Status ToRequest(TransactGetItemsInput&& in, dynarock::TransactGetItemsRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.transact_items) {
     out->transact_items.reserve((*in.transact_items).size());
     for (auto& x0 : (*in.transact_items)) {
       auto& y0 = out->transact_items.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToTransactGetItem(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToTransactGetItem(std::move(x0), &y0, deferred));
     }
   }
   if (in.return_consumed_capacity) {
@@ -1146,12 +1146,12 @@ Status ToRequest(TransactGetItemsInput&& in, dynarock::TransactGetItemsRequest* 
   return Status::OK();
 }
 
-Status ToRequest(TransactWriteItemsInput&& in, dynarock::TransactWriteItemsRequest* out) {
+Status ToRequest(TransactWriteItemsInput&& in, dynarock::TransactWriteItemsRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.transact_items) {
     out->transact_items.reserve((*in.transact_items).size());
     for (auto& x0 : (*in.transact_items)) {
       auto& y0 = out->transact_items.emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToTransactWriteItem(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToTransactWriteItem(std::move(x0), &y0, deferred));
     }
   }
   if (in.return_consumed_capacity) {
@@ -1166,7 +1166,7 @@ Status ToRequest(TransactWriteItemsInput&& in, dynarock::TransactWriteItemsReque
   return Status::OK();
 }
 
-Status ToRequest(UntagResourceInput&& in, dynarock::UntagResourceRequest* out) {
+Status ToRequest(UntagResourceInput&& in, dynarock::UntagResourceRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.resource_arn) {
     out->resource_arn = std::move((*in.resource_arn));
   }
@@ -1180,17 +1180,17 @@ Status ToRequest(UntagResourceInput&& in, dynarock::UntagResourceRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(UpdateContinuousBackupsInput&& in, dynarock::UpdateContinuousBackupsRequest* out) {
+Status ToRequest(UpdateContinuousBackupsInput&& in, dynarock::UpdateContinuousBackupsRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }
   if (in.point_in_time_recovery_specification) {
-    DYNAROCK_RETURN_IF_ERROR(ToPointInTimeRecoverySpecification(std::move(*in.point_in_time_recovery_specification), &(*out)));
+    DYNAROCK_RETURN_IF_ERROR(ToPointInTimeRecoverySpecification(std::move(*in.point_in_time_recovery_specification), &(*out), deferred));
   }
   return Status::OK();
 }
 
-Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out) {
+Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.return_consumed_capacity) {
     out->return_consumed_capacity = ToReturnConsumedCapacity((*in.return_consumed_capacity));
   }
@@ -1204,7 +1204,7 @@ Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out) {
     out->return_values = ToReturnValue((*in.return_values));
   }
   if (in.key) {
-    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItemLenient(std::move((*in.key))));
+    DYNAROCK_ASSIGN_OR_RETURN(out->key, ToItem(std::move((*in.key)), deferred));
   }
   if (in.conditional_operator) {
     out->conditional_operator = ToConditionalOperator((*in.conditional_operator));
@@ -1213,7 +1213,7 @@ Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out) {
     out->expected.emplace();
     for (auto& [k0, x0] : (*in.expected)) {
       dynarock::ExpectedAttributeValue y0{};
-      DYNAROCK_RETURN_IF_ERROR(ToExpectedAttributeValue(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToExpectedAttributeValue(std::move(x0), &y0, deferred));
       (*out->expected).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -1221,7 +1221,7 @@ Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out) {
     out->attribute_updates.emplace();
     for (auto& [k0, x0] : (*in.attribute_updates)) {
       dynarock::AttributeValueUpdate y0{};
-      DYNAROCK_RETURN_IF_ERROR(ToAttributeValueUpdate(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToAttributeValueUpdate(std::move(x0), &y0, deferred));
       (*out->attribute_updates).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -1235,7 +1235,7 @@ Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out) {
     out->expression_attribute_values.emplace();
     for (auto& [k0, x0] : (*in.expression_attribute_values)) {
       dynarock::AttributeValue y0{};
-      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValueLenient(std::move(x0)));
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
       (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
     }
   }
@@ -1257,13 +1257,13 @@ Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out) {
 // ReplicaUpdates: refused when set (wire_requests.cc, RefuseUnsupported).
 // TableClass: refused when set (wire_requests.cc, RefuseUnsupported).
 // OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
-Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out) {
+Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }
   if (in.provisioned_throughput) {
     out->provisioned_throughput.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput)));
+    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput), deferred));
   }
   if (in.billing_mode) {
     out->billing_mode = ToBillingMode((*in.billing_mode));
@@ -1273,7 +1273,7 @@ Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out) {
     (*out->global_secondary_index_updates).reserve((*in.global_secondary_index_updates).size());
     for (auto& x0 : (*in.global_secondary_index_updates)) {
       auto& y0 = (*out->global_secondary_index_updates).emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToGlobalSecondaryIndexUpdate(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToGlobalSecondaryIndexUpdate(std::move(x0), &y0, deferred));
     }
   }
   if (in.attribute_definitions) {
@@ -1281,12 +1281,12 @@ Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out) {
     (*out->attribute_definitions).reserve((*in.attribute_definitions).size());
     for (auto& x0 : (*in.attribute_definitions)) {
       auto& y0 = (*out->attribute_definitions).emplace_back();
-      DYNAROCK_RETURN_IF_ERROR(ToAttributeDefinition(std::move(x0), &y0));
+      DYNAROCK_RETURN_IF_ERROR(ToAttributeDefinition(std::move(x0), &y0, deferred));
     }
   }
   if (in.stream_specification) {
     out->stream_specification.emplace();
-    DYNAROCK_RETURN_IF_ERROR(ToStreamSpecification(std::move((*in.stream_specification)), &(*out->stream_specification)));
+    DYNAROCK_RETURN_IF_ERROR(ToStreamSpecification(std::move((*in.stream_specification)), &(*out->stream_specification), deferred));
   }
   if (in.deletion_protection_enabled) {
     out->deletion_protection_enabled = (*in.deletion_protection_enabled);
@@ -1294,12 +1294,12 @@ Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(UpdateTimeToLiveInput&& in, dynarock::UpdateTimeToLiveRequest* out) {
+Status ToRequest(UpdateTimeToLiveInput&& in, dynarock::UpdateTimeToLiveRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }
   if (in.time_to_live_specification) {
-    DYNAROCK_RETURN_IF_ERROR(ToTimeToLiveSpecification(std::move((*in.time_to_live_specification)), &out->time_to_live_specification));
+    DYNAROCK_RETURN_IF_ERROR(ToTimeToLiveSpecification(std::move((*in.time_to_live_specification)), &out->time_to_live_specification, deferred));
   }
   return Status::OK();
 }

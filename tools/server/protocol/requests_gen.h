@@ -4,6 +4,7 @@
 // The engine's typed request from the model's input (model_gen.h): see
 // tools/codegen/gen_requests.py for how members map onto the engine's types.
 // REQUIRES: the input passed its model check (protocol::Check).
+// `deferred` (may be null): see ToValue() in request_runtime.h.
 #ifndef DYNAROCK_TOOLS_SERVER_PROTOCOL_REQUESTS_GEN_H_
 #define DYNAROCK_TOOLS_SERVER_PROTOCOL_REQUESTS_GEN_H_
 
@@ -13,31 +14,31 @@
 
 namespace dynarock::protocol {
 
-Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out);
-Status ToRequest(DescribeTableInput&& in, dynarock::DescribeTableRequest* out);
-Status ToRequest(DeleteTableInput&& in, dynarock::DeleteTableRequest* out);
-Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out);
-Status ToRequest(ListTablesInput&& in, dynarock::ListTablesRequest* out);
-Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out);
-Status ToRequest(GetItemInput&& in, dynarock::GetItemRequest* out);
-Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out);
-Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out);
-Status ToRequest(QueryInput&& in, dynarock::QueryRequest* out);
-Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out);
-Status ToRequest(BatchGetItemInput&& in, dynarock::BatchGetItemRequest* out);
-Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out);
-Status ToRequest(TransactWriteItemsInput&& in, dynarock::TransactWriteItemsRequest* out);
-Status ToRequest(TransactGetItemsInput&& in, dynarock::TransactGetItemsRequest* out);
-Status ToRequest(UpdateTimeToLiveInput&& in, dynarock::UpdateTimeToLiveRequest* out);
-Status ToRequest(DescribeTimeToLiveInput&& in, dynarock::DescribeTimeToLiveRequest* out);
-Status ToRequest(TagResourceInput&& in, dynarock::TagResourceRequest* out);
-Status ToRequest(UntagResourceInput&& in, dynarock::UntagResourceRequest* out);
-Status ToRequest(ListTagsOfResourceInput&& in, dynarock::ListTagsOfResourceRequest* out);
-Status ToRequest(ExecuteStatementInput&& in, dynarock::ExecuteStatementRequest* out);
-Status ToRequest(BatchExecuteStatementInput&& in, dynarock::BatchExecuteStatementRequest* out);
-Status ToRequest(ExecuteTransactionInput&& in, dynarock::ExecuteTransactionRequest* out);
-Status ToRequest(UpdateContinuousBackupsInput&& in, dynarock::UpdateContinuousBackupsRequest* out);
-Status ToRequest(DescribeContinuousBackupsInput&& in, dynarock::DescribeContinuousBackupsRequest* out);
+Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, Status* deferred);
+Status ToRequest(DescribeTableInput&& in, dynarock::DescribeTableRequest* out, Status* deferred);
+Status ToRequest(DeleteTableInput&& in, dynarock::DeleteTableRequest* out, Status* deferred);
+Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out, Status* deferred);
+Status ToRequest(ListTablesInput&& in, dynarock::ListTablesRequest* out, Status* deferred);
+Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out, Status* deferred);
+Status ToRequest(GetItemInput&& in, dynarock::GetItemRequest* out, Status* deferred);
+Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out, Status* deferred);
+Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out, Status* deferred);
+Status ToRequest(QueryInput&& in, dynarock::QueryRequest* out, Status* deferred);
+Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out, Status* deferred);
+Status ToRequest(BatchGetItemInput&& in, dynarock::BatchGetItemRequest* out, Status* deferred);
+Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out, Status* deferred);
+Status ToRequest(TransactWriteItemsInput&& in, dynarock::TransactWriteItemsRequest* out, Status* deferred);
+Status ToRequest(TransactGetItemsInput&& in, dynarock::TransactGetItemsRequest* out, Status* deferred);
+Status ToRequest(UpdateTimeToLiveInput&& in, dynarock::UpdateTimeToLiveRequest* out, Status* deferred);
+Status ToRequest(DescribeTimeToLiveInput&& in, dynarock::DescribeTimeToLiveRequest* out, Status* deferred);
+Status ToRequest(TagResourceInput&& in, dynarock::TagResourceRequest* out, Status* deferred);
+Status ToRequest(UntagResourceInput&& in, dynarock::UntagResourceRequest* out, Status* deferred);
+Status ToRequest(ListTagsOfResourceInput&& in, dynarock::ListTagsOfResourceRequest* out, Status* deferred);
+Status ToRequest(ExecuteStatementInput&& in, dynarock::ExecuteStatementRequest* out, Status* deferred);
+Status ToRequest(BatchExecuteStatementInput&& in, dynarock::BatchExecuteStatementRequest* out, Status* deferred);
+Status ToRequest(ExecuteTransactionInput&& in, dynarock::ExecuteTransactionRequest* out, Status* deferred);
+Status ToRequest(UpdateContinuousBackupsInput&& in, dynarock::UpdateContinuousBackupsRequest* out, Status* deferred);
+Status ToRequest(DescribeContinuousBackupsInput&& in, dynarock::DescribeContinuousBackupsRequest* out, Status* deferred);
 
 }  // namespace dynarock::protocol
 

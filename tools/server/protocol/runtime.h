@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/model/violations.h"
+#include "dynarock/model/violations.h"
 #include "dynarock/status.h"
 
 namespace dynarock::protocol {

@@ -2,7 +2,7 @@
 // Do not edit: change the generator and run it (tools/server/README.md, "The protocol").
 #include "tools/server/protocol/streams_model_gen.h"
 
-#include "engine/model/streams_constraints_gen.h"
+#include "dynarock/model/streams_constraints_gen.h"
 
 namespace dynarock::protocol::streams {
 

@@ -22,7 +22,7 @@ dynarock::ShardIteratorType ToShardIteratorType(const std::string& name) {
 
 }  // namespace
 
-Status ToRequest(DescribeStreamInput&& in, dynarock::DescribeStreamRequest* out) {
+Status ToRequest(DescribeStreamInput&& in, dynarock::DescribeStreamRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.stream_arn) {
     out->stream_arn = std::move((*in.stream_arn));
   }
@@ -35,7 +35,7 @@ Status ToRequest(DescribeStreamInput&& in, dynarock::DescribeStreamRequest* out)
   return Status::OK();
 }
 
-Status ToRequest(GetRecordsInput&& in, dynarock::GetRecordsRequest* out) {
+Status ToRequest(GetRecordsInput&& in, dynarock::GetRecordsRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.shard_iterator) {
     out->shard_iterator = std::move((*in.shard_iterator));
   }
@@ -45,7 +45,7 @@ Status ToRequest(GetRecordsInput&& in, dynarock::GetRecordsRequest* out) {
   return Status::OK();
 }
 
-Status ToRequest(GetShardIteratorInput&& in, dynarock::GetShardIteratorRequest* out) {
+Status ToRequest(GetShardIteratorInput&& in, dynarock::GetShardIteratorRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.stream_arn) {
     out->stream_arn = std::move((*in.stream_arn));
   }
@@ -61,7 +61,7 @@ Status ToRequest(GetShardIteratorInput&& in, dynarock::GetShardIteratorRequest* 
   return Status::OK();
 }
 
-Status ToRequest(ListStreamsInput&& in, dynarock::ListStreamsRequest* out) {
+Status ToRequest(ListStreamsInput&& in, dynarock::ListStreamsRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
   }

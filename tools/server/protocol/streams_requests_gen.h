@@ -4,6 +4,7 @@
 // The engine's typed request from the model's input (model_gen.h): see
 // tools/codegen/gen_requests.py for how members map onto the engine's types.
 // REQUIRES: the input passed its model check (protocol::Check).
+// `deferred` (may be null): see ToValue() in request_runtime.h.
 #ifndef DYNAROCK_TOOLS_SERVER_PROTOCOL_STREAMS_REQUESTS_GEN_H_
 #define DYNAROCK_TOOLS_SERVER_PROTOCOL_STREAMS_REQUESTS_GEN_H_
 
@@ -13,10 +14,10 @@
 
 namespace dynarock::protocol::streams {
 
-Status ToRequest(ListStreamsInput&& in, dynarock::ListStreamsRequest* out);
-Status ToRequest(DescribeStreamInput&& in, dynarock::DescribeStreamRequest* out);
-Status ToRequest(GetShardIteratorInput&& in, dynarock::GetShardIteratorRequest* out);
-Status ToRequest(GetRecordsInput&& in, dynarock::GetRecordsRequest* out);
+Status ToRequest(ListStreamsInput&& in, dynarock::ListStreamsRequest* out, Status* deferred);
+Status ToRequest(DescribeStreamInput&& in, dynarock::DescribeStreamRequest* out, Status* deferred);
+Status ToRequest(GetShardIteratorInput&& in, dynarock::GetShardIteratorRequest* out, Status* deferred);
+Status ToRequest(GetRecordsInput&& in, dynarock::GetRecordsRequest* out, Status* deferred);
 
 }  // namespace dynarock::protocol::streams
 

@@ -6,8 +6,8 @@
 // templates over any request type whose members carry the model's names in
 // snake_case: the wire's model structs (tools/server/protocol) and the
 // engine's requests (engine/model/checks.h) are checked by the same code.
-#ifndef DYNAROCK_ENGINE_MODEL_CONSTRAINTS_GEN_H_
-#define DYNAROCK_ENGINE_MODEL_CONSTRAINTS_GEN_H_
+#ifndef DYNAROCK_MODEL_CONSTRAINTS_GEN_H_
+#define DYNAROCK_MODEL_CONSTRAINTS_GEN_H_
 
 #include <algorithm>
 #include <iterator>
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "engine/model/violations.h"
+#include "dynarock/model/violations.h"
 
 namespace dynarock::model {
 
@@ -6455,4 +6455,4 @@ Status CheckExecuteTransaction(const V& in) {
 
 }  // namespace dynarock::model
 
-#endif  // DYNAROCK_ENGINE_MODEL_CONSTRAINTS_GEN_H_
+#endif  // DYNAROCK_MODEL_CONSTRAINTS_GEN_H_

@@ -3,8 +3,8 @@
 // report a violation, in DynamoDB's words ("N validation errors
 // detected: ..."). Used by the engine for embedded callers and by the wire
 // layer, so both get the same errors from one generated source.
-#ifndef DYNAROCK_ENGINE_MODEL_VIOLATIONS_H_
-#define DYNAROCK_ENGINE_MODEL_VIOLATIONS_H_
+#ifndef DYNAROCK_MODEL_VIOLATIONS_H_
+#define DYNAROCK_MODEL_VIOLATIONS_H_
 
 #include <cstdint>
 #include <optional>
@@ -149,4 +149,4 @@ class Violations {
 
 }  // namespace dynarock::model
 
-#endif  // DYNAROCK_ENGINE_MODEL_VIOLATIONS_H_
+#endif  // DYNAROCK_MODEL_VIOLATIONS_H_
