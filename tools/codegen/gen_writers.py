@@ -19,7 +19,7 @@ entry is not sent (the engine has no such concept: Replicas, SSEDescription,
 import os
 import re
 
-from naming import engine_enumerator, snake
+from naming import engine_enumerator, field, snake
 
 # The model shapes DynamoDB's answers lay out in an order other than the
 # model's (recorded from DynamoDB): these members first, in this order.
@@ -436,6 +436,76 @@ class Writers:
         return note + out
 
 
+# Model input structs written back as JSON, as DynamoDB echoes them (an
+# ImportTable's TableCreationParameters in its description): every member
+# the request carried, in model order.
+ECHOED = ["TableCreationParameters", "S3BucketSource", "InputFormatOptions"]
+# The order Dynarock has echoed S3BucketSource in (the bucket first).
+ECHO_ORDER = {"S3BucketSource": ["S3Bucket", "S3KeyPrefix", "S3BucketOwner"]}
+
+
+class Echo:
+    """Write<Shape>(w, const protocol::Shape&) for model structs as read."""
+
+    def __init__(self, shapes):
+        self.shapes, self.queue, self.done, self.functions = shapes, [], set(), []
+
+    def fn(self, shape):
+        if shape not in self.done:
+            self.done.add(shape)
+            self.queue.append(shape)
+        return "Write" + shape
+
+    def value(self, shape, expr, out, indent, depth):
+        pad = " " * indent
+        s = self.shapes[shape]
+        kind = s["type"]
+        x = "x%d" % depth
+        if kind == "structure":
+            out.append("%s%s(w, %s);" % (pad, self.fn(shape), expr))
+        elif kind == "list":
+            out.append(pad + "w.StartArray();")
+            out.append("%sfor (const auto& %s : %s) {" % (pad, x, expr))
+            self.value(s["member"]["shape"], x, out, indent + 2, depth + 1)
+            out.append(pad + "}")
+            out.append(pad + "w.EndArray();")
+        elif kind == "map":
+            out.append(pad + "w.StartObject();")
+            out.append("%sfor (const auto& [k%d, %s] : %s) {" % (pad, depth, x, expr))
+            out.append("%s  Str(w, k%d);" % (pad, depth))
+            self.value(s["value"]["shape"], x, out, indent + 2, depth + 1)
+            out.append(pad + "}")
+            out.append(pad + "w.EndObject();")
+        elif kind == "string":
+            out.append("%sStr(w, %s);" % (pad, expr))
+        elif kind in ("integer", "long"):
+            out.append("%sw.Int64(%s);" % (pad, expr))
+        elif kind == "boolean":
+            out.append("%sw.Bool(%s);" % (pad, expr))
+        elif kind in ("double", "timestamp"):
+            out.append("%sw.Double(%s);" % (pad, expr))
+        else:
+            raise ValueError("no echo for model %s %s" % (kind, shape))
+
+    def gen(self):
+        for shape in ECHOED:
+            self.fn(shape)
+        while self.queue:
+            shape = self.queue.pop(0)
+            out = ["void Write%s(JsonWriter& w, const %s& v) {" % (shape, shape),
+                   "  w.StartObject();"]
+            names = list(self.shapes[shape]["members"])
+            first = [n for n in ECHO_ORDER.get(shape, []) if n in names]
+            for m in first + [n for n in names if n not in first]:
+                member = self.shapes[shape]["members"][m]
+                out.append("  if (v.%s) {" % field(m))
+                out.append('    w.Key("%s");' % m)
+                self.value(member["shape"], "*v.%s" % field(m), out, 4, 0)
+                out.append("  }")
+            out += ["  w.EndObject();", "}"]
+            self.functions.append((shape, out))
+
+
 def enum_functions(engine, pairs):
     """Name(E) for each engine enum E written as model enum shape (shapes, shape)."""
     out, names = [], {}
@@ -468,6 +538,8 @@ def gen(top, dynamodb_shapes, streams_shapes, banner):
                  STREAMS_OPERATIONS)]
     bodies = [[w.gen_operation(op) for op in ops] for _, w, ops in services]
     bodies[0] += [services[0][1].gen_error(shape, payload) for shape, payload in ERRORS]
+    echo = Echo(shapes)
+    echo.gen()
     enum_cc, enum_names = enum_functions(
         engine, [(cpp, w.shapes, shape) for _, w, _ in services for cpp, shape in w.enums])
     h = [banner,
@@ -476,12 +548,25 @@ def gen(top, dynamodb_shapes, streams_shapes, banner):
          "// tools/codegen/gen_writers.py for how members map onto the engine's types.",
          "#ifndef DYNAROCK_TOOLS_SERVER_PROTOCOL_WRITERS_GEN_H_",
          "#define DYNAROCK_TOOLS_SERVER_PROTOCOL_WRITERS_GEN_H_", "",
+         "#include \"tools/server/protocol/model_gen.h\"",
          "#include \"tools/server/protocol/writer_runtime.h\"", "",
          "namespace dynarock::protocol {", "",
          "// The model's name of an engine enum value (kPayPerRequest -> \"PAY_PER_REQUEST\")."]
     h += ["const char* Name(dynarock::%s v);" % cpp for cpp in enum_names] + [""]
+    h.append("// Model input structs as their JSON, every member the request carried.")
+    h += ["void Write%s(JsonWriter& w, const %s& v);" % (e, e) for e in ECHOED] + [""]
     cc = [banner, "#include \"tools/server/protocol/writers_gen.h\"", "",
           "namespace dynarock::protocol {", ""] + enum_cc
+    inner = [shape for shape, _ in echo.functions if shape not in ECHOED]
+    cc += ["namespace {", ""]
+    cc += ["void Write%s(JsonWriter& w, const %s& v);" % (e, e) for e in sorted(inner)] + [""]
+    for shape, body in sorted(echo.functions):
+        if shape not in ECHOED:
+            cc += body + [""]
+    cc += ["}  // namespace", ""]
+    for shape, body in echo.functions:
+        if shape in ECHOED:
+            cc += body + [""]
     for (namespace, writers, operations), ops in zip(services, bodies):
         if namespace:
             h += ["namespace %s {" % namespace, ""]

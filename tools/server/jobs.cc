@@ -26,6 +26,7 @@
 #include "format/bucket_path.h"
 #include "format/export_format.h"
 #include "tools/server/json_writers.h"
+#include "tools/server/protocol/writers_gen.h"
 #include "tools/server/wire_requests.h"
 
 namespace dynarock::jobs {
@@ -144,94 +145,16 @@ std::string S3RequestId() {
   return id;
 }
 
-// ---- TableCreationParameters, echoed in the import's description ----------------------------
-
 using wire::Str;
-// Each writes member `key` if the optional holds a value.
-void Opt(Writer& w, const char* key, const std::optional<std::string>& v) {
-  if (!v) return;
-  w.Key(key);
-  Str(w, *v);
-}
-void Opt(Writer& w, const char* key, const std::optional<int64_t>& v) {
-  if (!v) return;
-  w.Key(key);
-  w.Int64(*v);
-}
-void Opt(Writer& w, const char* key, const std::optional<bool>& v) {
-  if (!v) return;
-  w.Key(key);
-  w.Bool(*v);
-}
-template <typename T, typename Fn>
-void OptObject(Writer& w, const char* key, const std::optional<T>& v, Fn write_members) {
-  if (!v) return;
-  w.Key(key);
-  w.StartObject();
-  write_members(*v);
-  w.EndObject();
-}
-template <typename T, typename Fn>
-void OptArray(Writer& w, const char* key, const std::optional<std::vector<T>>& v,
-              Fn write_element) {
-  if (!v) return;
-  w.Key(key);
-  w.StartArray();
-  for (const auto& e : *v) write_element(e);
-  w.EndArray();
-}
 
-void WriteKeySchema(Writer& w, const std::optional<std::vector<protocol::KeySchemaElement>>& ks) {
-  OptArray(w, "KeySchema", ks, [&w](const protocol::KeySchemaElement& k) {
-    w.StartObject();
-    Opt(w, "AttributeName", k.attribute_name);
-    Opt(w, "KeyType", k.key_type);
-    w.EndObject();
-  });
-}
-void WriteThroughput(Writer& w, const std::optional<protocol::ProvisionedThroughput>& t) {
-  OptObject(w, "ProvisionedThroughput", t, [&w](const protocol::ProvisionedThroughput& x) {
-    Opt(w, "ReadCapacityUnits", x.read_capacity_units);
-    Opt(w, "WriteCapacityUnits", x.write_capacity_units);
-  });
-}
+// ---- TableCreationParameters, echoed in the import's description ----------------------------
 
 // The parameters as they came (the model's members only: unknown ones were
 // dropped when the request was read, as DynamoDB drops them).
 std::string TableCreationParametersJson(const protocol::TableCreationParameters& p) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
-  w.StartObject();
-  Opt(w, "TableName", p.table_name);
-  OptArray(w, "AttributeDefinitions", p.attribute_definitions,
-           [&w](const protocol::AttributeDefinition& d) {
-             w.StartObject();
-             Opt(w, "AttributeName", d.attribute_name);
-             Opt(w, "AttributeType", d.attribute_type);
-             w.EndObject();
-           });
-  WriteKeySchema(w, p.key_schema);
-  Opt(w, "BillingMode", p.billing_mode);
-  WriteThroughput(w, p.provisioned_throughput);
-  OptObject(w, "SSESpecification", p.sse_specification, [&w](const protocol::SSESpecification& x) {
-    Opt(w, "Enabled", x.enabled);
-    Opt(w, "SSEType", x.sse_type);
-    Opt(w, "KMSMasterKeyId", x.kms_master_key_id);
-  });
-  OptArray(w, "GlobalSecondaryIndexes", p.global_secondary_indexes,
-           [&w](const protocol::GlobalSecondaryIndex& g) {
-             w.StartObject();
-             Opt(w, "IndexName", g.index_name);
-             WriteKeySchema(w, g.key_schema);
-             OptObject(w, "Projection", g.projection, [&w](const protocol::Projection& x) {
-               Opt(w, "ProjectionType", x.projection_type);
-               OptArray(w, "NonKeyAttributes", x.non_key_attributes,
-                        [&w](const std::string& a) { Str(w, a); });
-             });
-             WriteThroughput(w, g.provisioned_throughput);
-             w.EndObject();
-           });
-  w.EndObject();
+  protocol::WriteTableCreationParameters(w, p);
   return std::string(buf.GetString(), buf.GetSize());
 }
 
@@ -898,14 +821,11 @@ Result<std::string> JobManager::ImportTable(const protocol::ImportTableInput& in
   job->SetString("TableId", RandomUuid());
   job->SetString("ClientToken", in.client_token ? *in.client_token : RandomUuid());
   {
-    const auto& src = *in.s3_bucket_source;
+    protocol::S3BucketSource src = *in.s3_bucket_source;
+    if (!src.s3_bucket_owner) src.s3_bucket_owner = m.options.account_id;
     rapidjson::StringBuffer buf;
     Writer w(buf);
-    w.StartObject();
-    Opt(w, "S3Bucket", src.s3_bucket);
-    Opt(w, "S3KeyPrefix", src.s3_key_prefix);
-    Opt(w, "S3BucketOwner", std::optional(src.s3_bucket_owner.value_or(m.options.account_id)));
-    w.EndObject();
+    protocol::WriteS3BucketSource(w, src);
     job->SetJson("S3BucketSource", std::string(buf.GetString(), buf.GetSize()));
   }
   job->SetCount("ErrorCount", 0);
@@ -921,12 +841,7 @@ Result<std::string> JobManager::ImportTable(const protocol::ImportTableInput& in
     if (csv) header = csv->header_list;
     rapidjson::StringBuffer buf;
     Writer w(buf);
-    w.StartObject();
-    OptObject(w, "Csv", csv, [&w](const protocol::CsvOptions& c) {
-      Opt(w, "Delimiter", c.delimiter);
-      OptArray(w, "HeaderList", c.header_list, [&w](const std::string& h) { Str(w, h); });
-    });
-    w.EndObject();
+    protocol::WriteInputFormatOptions(w, *in.input_format_options);
     job->SetJson("InputFormatOptions", std::string(buf.GetString(), buf.GetSize()));
   }
   const std::string compression = in.input_compression_type.value_or("NONE");

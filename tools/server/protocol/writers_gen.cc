@@ -120,6 +120,226 @@ const char* Name(dynarock::TableStatus v) {
 
 namespace {
 
+void WriteAttributeDefinition(JsonWriter& w, const AttributeDefinition& v);
+void WriteCsvOptions(JsonWriter& w, const CsvOptions& v);
+void WriteGlobalSecondaryIndex(JsonWriter& w, const GlobalSecondaryIndex& v);
+void WriteKeySchemaElement(JsonWriter& w, const KeySchemaElement& v);
+void WriteOnDemandThroughput(JsonWriter& w, const OnDemandThroughput& v);
+void WriteProjection(JsonWriter& w, const Projection& v);
+void WriteProvisionedThroughput(JsonWriter& w, const ProvisionedThroughput& v);
+void WriteSSESpecification(JsonWriter& w, const SSESpecification& v);
+
+void WriteAttributeDefinition(JsonWriter& w, const AttributeDefinition& v) {
+  w.StartObject();
+  if (v.attribute_name) {
+    w.Key("AttributeName");
+    Str(w, *v.attribute_name);
+  }
+  if (v.attribute_type) {
+    w.Key("AttributeType");
+    Str(w, *v.attribute_type);
+  }
+  w.EndObject();
+}
+
+void WriteCsvOptions(JsonWriter& w, const CsvOptions& v) {
+  w.StartObject();
+  if (v.delimiter) {
+    w.Key("Delimiter");
+    Str(w, *v.delimiter);
+  }
+  if (v.header_list) {
+    w.Key("HeaderList");
+    w.StartArray();
+    for (const auto& x0 : *v.header_list) {
+      Str(w, x0);
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+void WriteGlobalSecondaryIndex(JsonWriter& w, const GlobalSecondaryIndex& v) {
+  w.StartObject();
+  if (v.index_name) {
+    w.Key("IndexName");
+    Str(w, *v.index_name);
+  }
+  if (v.key_schema) {
+    w.Key("KeySchema");
+    w.StartArray();
+    for (const auto& x0 : *v.key_schema) {
+      WriteKeySchemaElement(w, x0);
+    }
+    w.EndArray();
+  }
+  if (v.projection) {
+    w.Key("Projection");
+    WriteProjection(w, *v.projection);
+  }
+  if (v.provisioned_throughput) {
+    w.Key("ProvisionedThroughput");
+    WriteProvisionedThroughput(w, *v.provisioned_throughput);
+  }
+  if (v.on_demand_throughput) {
+    w.Key("OnDemandThroughput");
+    WriteOnDemandThroughput(w, *v.on_demand_throughput);
+  }
+  w.EndObject();
+}
+
+void WriteKeySchemaElement(JsonWriter& w, const KeySchemaElement& v) {
+  w.StartObject();
+  if (v.attribute_name) {
+    w.Key("AttributeName");
+    Str(w, *v.attribute_name);
+  }
+  if (v.key_type) {
+    w.Key("KeyType");
+    Str(w, *v.key_type);
+  }
+  w.EndObject();
+}
+
+void WriteOnDemandThroughput(JsonWriter& w, const OnDemandThroughput& v) {
+  w.StartObject();
+  if (v.max_read_request_units) {
+    w.Key("MaxReadRequestUnits");
+    w.Int64(*v.max_read_request_units);
+  }
+  if (v.max_write_request_units) {
+    w.Key("MaxWriteRequestUnits");
+    w.Int64(*v.max_write_request_units);
+  }
+  w.EndObject();
+}
+
+void WriteProjection(JsonWriter& w, const Projection& v) {
+  w.StartObject();
+  if (v.projection_type) {
+    w.Key("ProjectionType");
+    Str(w, *v.projection_type);
+  }
+  if (v.non_key_attributes) {
+    w.Key("NonKeyAttributes");
+    w.StartArray();
+    for (const auto& x0 : *v.non_key_attributes) {
+      Str(w, x0);
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+void WriteProvisionedThroughput(JsonWriter& w, const ProvisionedThroughput& v) {
+  w.StartObject();
+  if (v.read_capacity_units) {
+    w.Key("ReadCapacityUnits");
+    w.Int64(*v.read_capacity_units);
+  }
+  if (v.write_capacity_units) {
+    w.Key("WriteCapacityUnits");
+    w.Int64(*v.write_capacity_units);
+  }
+  w.EndObject();
+}
+
+void WriteSSESpecification(JsonWriter& w, const SSESpecification& v) {
+  w.StartObject();
+  if (v.enabled) {
+    w.Key("Enabled");
+    w.Bool(*v.enabled);
+  }
+  if (v.sse_type) {
+    w.Key("SSEType");
+    Str(w, *v.sse_type);
+  }
+  if (v.kms_master_key_id) {
+    w.Key("KMSMasterKeyId");
+    Str(w, *v.kms_master_key_id);
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+void WriteTableCreationParameters(JsonWriter& w, const TableCreationParameters& v) {
+  w.StartObject();
+  if (v.table_name) {
+    w.Key("TableName");
+    Str(w, *v.table_name);
+  }
+  if (v.attribute_definitions) {
+    w.Key("AttributeDefinitions");
+    w.StartArray();
+    for (const auto& x0 : *v.attribute_definitions) {
+      WriteAttributeDefinition(w, x0);
+    }
+    w.EndArray();
+  }
+  if (v.key_schema) {
+    w.Key("KeySchema");
+    w.StartArray();
+    for (const auto& x0 : *v.key_schema) {
+      WriteKeySchemaElement(w, x0);
+    }
+    w.EndArray();
+  }
+  if (v.billing_mode) {
+    w.Key("BillingMode");
+    Str(w, *v.billing_mode);
+  }
+  if (v.provisioned_throughput) {
+    w.Key("ProvisionedThroughput");
+    WriteProvisionedThroughput(w, *v.provisioned_throughput);
+  }
+  if (v.sse_specification) {
+    w.Key("SSESpecification");
+    WriteSSESpecification(w, *v.sse_specification);
+  }
+  if (v.global_secondary_indexes) {
+    w.Key("GlobalSecondaryIndexes");
+    w.StartArray();
+    for (const auto& x0 : *v.global_secondary_indexes) {
+      WriteGlobalSecondaryIndex(w, x0);
+    }
+    w.EndArray();
+  }
+  if (v.on_demand_throughput) {
+    w.Key("OnDemandThroughput");
+    WriteOnDemandThroughput(w, *v.on_demand_throughput);
+  }
+  w.EndObject();
+}
+
+void WriteS3BucketSource(JsonWriter& w, const S3BucketSource& v) {
+  w.StartObject();
+  if (v.s3_bucket) {
+    w.Key("S3Bucket");
+    Str(w, *v.s3_bucket);
+  }
+  if (v.s3_key_prefix) {
+    w.Key("S3KeyPrefix");
+    Str(w, *v.s3_key_prefix);
+  }
+  if (v.s3_bucket_owner) {
+    w.Key("S3BucketOwner");
+    Str(w, *v.s3_bucket_owner);
+  }
+  w.EndObject();
+}
+
+void WriteInputFormatOptions(JsonWriter& w, const InputFormatOptions& v) {
+  w.StartObject();
+  if (v.csv) {
+    w.Key("Csv");
+    WriteCsvOptions(w, *v.csv);
+  }
+  w.EndObject();
+}
+
+namespace {
+
 void WriteAttributeDefinition(JsonWriter& w, const dynarock::AttributeDefinition& v);
 void WriteBatchStatementError(JsonWriter& w, const dynarock::BatchStatementError& v);
 void WriteBatchStatementResponse(JsonWriter& w, const dynarock::BatchStatementResponse& v);

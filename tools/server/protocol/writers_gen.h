@@ -8,6 +8,7 @@
 #ifndef DYNAROCK_TOOLS_SERVER_PROTOCOL_WRITERS_GEN_H_
 #define DYNAROCK_TOOLS_SERVER_PROTOCOL_WRITERS_GEN_H_
 
+#include "tools/server/protocol/model_gen.h"
 #include "tools/server/protocol/writer_runtime.h"
 
 namespace dynarock::protocol {
@@ -22,6 +23,11 @@ const char* Name(dynarock::StreamEventName v);
 const char* Name(dynarock::StreamStatus v);
 const char* Name(dynarock::StreamViewType v);
 const char* Name(dynarock::TableStatus v);
+
+// Model input structs as their JSON, every member the request carried.
+void WriteTableCreationParameters(JsonWriter& w, const TableCreationParameters& v);
+void WriteS3BucketSource(JsonWriter& w, const S3BucketSource& v);
+void WriteInputFormatOptions(JsonWriter& w, const InputFormatOptions& v);
 
 void WriteOutput(JsonWriter& w, const dynarock::CreateTableRequest& r,
                  const dynarock::CreateTableResponse& v);
