@@ -103,6 +103,7 @@ int64_t CollectionBytes(const TableInfo& table, const Item& item) {
   const auto item_size = static_cast<int64_t>(format::ItemSize(item));
   int64_t bytes = item_size;
   for (const auto& index : table.indexes) {
+    if (index.global) continue;  // in no collection: not even projected
     if (auto entry = EntryFor(table, index, item, item_size)) {
       bytes += CollectionShare(index, entry->size);
     }
