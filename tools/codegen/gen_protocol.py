@@ -34,7 +34,7 @@ import types
 
 import gen_requests
 import gen_writers
-from naming import engine_enumerator, field, snake
+from naming import engine_enumerator, field
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_MODEL = "/usr/lib/python3/dist-packages/botocore/data/dynamodb/2012-08-10/service-2.json"

@@ -242,8 +242,8 @@ def parse_type(engine, t):
 # ---- The writers ---------------------------------------------------------------------------
 
 class Writers:
-    def __init__(self, shapes, engine, service):
-        self.shapes, self.engine, self.service = shapes, engine, service
+    def __init__(self, shapes, engine):
+        self.shapes, self.engine = shapes, engine
         self.queue, self.done, self.functions, self.enums = [], set(), [], set()
 
     def members(self, shape):
@@ -361,14 +361,14 @@ class Writers:
         key = (shape, member)
         mshape = self.member_shape(shape, member)
         present = PRESENT.get(key)
+        # The tables' entries are C++ on `v`, the writer's parameter.
+        assert expr_v == "v" or not (key in PRESENT or key in FIELD or key in CUSTOM), key
         if key in CUSTOM:
             t, expr = None, None
         elif wrapped:
             t, expr = cpp, expr_v
         elif key in FIELD:
-            expr, t = FIELD[key]
-            expr = expr.replace("v", expr_v, 1) if expr.startswith("v") else expr
-            t = parse_type(self.engine, t)
+            expr, t = FIELD[key][0], parse_type(self.engine, FIELD[key][1])
         else:
             field = snake(member)
             ft = self.engine.field_type(cpp, field)
@@ -382,13 +382,12 @@ class Writers:
               and present is None):
             present = "!%s.empty()" % expr
         if present is not None:
-            present = present.replace("v.", expr_v + ".")
             out.append("%sif (%s) {" % (pad, present))
             indent += 2
             pad += "  "
         out.append('%sw.Key("%s");' % (pad, member))
         if key in CUSTOM:
-            out.append(pad + CUSTOM[key].replace("v.", expr_v + "."))
+            out.append(pad + CUSTOM[key])
         else:
             self.value(mshape, t, expr, out, indent, depth)
         if present is not None:
@@ -533,8 +532,8 @@ def gen(top, dynamodb_shapes, streams_shapes, banner):
         shapes.setdefault(name, shape)
     for shape, members in OUTPUT_ADDITIONS.items():
         shapes[shape] = dict(shapes[shape], members=dict(shapes[shape]["members"], **members))
-    services = [("", Writers(shapes, engine, "DynamoDB"), DYNAMODB_OPERATIONS),
-                ("streams", Writers(streams_shapes, engine, "DynamoDB Streams"),
+    services = [("", Writers(shapes, engine), DYNAMODB_OPERATIONS),
+                ("streams", Writers(streams_shapes, engine),
                  STREAMS_OPERATIONS)]
     bodies = [[w.gen_operation(op) for op in ops] for _, w, ops in services]
     bodies[0] += [services[0][1].gen_error(shape, payload) for shape, payload in ERRORS]

@@ -22,6 +22,34 @@ void Throughput(Writer& w, const ProvisionedThroughput& t) {
   w.EndObject();
 }
 
+// [{"AttributeName": ..., "KeyType": "HASH"|"RANGE"}, ...]
+void WriteKeySchema(Writer& w, const std::vector<KeySchemaElement>& ks) {
+  w.StartArray();
+  for (const auto& k : ks) {
+    w.StartObject();
+    w.Key("AttributeName");
+    Str(w, k.attribute_name);
+    w.Key("KeyType");
+    w.String(protocol::Name(k.key_type));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// {"ProjectionType": ..., "NonKeyAttributes": [...] when there are any}
+void WriteProjection(Writer& w, const Projection& p) {
+  w.StartObject();
+  w.Key("ProjectionType");
+  w.String(protocol::Name(p.projection_type));
+  if (!p.non_key_attributes.empty()) {
+    w.Key("NonKeyAttributes");
+    w.StartArray();
+    for (const auto& a : p.non_key_attributes) Str(w, a);
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string TableDefinitionJson(const TableDescription& d,
@@ -43,14 +71,12 @@ std::string TableDefinitionJson(const TableDescription& d,
     w.Key("AttributeName");
     Str(w, a.attribute_name);
     w.Key("AttributeType");
-    w.String(a.attribute_type == ScalarAttributeType::kS   ? "S"
-             : a.attribute_type == ScalarAttributeType::kN ? "N"
-                                                           : "B");
+    w.String(protocol::Name(a.attribute_type));
     w.EndObject();
   }
   w.EndArray();
   w.Key("BillingMode");
-  w.String(provisioned ? "PROVISIONED" : "PAY_PER_REQUEST");
+  w.String(protocol::Name(d.billing_mode));
   if (provisioned) {
     w.Key("ProvisionedThroughput");
     Throughput(w, d.provisioned_throughput);

@@ -7,7 +7,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <type_traits>
 
 #include "tools/server/jobs.h"
 #include "tools/server/json_writers.h"
@@ -22,18 +21,16 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Key(Writer& w, const char* k) { w.Key(k); }
-
 // ---- Operations answered without an engine response ------------------------------------------
 
 void DescribeEndpoints(Database*, const protocol::DescribeEndpointsRequest&, Writer& w) {
   w.StartObject();
-  Key(w, "Endpoints");
+  w.Key("Endpoints");
   w.StartArray();
   w.StartObject();
-  Key(w, "Address");
+  w.Key("Address");
   w.String("localhost");
-  Key(w, "CachePeriodInMinutes");
+  w.Key("CachePeriodInMinutes");
   w.Int(1440);
   w.EndObject();
   w.EndArray();
@@ -43,11 +40,11 @@ void DescribeEndpoints(Database*, const protocol::DescribeEndpointsRequest&, Wri
 void DescribeLimits(Database*, const protocol::DescribeLimitsInput&, Writer& w) {
   w.StartObject();
   for (const char* k : {"AccountMaxReadCapacityUnits", "AccountMaxWriteCapacityUnits"}) {
-    Key(w, k);
+    w.Key(k);
     w.Int(80000);
   }
   for (const char* k : {"TableMaxReadCapacityUnits", "TableMaxWriteCapacityUnits"}) {
-    Key(w, k);
+    w.Key(k);
     w.Int(40000);
   }
   w.EndObject();
@@ -228,7 +225,7 @@ WireResponse ErrorResponse(const Status& status) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
-  Key(w, "__type");
+  w.Key("__type");
   // Every internal condition (corruption, I/O, ...) is DynamoDB's InternalServerError.
   const bool internal = status.ErrorName() == "InternalServerError";
   std::string type = ErrorNamespace(status) + std::string(status.ErrorName());
@@ -241,7 +238,7 @@ WireResponse ErrorResponse(const Status& status) {
                        name == "IdempotentParameterMismatchException" ||
                        name == "TransactionInProgressException" ||
                        name == "AccessDeniedException";
-  Key(w, capital ? "Message" : "message");
+  w.Key(capital ? "Message" : "message");
   Str(w, status.message());
   WriteErrorDetail(w, status);
   w.EndObject();
@@ -310,9 +307,9 @@ WireResponse UnknownOperation(std::string_view op) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
-  Key(w, "__type");
+  w.Key("__type");
   w.String("com.amazon.coral.service#UnknownOperationException");
-  Key(w, "Message");
+  w.Key("Message");
   Str(w, *why);
   w.EndObject();
   return {400, std::string(buf.GetString(), buf.GetSize())};

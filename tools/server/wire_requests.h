@@ -10,7 +10,6 @@
 
 #include "dynarock/types.h"
 #include "tools/server/protocol/model_gen.h"
-#include "tools/server/protocol/request_runtime.h"
 #include "tools/server/protocol/requests_gen.h"
 #include "tools/server/protocol/streams_requests_gen.h"
 
