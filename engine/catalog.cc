@@ -57,6 +57,31 @@ Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
   return Status::OK();
 }
 
+// An index's projection: its type given, NonKeyAttributes with INCLUDE
+// only, each named once.
+Status CheckProjection(const Projection& p) {
+  if (!p.projection_type) return InvalidParameter("Unknown ProjectionType: null");
+  const std::vector<std::string>& names = p.non_key_attributes;
+  if (*p.projection_type != ProjectionType::kInclude) {
+    if (names.empty()) return Status::OK();
+    return InvalidParameter(
+        "ProjectionType is " +
+        std::string(*p.projection_type == ProjectionType::kAll ? "ALL" : "KEYS_ONLY") +
+        ", but NonKeyAttributes is specified");
+  }
+  if (names.empty()) {
+    return InvalidParameter("ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (names[j] == names[i]) {
+        return InvalidParameter("Duplicate attribute name in NonKeyAttributes: " + names[i]);
+      }
+    }
+  }
+  return Status::OK();
+}
+
 std::optional<ScalarAttributeType> DefinedType(const CreateTableRequest& r,
                                                const std::string& name) {
   for (const auto& d : r.attribute_definitions) {
@@ -121,16 +146,9 @@ class IndexesBuilder {
       if (existing.name == name) return InvalidParameter("Duplicate index name: " + name);
     }
     DYNAROCK_RETURN_IF_ERROR(CheckKeySchema(ks));
+    DYNAROCK_RETURN_IF_ERROR(CheckProjection(projection));
     if (projection.projection_type == ProjectionType::kInclude) {
-      if (projection.non_key_attributes.empty()) {
-        return InvalidParameter("ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
-      }
       include_total_ += projection.non_key_attributes.size();
-    } else if (!projection.non_key_attributes.empty()) {
-      return InvalidParameter(
-          "ProjectionType is " +
-          std::string(projection.projection_type == ProjectionType::kAll ? "ALL" : "KEYS_ONLY") +
-          ", but NonKeyAttributes is specified");
     }
     IndexInfo info;
     info.name = name;
@@ -139,7 +157,7 @@ class IndexesBuilder {
     if (ks.size() == 2) {
       info.sort_key = KeyAttribute{ks[1].attribute_name, *DefinedType(r_, ks[1].attribute_name)};
     }
-    info.projection = projection.projection_type;
+    info.projection = *projection.projection_type;
     info.non_key_attributes = projection.non_key_attributes;
     indexes_.push_back(std::move(info));
     return Status::OK();

@@ -154,6 +154,8 @@ class Database::Impl {
   // ValidationException for an empty or non-table ARN, AccessDenied (naming
   // `operation`) for one that is not an ARN, or names no table of this
   // database.
+  // ValidationException unless `arn` has the shape of a table's ARN.
+  static Status CheckTableArn(std::string_view arn);
   Result<std::string> TableNameFromArn(std::string_view arn, std::string_view operation);
   Result<PutItemResponse> PutItem(const PutItemRequest& request);
   Result<GetItemResponse> GetItem(const GetItemRequest& request);

@@ -27,38 +27,46 @@ Status Duplicates() { return Status::Validation("Provided list of item keys cont
 
 Result<BatchGetItemResponse> Database::Impl::BatchGetItem(const BatchGetItemRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  size_t total = 0;
-  for (const auto& [table, ka] : request.request_items) total += ka.keys.size();
-  if (total > kMaxBatchGetKeys) {
-    return Status::Validation("Too many items requested for the BatchGetItem call");
-  }
 
-  // Validate everything before reading anything.
+  // Validate everything before reading anything: first what needs no table
+  // (VALIDATION.md 5.7 "pre", so a request that could never run is a
+  // ValidationException even when a table is missing), then each table.
   struct TableRead {
     std::unique_ptr<TableHandle> handle;
     std::vector<format::EncodedKey> keys;
     std::optional<std::vector<expr::Path>> projection;
   };
   std::map<std::string, TableRead> reads;
+  size_t total = 0;
   for (const auto& [table, ka] : request.request_items) {
     DYNAROCK_ASSIGN_OR_RETURN(RequestExpressions rx, DeclaredParameters(ka));
-    DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table));
     TableRead& read = reads[table];
-    read.handle = std::move(handle);
-    const TableInfo& info = read.handle->info();
-    std::set<std::string> seen;
-    for (const auto& k : ka.keys) {
-      DYNAROCK_ASSIGN_OR_RETURN(auto key, KeyMapPrimaryKey(info, k));
-      read.keys.push_back(key.Encode(info.space_id));
-      if (!seen.insert(read.keys.back().bytes()).second) return Duplicates();
-    }
-    DYNAROCK_ASSIGN_OR_RETURN(auto projection, rx.Projection(ka.projection_expression));
-    read.projection = std::move(projection);
     if (ka.attributes_to_get) {
       DYNAROCK_ASSIGN_OR_RETURN(read.projection,
                                 ProjectionFromAttributesToGet(*ka.attributes_to_get));
     }
+    DYNAROCK_ASSIGN_OR_RETURN(auto projection, rx.Projection(ka.projection_expression));
+    if (projection) read.projection = std::move(projection);
     DYNAROCK_RETURN_IF_ERROR(rx.Finish());
+    for (size_t i = 0; i < ka.keys.size(); ++i) {
+      // The same attributes and values twice, before any schema is known.
+      for (size_t j = 0; j < i; ++j) {
+        if (ka.keys[j] == ka.keys[i]) return Duplicates();
+      }
+      if (++total > kMaxBatchGetKeys) {
+        return Status::Validation("Too many items requested for the BatchGetItem call");
+      }
+    }
+  }
+  for (auto& [table, read] : reads) {
+    DYNAROCK_ASSIGN_OR_RETURN(read.handle, AcquireTable(table));
+    const TableInfo& info = read.handle->info();
+    std::set<std::string> seen;  // equal once encoded (1 and 1.0)
+    for (const auto& k : request.request_items.at(table).keys) {
+      DYNAROCK_ASSIGN_OR_RETURN(auto key, KeyMapPrimaryKey(info, k));
+      read.keys.push_back(key.Encode(info.space_id));
+      if (!seen.insert(read.keys.back().bytes()).second) return Duplicates();
+    }
   }
 
   BatchGetItemResponse response;

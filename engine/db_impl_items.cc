@@ -17,6 +17,7 @@ Result<std::optional<expr::Condition>> WriteCondition(
     const std::optional<std::map<std::string, ExpectedAttributeValue>>& expected,
     std::optional<ConditionalOperator> conditional_operator) {
   if (expected) return ConditionFromExpected(*expected, conditional_operator);
+  if (conditional_operator) return ConditionalOperatorAlone("Expected");
   return rx->Condition(condition_expression, expr::ExprKind::kCondition);
 }
 

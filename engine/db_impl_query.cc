@@ -109,6 +109,30 @@ Status CheckSelect(const std::optional<Select>& select, const char* verb,
   return Status::OK();
 }
 
+// A global secondary index cannot fetch from the table, so a projection
+// may name only what it stores: the table's and its own keys, and its
+// NonKeyAttributes (INCLUDE).
+Status CheckProjectedOnIndex(const std::optional<std::vector<expr::Path>>& projection,
+                             const TableInfo& table, const IndexInfo* index) {
+  if (!projection || index == nullptr || !index->global ||
+      index->projection == ProjectionType::kAll) {
+    return Status::OK();
+  }
+  for (const expr::Path& p : *projection) {
+    const std::string& a = p.root();
+    const bool stored =
+        a == table.partition_key.name || (table.sort_key && a == table.sort_key->name) ||
+        a == index->partition_key.name || (index->sort_key && a == index->sort_key->name) ||
+        std::find(index->non_key_attributes.begin(), index->non_key_attributes.end(), a) !=
+            index->non_key_attributes.end();
+    if (!stored) {
+      return InvalidParameter("Global secondary index " + index->name +
+                              " does not project the attribute " + a);
+    }
+  }
+  return Status::OK();
+}
+
 // Filter and projection of a Query or Scan, compiled once for the request.
 struct ReadExpressions {
   std::optional<expr::Condition> filter;
@@ -506,6 +530,7 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
         *read.filter, keys, r.query_filter ? "QueryFilter" : "Filter Expression"));
   }
   DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Querying", read.projection_param, target.index));
+  DYNAROCK_RETURN_IF_ERROR(CheckProjectedOnIndex(read.projection, table, target.index));
   if (terms) {
     DYNAROCK_ASSIGN_OR_RETURN(key_condition, BindKeyTerms(std::move(*terms), keys));
   }
@@ -582,6 +607,7 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   DYNAROCK_ASSIGN_OR_RETURN(auto target, ResolveTarget(table, r.index_name, r.consistent_read));
   const uint32_t space_id = target.keys.space_id;
   DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Scanning", read.projection_param, target.index));
+  DYNAROCK_RETURN_IF_ERROR(CheckProjectedOnIndex(read.projection, table, target.index));
 
   Number::uint128 hash_lo = 0, hash_hi = static_cast<Number::uint128>(1) << 64;
   if (r.segment) {

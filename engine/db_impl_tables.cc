@@ -4,6 +4,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <functional>
 #include <random>
@@ -224,13 +225,16 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   DYNAROCK_RETURN_IF_ERROR(
       FillStatistics(table->info, &response.table_description,
                      [this](uint32_t space) { return ReadTableStats(space); }));
-  // DynamoDB's DeleteTable description: no CreationDateTime, KeySchema or
-  // AttributeDefinitions (the rest as DescribeTable; DeletionProtectionEnabled
-  // is false, or the table would not be going).
+  // DynamoDB's DeleteTable description: no CreationDateTime, KeySchema,
+  // AttributeDefinitions or index lists (its documented example; the rest
+  // as DescribeTable; DeletionProtectionEnabled is false, or the table would
+  // not be going).
   response.table_description.table_status = TableStatus::kDeleting;
   response.table_description.creation_date_time = 0;
   response.table_description.key_schema.clear();
   response.table_description.attribute_definitions.clear();
+  response.table_description.local_secondary_indexes.reset();
+  response.table_description.global_secondary_indexes.reset();
 
   // One batch: the descriptor goes, and a range tombstone covers every item
   // key and statistic of the table, whatever its size. Space ids are never
@@ -559,21 +563,6 @@ Result<DescribeTimeToLiveResponse> Database::Impl::DescribeTimeToLive(
 
 namespace {
 
-// Whether `arn` matches ^.+:.+:.+:.+:.+:.+/.+$ (six non-empty parts, the
-// last holding a '/' with text on both sides). Checked by scanning, not by
-// a backtracking regex over up to 1,283 bytes of client input.
-bool LooksLikeArn(std::string_view arn) {
-  if (arn.find_first_of("\r\n") != std::string_view::npos) return false;
-  size_t from = 1;  // the earliest colon that leaves a non-empty part before it
-  for (int colon = 0; colon < 5; ++colon) {
-    size_t c = arn.find(':', from);
-    if (c == std::string_view::npos) return false;
-    from = c + 2;
-  }
-  const size_t slash = arn.find('/', from);
-  return slash != std::string_view::npos && slash + 1 < arn.size();
-}
-
 // arn:aws:dynamodb:<region>:<digits>:table/<name of 3 or more, no '/'>
 bool IsTableArn(std::string_view arn) {
   constexpr std::string_view kPrefix = "arn:aws:dynamodb:";
@@ -594,7 +583,38 @@ bool IsTableArn(std::string_view arn) {
   return rest.size() >= 3 && rest.find('/') == std::string_view::npos;
 }
 
+// DynamoDB's tagging restrictions: letters, numbers, white space and
+// + - = . _ : / @, and no key of the reserved `aws:` prefix. Every
+// character outside ASCII is taken as a letter (no Unicode tables here).
+Status CheckTag(const std::string& key, const std::string& value) {
+  auto allowed = [](const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return u >= 0x80 || std::isalnum(u) || c == ' ' || c == '\t' ||
+             std::string_view("+-=._:/@").find(c) != std::string_view::npos;
+    });
+  };
+  if (!allowed(key)) return Status::Validation("Invalid Tag Key: " + key);
+  if (!allowed(value)) return Status::Validation("Invalid Tag Value: " + value);
+  if (key.starts_with("aws:")) {
+    return Status::Validation("Invalid Tag Key: the aws: prefix is reserved for AWS use: " + key);
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+Status Database::Impl::CheckTableArn(std::string_view arn) {
+  // DynamoDB answers any ARN that does not name a table with a
+  // ValidationException (a malformed one too, where older emulators
+  // answered AccessDeniedException).
+  if (arn.empty()) return Status::Validation("Invalid TableArn");
+  if (!IsTableArn(arn)) {
+    return Status::Validation("Invalid TableArn: Invalid ResourceArn provided as input " +
+                              std::string(arn));
+  }
+  return Status::OK();
+}
 
 Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn,
                                                      std::string_view operation) {
@@ -606,12 +626,7 @@ Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn,
                                 ":root is not authorized to perform: dynamodb:" +
                                 std::string(operation) + " on resource: " + std::string(arn));
   };
-  if (arn.empty()) return Status::Validation("Invalid TableArn");
-  if (!LooksLikeArn(arn)) return denied();
-  if (!IsTableArn(arn)) {
-    return Status::Validation("Invalid TableArn: Invalid ResourceArn provided as input " +
-                              std::string(arn));
-  }
+  DYNAROCK_RETURN_IF_ERROR(CheckTableArn(arn));
   const std::string prefix = TableArn(options_.region, options_.account_id, "");
   if (arn.substr(0, prefix.size()) != prefix) return denied();
   std::string name(arn.substr(prefix.size()));
@@ -633,6 +648,12 @@ Status Database::Impl::ChangeTags(std::string_view arn, std::string_view operati
 
 Status Database::Impl::TagResource(const TagResourceRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  DYNAROCK_RETURN_IF_ERROR(CheckTableArn(request.resource_arn));
+  // An empty list is given, not missing: it has its own text (sic).
+  if (request.tags.empty()) {
+    return Status::Validation("Atleast one Tag needs to be provided as Input.");
+  }
+  for (const auto& [key, value] : request.tags) DYNAROCK_RETURN_IF_ERROR(CheckTag(key, value));
   return ChangeTags(request.resource_arn, "TagResource", [&](TableInfo* info) {
     for (const auto& [k, v] : request.tags) info->tags[k] = v;
     if (info->tags.size() > 50) {
@@ -644,6 +665,10 @@ Status Database::Impl::TagResource(const TagResourceRequest& request) {
 
 Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
+  DYNAROCK_RETURN_IF_ERROR(CheckTableArn(request.resource_arn));
+  if (request.tag_keys.empty()) {
+    return Status::Validation("Atleast one Tag Key needs to be provided as Input.");
+  }
   return ChangeTags(request.resource_arn, "UntagResource", [&](TableInfo* info) {
     for (const auto& k : request.tag_keys) info->tags.erase(k);
     return Status::OK();

@@ -242,8 +242,9 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
   size_t bytes = 0;
   // An action whose key or item fails validation (a key attribute missing
   // or of the wrong type) cancels the transaction, as DynamoDB reports it:
-  // ValidationError for that action, None for the others. Errors of the
-  // request as a whole (expressions, duplicates, size) come first.
+  // ValidationError for the first such action, None for all the others
+  // (later invalid ones too). Errors of the request as a whole
+  // (expressions, duplicates, size) come first.
   std::vector<Status> item_errors(request.transact_items.size());
   bool item_error = false;
   for (size_t i = 0; i < request.transact_items.size(); ++i) {
@@ -256,7 +257,7 @@ Result<TransactWriteItemsResponse> Database::Impl::TransactWriteItems(
               1) {
         return planned.status();
       }
-      item_errors[i] = planned.status();
+      if (!item_error) item_errors[i] = planned.status();
       item_error = true;
       actions.emplace_back();  // a placeholder: nothing runs
       continue;
@@ -353,8 +354,8 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
   std::vector<const AttributeValue*> partitions;  // null where the key was invalid
   std::vector<std::optional<std::vector<expr::Path>>> projections;
   // As for writes: a key that fails validation cancels the transaction
-  // (ValidationError for it, None for the others); two reads of one item
-  // are a ValidationException.
+  // (ValidationError for the first, None for the others); two reads of one
+  // item are a ValidationException.
   std::vector<Status> key_errors(n);
   bool key_error = false;
   std::set<std::string> seen;
@@ -370,7 +371,7 @@ Result<TransactGetItemsResponse> Database::Impl::TransactGetItems(
             "Transaction request cannot include multiple operations on one item");
       }
     } else if (key.status().code() == Status::Code::kValidation) {
-      key_errors[i] = key.status();
+      if (!key_error) key_errors[i] = key.status();
       key_error = true;
       keys.emplace_back();
     } else {

@@ -10,6 +10,7 @@ Status CheckIndexKeys(const TableInfo& table, const Item& item) {
     for (const KeyAttribute* k :
          {&index.partition_key, index.sort_key ? &*index.sort_key : nullptr}) {
       if (k == nullptr) continue;
+      const bool partition = k == &index.partition_key;
       auto it = item.find(k->name);
       if (it == item.end()) continue;  // sparse: no entry in this index
       AttrType want = format::ToAttrType(k->type);
@@ -29,6 +30,16 @@ Status CheckIndexKeys(const TableInfo& table, const Item& item) {
             "empty " +
             std::string(want == AttrType::kS ? "string" : "binary") +
             " value. IndexName: " + index.name + ", IndexKey: " + k->name);
+      }
+      // An index key has the table key's limits (2,048 bytes for a
+      // partition key, 1,024 for a sort key): an item that breaks them is
+      // refused, not written without its entry.
+      if (partition && bytes.size() > format::kMaxPartitionKeyBytes) {
+        return InvalidParameter("Size of hashkey has exceeded the maximum size limit of2048 bytes");
+      }
+      if (!partition && bytes.size() > format::kMaxSortKeyBytes) {
+        return InvalidParameter(
+            "Aggregated size of all range keys has exceeded the size limit of 1024 bytes");
       }
     }
   }

@@ -72,15 +72,15 @@ bool LegacyLess(const AttributeValue& a, const AttributeValue& b) {
   return (a.is(AttrType::kS) ? a.s() : a.b()) < (b.is(AttrType::kS) ? b.s() : b.b());
 }
 
-// The types a legacy filter operator takes (VALIDATION.md 5.1): EQ and NE
-// any scalar key type or set, BEGINS_WITH strings and binaries, the rest
-// S, N or B.
+// The types a legacy operator takes: EQ and NE any type but NULL (DynamoDB
+// compares lists, maps and booleans too, though older emulators refused
+// them), BEGINS_WITH strings and binaries, the rest S, N or B.
 bool LegacyTypeAllowed(ComparisonOperator op, AttrType t) {
   const bool scalar = t == AttrType::kS || t == AttrType::kN || t == AttrType::kB;
   switch (op) {
     case ComparisonOperator::kEq:
     case ComparisonOperator::kNe:
-      return scalar || t == AttrType::kSS || t == AttrType::kNS || t == AttrType::kBS;
+      return t != AttrType::kNull;
     case ComparisonOperator::kBeginsWith:
       return t == AttrType::kS || t == AttrType::kB;
     default:
@@ -88,17 +88,25 @@ bool LegacyTypeAllowed(ComparisonOperator op, AttrType t) {
   }
 }
 
+}  // namespace
+
+Status ConditionalOperatorAlone(std::string_view parameter) {
+  return Status::Validation("ConditionalOperator cannot be specified for a missing or empty " +
+                            std::string(parameter));
+}
+
+namespace {
+
 // The checks after the arity: the values themselves, one type, the
-// operator's types (`filter`: filters and key conditions), BETWEEN's bounds.
-Status CheckLegacyValues(ComparisonOperator op, const std::vector<AttributeValue>& values,
-                         bool filter) {
+// operator's types, BETWEEN's bounds.
+Status CheckLegacyValues(ComparisonOperator op, const std::vector<AttributeValue>& values) {
   for (const auto& v : values) DYNAROCK_RETURN_IF_ERROR(v.Validate());
   for (const auto& v : values) {
     if (v.type() != values[0].type()) {
       return InvalidParameter("AttributeValues inside AttributeValueList must be of same type");
     }
   }
-  if (filter && !values.empty() && !LegacyTypeAllowed(op, values[0].type())) {
+  if (!values.empty() && !LegacyTypeAllowed(op, values[0].type())) {
     return InvalidParameter(std::string("ComparisonOperator ") + OperatorName(op) +
                             " is not valid for " + std::string(AttrTypeName(values[0].type())) +
                             " AttributeValue type");
@@ -114,10 +122,10 @@ Status CheckLegacyValues(ComparisonOperator op, const std::vector<AttributeValue
 
 // One legacy comparison on attribute `name`, checked as DynamoDB checks
 // it, in its words (the legacy operator's name, not the expression
-// function's): value, arity, same type, then (filters and key conditions
-// only: `filter`) the operator's types, then BETWEEN's bounds.
+// function's): value, arity, same type, the operator's types, then
+// BETWEEN's bounds.
 Result<Condition> LegacyComparison(const std::string& name, ComparisonOperator op,
-                                   const std::vector<AttributeValue>& values, bool filter) {
+                                   const std::vector<AttributeValue>& values) {
   size_t arity;
   switch (op) {
     case ComparisonOperator::kNull:
@@ -130,7 +138,7 @@ Result<Condition> LegacyComparison(const std::string& name, ComparisonOperator o
     return InvalidParameter(std::string("Invalid number of argument(s) for the ") +
                             OperatorName(op) + " ComparisonOperator");
   }
-  DYNAROCK_RETURN_IF_ERROR(CheckLegacyValues(op, values, filter));
+  DYNAROCK_RETURN_IF_ERROR(CheckLegacyValues(op, values));
   Condition c;
   auto compare = [&](expr::Comparator cmp) {
     c.kind = Condition::Kind::kCompare;
@@ -166,10 +174,17 @@ Result<Condition> LegacyComparison(const std::string& name, ComparisonOperator o
       c.kind = Condition::Kind::kContains;
       c.operands = {PathOperand(name), ValueOperand(values[0])};
       if (op == ComparisonOperator::kNotContains) {
+        // NOT_CONTAINS needs the attribute: a missing one fails it.
+        Condition exists;
+        exists.kind = Condition::Kind::kAttributeExists;
+        exists.operands = {PathOperand(name)};
         Condition n;
         n.kind = Condition::Kind::kNot;
         n.children = {std::move(c)};
-        return n;
+        Condition both;
+        both.kind = Condition::Kind::kAnd;
+        both.children = {std::move(exists), std::move(n)};
+        return both;
       }
       break;
     case ComparisonOperator::kBeginsWith:
@@ -209,6 +224,10 @@ void CollectRoots(const Condition& c, std::vector<std::string>* roots) {
 
 void RequestExpressions::Expression(const char* parameter, bool present) {
   if (present) expression_params_.push_back(parameter);
+  if (std::string_view(parameter) != "ProjectionExpression") {
+    value_expressions_.push_back(parameter);
+    values_usable_ |= present;
+  }
 }
 
 void RequestExpressions::Legacy(const char* parameter, bool present) {
@@ -222,7 +241,16 @@ Status RequestExpressions::CheckParameters() const {
         "Non-expression parameters: " + JoinSet(legacy_params_) +
         " Expression parameters: " + JoinSet(expression_params_));
   }
-  return expr::CheckPlaceholderMaps(names_, values_, !expression_params_.empty());
+  // "ExpressionAttributeValues can only be specified when using
+  // expressions: FilterExpression and KeyConditionExpression are null".
+  std::string values_unused;
+  if (!values_usable_) {
+    for (size_t i = 0; i < value_expressions_.size(); ++i) {
+      values_unused += (i == 0 ? "" : " and ") + value_expressions_[i];
+    }
+    values_unused += value_expressions_.size() == 1 ? " is null" : " are null";
+  }
+  return expr::CheckPlaceholderMaps(names_, values_, !expression_params_.empty(), values_unused);
 }
 
 void DeclareParameters(const PutItemRequest& r, RequestExpressions* rx) {
@@ -251,20 +279,21 @@ void DeclareParameters(const UpdateItemRequest& r, RequestExpressions* rx) {
 }
 
 void DeclareParameters(const QueryRequest& r, RequestExpressions* rx) {
-  rx->Expression("KeyConditionExpression", r.key_condition_expression.has_value());
-  rx->Expression("FilterExpression", r.filter_expression.has_value());
   rx->Expression("ProjectionExpression", r.projection_expression.has_value());
-  rx->Legacy("KeyConditions", r.key_conditions.has_value());
-  rx->Legacy("QueryFilter", r.query_filter.has_value());
+  rx->Expression("FilterExpression", r.filter_expression.has_value());
+  rx->Expression("KeyConditionExpression", r.key_condition_expression.has_value());
   rx->Legacy("AttributesToGet", r.attributes_to_get.has_value());
+  rx->Legacy("QueryFilter", r.query_filter.has_value());
   rx->Legacy("ConditionalOperator", r.conditional_operator.has_value());
+  rx->Legacy("KeyConditions",
+             r.key_conditions.has_value() && r.key_condition_expression.has_value());
 }
 
 void DeclareParameters(const ScanRequest& r, RequestExpressions* rx) {
-  rx->Expression("FilterExpression", r.filter_expression.has_value());
   rx->Expression("ProjectionExpression", r.projection_expression.has_value());
-  rx->Legacy("ScanFilter", r.scan_filter.has_value());
+  rx->Expression("FilterExpression", r.filter_expression.has_value());
   rx->Legacy("AttributesToGet", r.attributes_to_get.has_value());
+  rx->Legacy("ScanFilter", r.scan_filter.has_value());
   rx->Legacy("ConditionalOperator", r.conditional_operator.has_value());
 }
 
@@ -313,20 +342,34 @@ Result<std::optional<expr::UpdateExpression>> RequestExpressions::Update(
 Result<std::optional<expr::Condition>> ConditionFromExpected(
     const std::map<std::string, ExpectedAttributeValue>& expected,
     std::optional<ConditionalOperator> op) {
+  if (op && expected.empty()) return ConditionalOperatorAlone("Expected");
   std::vector<Condition> parts;
   for (const auto& [name, e] : expected) {
+    const bool has_list = !e.attribute_value_list.empty();
+    if (e.value && has_list) {
+      return InvalidParameter(
+          "Value and AttributeValueList cannot be used together for Attribute: " + name);
+    }
+    if (e.exists && e.comparison_operator) {
+      return InvalidParameter(
+          "Exists and ComparisonOperator cannot be used together for Attribute: " + name);
+    }
     if (e.comparison_operator) {
-      if (e.value) {
-        return InvalidParameter("Value and ComparisonOperator cannot be used together for Attribute: " + name);
-      }
+      // Value is the comparison's one operand, as AttributeValueList's
+      // single element would be (DynamoDB accepts either).
       DYNAROCK_ASSIGN_OR_RETURN(
-          auto c, LegacyComparison(name, *e.comparison_operator, e.attribute_value_list, false));
+          auto c, LegacyComparison(
+                      name, *e.comparison_operator,
+                      e.value ? std::vector<AttributeValue>{*e.value} : e.attribute_value_list));
       parts.push_back(std::move(c));
+    } else if (has_list) {
+      return InvalidParameter(
+          "AttributeValueList can only be used with a ComparisonOperator for Attribute: " + name);
     } else if (e.exists == false) {
       if (e.value) {
         return InvalidParameter("Value cannot be used when Exists is false for Attribute: " + name);
       }
-      auto c = LegacyComparison(name, ComparisonOperator::kNull, {}, false);
+      auto c = LegacyComparison(name, ComparisonOperator::kNull, {});
       parts.push_back(std::move(c).value());
     } else {
       if (!e.value) {
@@ -334,7 +377,7 @@ Result<std::optional<expr::Condition>> ConditionFromExpected(
                                 std::string(e.exists ? "true" : "null") + " for Attribute: " + name);
       }
       DYNAROCK_ASSIGN_OR_RETURN(auto c,
-                                LegacyComparison(name, ComparisonOperator::kEq, {*e.value}, false));
+                                LegacyComparison(name, ComparisonOperator::kEq, {*e.value}));
       parts.push_back(std::move(c));
     }
   }
@@ -347,7 +390,7 @@ Result<std::optional<expr::Condition>> ConditionFromFilter(
   std::vector<Condition> parts;
   for (const auto& [name, c] : filter) {
     DYNAROCK_ASSIGN_OR_RETURN(
-        auto part, LegacyComparison(name, c.comparison_operator, c.attribute_value_list, true));
+        auto part, LegacyComparison(name, c.comparison_operator, c.attribute_value_list));
     parts.push_back(std::move(part));
   }
   if (parts.empty()) return std::optional<Condition>();
@@ -366,8 +409,7 @@ Result<std::vector<KeyTerm>> KeyTermsFromLegacy(
       return InvalidParameter(std::string("Invalid number of argument(s) for the ") +
                               OperatorName(c.comparison_operator) + " ComparisonOperator");
     }
-    DYNAROCK_RETURN_IF_ERROR(
-        CheckLegacyValues(c.comparison_operator, c.attribute_value_list, /*filter=*/true));
+    DYNAROCK_RETURN_IF_ERROR(CheckLegacyValues(c.comparison_operator, c.attribute_value_list));
     KeyTerm t{name, std::nullopt, c.attribute_value_list};
     switch (c.comparison_operator) {
       case ComparisonOperator::kEq: t.op = SortKeyOperator::kEq; break;
@@ -523,6 +565,12 @@ Result<std::vector<KeyTerm>> KeyTermsFromExpression(const expr::Condition& root)
         case expr::Comparator::kGe: cmp = expr::Comparator::kLe; break;
         default: break;
       }
+    }
+    if (ops[0]->kind != Operand::Kind::kPath &&
+        (c->kind == Condition::Kind::kBetween || c->kind == Condition::Kind::kBeginsWith)) {
+      return Status::Validation(std::string("Invalid condition in KeyConditionExpression: ") +
+                                (c->kind == Condition::Kind::kBetween ? "BETWEEN" : "begins_with") +
+                                " operator must have the key attribute as its first operand");
     }
     if (ops[0]->kind != Operand::Kind::kPath) {
       return Status::Validation("Invalid KeyConditionExpression: The key condition must name a key "

@@ -24,7 +24,9 @@ class RequestExpressions {
         values_(values ? &*values : nullptr),
         resolver_(names_, values_) {}
 
-  // Declare which parameters the request carries, before compiling anything.
+  // Declare which parameters the request carries, before compiling anything:
+  // every expression parameter of the operation, present or not, in
+  // DynamoDB's order (its messages list them so).
   void Expression(const char* parameter, bool present);
   void Legacy(const char* parameter, bool present);
   // The mixing rule and the checks on the placeholder maps themselves.
@@ -44,10 +46,17 @@ class RequestExpressions {
   const ExpressionAttributeValues* values_;
   expr::Resolver resolver_;
   std::vector<std::string> expression_params_, legacy_params_;
+  // The operation's expressions that may use values (all but the
+  // projection), and whether any of them is present.
+  std::vector<std::string> value_expressions_;
+  bool values_usable_ = false;
 };
 
 // Declares which expression and legacy parameters a request carries: the
-// one list per operation of VALIDATION.md 5.1's mixing table, in its order.
+// one list per operation of DynamoDB's mixing rule, in the order its
+// messages list them. Query's KeyConditions conflicts only with a
+// KeyConditionExpression: beside a FilterExpression or a
+// ProjectionExpression it is accepted.
 void DeclareParameters(const PutItemRequest& r, RequestExpressions* rx);
 void DeclareParameters(const GetItemRequest& r, RequestExpressions* rx);
 void DeclareParameters(const DeleteItemRequest& r, RequestExpressions* rx);
@@ -89,6 +98,11 @@ Result<RequestExpressions> Prologue(const Request& r) {
 // CheckParameters (dynarock/db.h) is DeclaredParameters' status.
 
 // ---- Legacy parameters ----------------------------------------------------------------------
+
+// ConditionalOperator given without conditions to combine in `parameter`
+// (Expected). DynamoDB refuses it (AWS-validated tests); its text is not
+// recorded, so this is Alternator's wording, with the parameter's name.
+Status ConditionalOperatorAlone(std::string_view parameter);
 
 // nullopt for an empty map: it imposes nothing.
 Result<std::optional<expr::Condition>> ConditionFromExpected(

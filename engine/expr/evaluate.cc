@@ -150,7 +150,7 @@ bool Evaluate(const Condition& c, const Document& doc) {
     case Condition::Kind::kAttributeNotExists:
       return !doc.Get(c.operands[0].path).has_value();
     case Condition::Kind::kAttributeType: {
-      auto v = doc.Get(c.operands[0].path);
+      auto v = EvaluateOperand(c.operands[0], doc);
       return v && AttrTypeName(v->type()) == c.operands[1].value.s();
     }
     case Condition::Kind::kBeginsWith: {

@@ -29,7 +29,10 @@ namespace dynarock::expr {
 inline constexpr size_t kMaxExpressionBytes = 4096;
 inline constexpr int kMaxOperators = 300;
 inline constexpr int kMaxPathDepth = 32;
-inline constexpr int kMaxNesting = 64;  // parentheses / NOT chains
+// DynamoDB sets no nesting limit of its own: 149 parentheses deep around
+// 299 operators is valid, and each level beyond redundant parentheses needs
+// an operator. This bound only keeps the recursive parser's stack small.
+inline constexpr int kMaxNesting = kMaxOperators;  // parentheses / NOT chains
 inline constexpr size_t kMaxInOperands = 100;
 
 // Which expression a message is about: "Invalid ConditionExpression: ...".
@@ -138,9 +141,12 @@ class Resolver {
 
 // Checks a request's ExpressionAttributeNames/Values maps themselves (keys
 // syntax, no maps without expressions, values valid AttributeValues).
+// `values_unused` is empty when an expression that takes values is present,
+// else the end of the error for a values map ("UpdateExpression and
+// ConditionExpression are null").
 Status CheckPlaceholderMaps(const std::map<std::string, std::string>* names,
                             const std::map<std::string, AttributeValue>* values,
-                            bool any_expression);
+                            bool any_expression, std::string_view values_unused);
 
 // ---- Evaluation --------------------------------------------------------------------------
 

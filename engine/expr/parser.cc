@@ -34,7 +34,9 @@ struct Token {
   size_t pos;
 };
 
-bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+// A bare name starts with a letter (`_123` is a syntax error, as in
+// DynamoDB); '_' may follow.
+bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)); }
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 std::vector<Token> Lex(std::string_view s) {
@@ -378,7 +380,10 @@ class Parser {
       return Error("Incorrect number of operands for operator or function; operator or function: " +
                    std::string(fn) + ", number of operands: " + std::to_string(c.operands.size()));
     }
-    if (c.operands[0].kind != Operand::Kind::kPath) {
+    // begins_with and attribute_type also take a value first, as DynamoDB
+    // does (`begins_with(:whole, prefix)`); the others test a stored path.
+    if (c.operands[0].kind != Operand::Kind::kPath && c.kind != Condition::Kind::kBeginsWith &&
+        c.kind != Condition::Kind::kAttributeType) {
       return Error("Operator or function requires a document path; operator or function: " +
                    std::string(fn));
     }
@@ -477,6 +482,14 @@ class Parser {
       }
       if (out->kind == Operand::Kind::kIfNotExists && out->args[0].kind != Operand::Kind::kPath) {
         return Error("Operator or function requires a document path; operator or function: " + fn);
+      }
+      // list_append takes lists: a path, a value or if_not_exists, never
+      // another list_append (DynamoDB refuses the nesting).
+      for (const Operand& a : out->args) {
+        if (out->kind == Operand::Kind::kListAppend && a.kind == Operand::Kind::kListAppend) {
+          return Error(
+              "The function is not allowed to be used this way in an expression; function: " + fn);
+        }
       }
       return Status::OK();
     }

@@ -138,6 +138,16 @@ Status Resolver::Resolve(Condition* c, ExprKind kind) {
   for (auto& o : c->operands) DYNAROCK_RETURN_IF_ERROR(ResolveOperand(&o, kind));
   switch (c->kind) {
     case Condition::Kind::kCompare:
+      // An ordering takes S, N or B: a constant of another type can never
+      // compare, so it is refused before any item is read.
+      if (c->op != Comparator::kEq && c->op != Comparator::kNe) {
+        for (const Operand& o : c->operands) {
+          if (o.kind == Operand::Kind::kValue && !IsScalarKeyType(o.value)) {
+            return IncorrectOperand(kind, ComparatorText(c->op),
+                                    std::string(AttrTypeName(o.value.type())));
+          }
+        }
+      }
       return CheckDistinct(c->operands, ComparatorText(c->op), kind);
     case Condition::Kind::kBetween: {
       DYNAROCK_RETURN_IF_ERROR(CheckDistinct(c->operands, "BETWEEN", kind));
@@ -252,14 +262,14 @@ Status Resolver::Finish() const {
 
 Status CheckPlaceholderMaps(const std::map<std::string, std::string>* names,
                             const std::map<std::string, AttributeValue>* values,
-                            bool any_expression) {
+                            bool any_expression, std::string_view values_unused) {
   if (names && !any_expression) {
     return Status::Validation("ExpressionAttributeNames can only be specified when using expressions");
   }
-  if (values && !any_expression) {
+  if (values && !values_unused.empty()) {
     return Status::Validation(
-        "ExpressionAttributeValues can only be specified when using expressions: "
-        "ConditionExpression is null");
+        "ExpressionAttributeValues can only be specified when using expressions: " +
+        std::string(values_unused));
   }
   if (names) {
     if (names->empty()) return Status::Validation("ExpressionAttributeNames must not be empty");

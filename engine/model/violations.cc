@@ -7,17 +7,10 @@ Status CheckTableNameHard(const std::optional<std::string>& name) {
     return Status::Validation(
         "The parameter 'TableName' is required but was not present in the request");
   }
-  return CheckTableNameHard(*name);
-}
-
-Status CheckTableNameHard(const std::string& name) {
-  size_t n = Utf16Length(name);
-  if (n < 3 || n > 255) {
-    return Status::Validation(
-        "TableName must be at least 3 characters long and at most 255 characters long");
-  }
   return Status::OK();
 }
+
+Status CheckTableNameHard(const std::string&) { return Status::OK(); }
 
 size_t Utf16Length(std::string_view s) {
   // simdjson has validated the UTF-8: count lead bytes, and 4-byte

@@ -34,6 +34,28 @@ Status ShardNotFound(std::string_view shard_id, std::string_view arn) {
                                   " in Stream: " + std::string(arn) + " not found");
 }
 
+// arn:aws:dynamodb:<region>:<digits>:table/<name>/stream/<label>: the only
+// shape a stream's ARN has (clients such as the Kinesis adapter check it).
+bool IsStreamArn(std::string_view arn) {
+  constexpr std::string_view kPrefix = "arn:aws:dynamodb:";
+  if (!arn.starts_with(kPrefix)) return false;
+  arn.remove_prefix(kPrefix.size());
+  const size_t region_end = arn.find(':');
+  if (region_end == 0 || region_end == std::string_view::npos) return false;
+  arn.remove_prefix(region_end + 1);
+  const size_t account_end = arn.find(':');
+  if (account_end == 0 || account_end == std::string_view::npos) return false;
+  for (char c : arn.substr(0, account_end)) {
+    if (c < '0' || c > '9') return false;
+  }
+  arn.remove_prefix(account_end + 1);
+  if (!arn.starts_with("table/")) return false;
+  arn.remove_prefix(6);
+  const size_t stream = arn.find("/stream/");
+  return stream != std::string_view::npos && stream > 0 && arn.size() > stream + 8 &&
+         arn.substr(stream + 8).find('/') == std::string_view::npos;
+}
+
 }  // namespace
 
 std::string Database::Impl::StreamArn(const StreamInfo& s) const {
@@ -45,6 +67,9 @@ uint64_t Database::Impl::TrimPoint() const {
 }
 
 Result<StreamInfo*> Database::Impl::FindStream(std::string_view arn) {
+  // A malformed ARN is a ValidationException; a well-formed one of no
+  // stream is not found.
+  if (!IsStreamArn(arn)) return Status::Validation("Invalid StreamArn: " + std::string(arn));
   for (auto& [id, s] : streams_) {
     if (StreamArn(s) == arn) return &s;
   }
@@ -292,7 +317,8 @@ Result<DescribeStreamResponse> Database::Impl::DescribeStream(
     if (!shard.parent_id.empty()) out.parent_shard_id = shard.parent_id;
     d.shards.push_back(std::move(out));
   }
-  if (!started) return ShardNotFound(*request.exclusive_start_shard_id, request.stream_arn);
+  // A start shard that is not (or no longer) in the stream ends the list:
+  // DynamoDB answers an empty Shards, not an error.
   return response;
 }
 
@@ -345,10 +371,7 @@ Result<GetShardIteratorResponse> Database::Impl::GetShardIterator(
 }
 
 Result<GetRecordsResponse> Database::Impl::GetRecords(const GetRecordsRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::streams::CheckGetRecords(request));
-  if (request.limit && *request.limit > static_cast<int32_t>(kMaxRecordsPerCall)) {
-    return Status::LimitExceeded("Limit must be less than or equal to 1000");
-  }
+  DYNAROCK_RETURN_IF_ERROR(model::streams::CheckGetRecords(request));  // Limit 1..1000
   // Forged, altered, another database's, or from before storage format 9:
   // the same error as for any string that is not an iterator.
   auto decoded = streams::DecodeIterator(request.shard_iterator, iterator_secret_);

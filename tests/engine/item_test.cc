@@ -143,10 +143,11 @@ TEST_F(ItemTest, ValidationErrorsChangeNothing) {
 TEST_F(ItemTest, KeyMapErrors) {
   const std::string mismatch = "The provided key element does not match the schema";
   const Item bad_keys[] = {
-      {{"vehicleId", S("V")}},                                              // missing sort key
-      {{"vehicleId", S("V")}, {"recordedAt", N("1")}},                      // wrong type
+      {},  // DynamoDB: an empty key is given, so the key-schema check answers it
+      {{"vehicleId", S("V")}},                                             // missing sort key
+      {{"vehicleId", S("V")}, {"recordedAt", N("1")}},                     // wrong type
       {{"vehicleId", S("V")}, {"recordedAt", S("x")}, {"extra", S("y")}},  // extra attribute
-      {{"vehicle", S("V")}, {"recordedAt", S("x")}},                        // wrong name
+      {{"vehicle", S("V")}, {"recordedAt", S("x")}},                       // wrong name
   };
   for (const auto& key : bad_keys) {
     EXPECT_EQ(db_->GetItem({.table_name = "Telemetry", .key = key}).status(),
@@ -154,6 +155,10 @@ TEST_F(ItemTest, KeyMapErrors) {
     EXPECT_EQ(db_->DeleteItem({.table_name = "Telemetry", .key = key}).status(),
               Status::Validation(mismatch));
   }
+  EXPECT_EQ(
+      db_->PutItem({.table_name = "Telemetry", .item = {}}).status(),
+      Status::Validation(
+          "One or more parameter values were invalid: Missing the key vehicleId in the item"));
   EXPECT_EQ(db_->PutItem({.table_name = "Telemetry",
                           .item = {{"vehicleId", S("V")}, {"recordedAt", S("x")}},
                           .return_values = ReturnValue::kAllNew})

@@ -569,11 +569,10 @@ TEST_F(PartiqlTest, BatchWritesRunEachOnItsOwn) {
   BatchExecuteStatementRequest none;
   refused = db_->BatchExecuteStatement(none);
   ASSERT_FALSE(refused.ok());
-  // The embedded API cannot tell an empty list from an absent one (the
-  // wire's `"Statements": []` gets the length message).
+  // An empty list is given, as DynamoDB reads `"Statements": []`.
   EXPECT_EQ(refused.status().message(),
-            "1 validation error detected: Value null at 'statements' failed to satisfy "
-            "constraint: Member must not be null");
+            "1 validation error detected: Value '[]' at 'statements' failed to satisfy "
+            "constraint: Member must have length greater than or equal to 1");
 }
 
 // ---- ExecuteTransaction ------------------------------------------------------------------------

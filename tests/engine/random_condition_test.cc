@@ -72,6 +72,8 @@ struct Gen {
         static const char* kOps[] = {"=", "<>", "<", "<=", ">", ">="};
         int op = Pick(6);
         AV v = RandomScalar();
+        // An ordering takes S, N or B: another constant is refused up front.
+        while (op >= 2 && !v.is(AttrType::kS) && !v.is(AttrType::kN)) v = RandomScalar();
         std::string text = path + " " + kOps[op] + " " + Value(v);
         *eval = [=](const Item& item) {
           auto a = get(item, path);

@@ -649,7 +649,7 @@ TEST_F(ReliabilityTest, FullDiskDuringFlushIsReportedAndLosesNothing) {
   Open();
   ASSERT_OK(db_->CreateTable(FleetTable()));
   EXPECT_OK(db_->Health());
-  EXPECT_EQ(wire::HealthResponse(db_.get(), "us-east-1").http_status, 200);
+  EXPECT_EQ(wire::HealthResponse(db_.get(), "localhost:8000").http_status, 200);
   fs_->FailAt(FaultFs::Op::kAppend, 1, rocksdb::IOStatus::NoSpace("injected ENOSPC"),
               /*sticky=*/true, ".sst");
   State model;
@@ -667,7 +667,7 @@ TEST_F(ReliabilityTest, FullDiskDuringFlushIsReportedAndLosesNothing) {
   Status health = db_->Health();
   EXPECT_EQ(health.code(), Status::Code::kIOError) << health;
   EXPECT_NE(health.message().find("injected ENOSPC"), std::string::npos) << health;
-  auto page = wire::HealthResponse(db_.get(), "us-east-1");
+  auto page = wire::HealthResponse(db_.get(), "localhost:8000");
   EXPECT_EQ(page.http_status, 500);
   EXPECT_NE(page.body.find("injected ENOSPC"), std::string::npos) << page.body;
   // Later writes are refused, over the wire as InternalServerError (500).
@@ -690,7 +690,7 @@ TEST_F(ReliabilityTest, FullDiskDuringFlushIsReportedAndLosesNothing) {
   EXPECT_OK(db_->Health());
   EXPECT_EQ(ReadAll(db_.get()), model);
   ExpectConsistent(db_.get(), model);
-  EXPECT_EQ(wire::HealthResponse(db_.get(), "us-east-1").http_status, 200);
+  EXPECT_EQ(wire::HealthResponse(db_.get(), "localhost:8000").http_status, 200);
 }
 
 // Reads failing over the wire: InternalServerError with HTTP 500, never an

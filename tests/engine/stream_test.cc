@@ -407,7 +407,11 @@ TEST_F(StreamTest, IteratorTypesAndTheirErrors) {
   std::string forged = latest;
   forged[forged.size() - 3] = forged[forged.size() - 3] == 'A' ? 'B' : 'A';
   EXPECT_EQ(db_->GetRecords({forged}).status(), Status::Validation("Invalid ShardIterator"));
-  EXPECT_EQ(db_->GetRecords({latest, 1001}).status().code(), Status::Code::kLimitExceeded);
+  // The documented upper limit, refused as a model constraint.
+  EXPECT_EQ(db_->GetRecords({latest, 1001}).status(),
+            Status::Validation("1 validation error detected: Value '1001' at 'limit' failed to "
+                               "satisfy constraint: Member must have value less than or equal "
+                               "to 1000"));
   EXPECT_EQ(db_->GetRecords({latest, 0}).status(),
             Status::Validation("1 validation error detected: Value '0' at 'limit' failed to "
                                "satisfy constraint: Member must have value greater than or "

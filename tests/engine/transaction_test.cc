@@ -302,11 +302,11 @@ TEST_F(TransactionTest, ValidationErrors) {
                                                 {"blob", S(std::string(400000, 'x'))}}}});
   }
   std::vector<Case> cases = {
-      // An empty list is how an embedded request leaves a member out.
+      // An empty list is given, as DynamoDB reads `"TransactItems": []`.
       {"empty",
        {},
-       "1 validation error detected: Value null at 'transactItems' failed to satisfy "
-       "constraint: Member must not be null"},
+       "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy "
+       "constraint: Member must have length greater than or equal to 1"},
       {"two kinds",
        {two_kinds},
        "One or more parameter values were invalid: TransactItems can only contain one of Check, "

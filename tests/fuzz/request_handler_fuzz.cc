@@ -102,6 +102,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
   auto response = dynarock::wire::Handle(f.db.get(), target, body, {}, f.jobs.get());
   if (response.http_status != 200 && response.http_status != 400) std::abort();
+  // TagResource and UntagResource answer with an empty body, as DynamoDB.
+  if (response.http_status == 200 && response.body.empty()) return 0;
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(response.body).get(root) != simdjson::SUCCESS || !root.is_object()) {

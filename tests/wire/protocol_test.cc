@@ -148,8 +148,15 @@ TEST_F(ProtocolTest, PhasesComeInDynamoDBsOrder) {
             "constraint: Member must not be null");
   EXPECT_EQ(Error(Call("DescribeTable", R"({})")).second,
             "The parameter 'TableName' is required but was not present in the request");
+  // A short name is a model constraint for table operations too; an empty
+  // one breaks only the minimum of 1 of DynamoDB's current model (a table
+  // name or ARN), checked before the name rules.
   EXPECT_EQ(Error(Call("DescribeTable", R"({"TableName":"ab"})")).second,
-            "TableName must be at least 3 characters long and at most 255 characters long");
+            "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: "
+            "Member must have length greater than or equal to 3");
+  EXPECT_EQ(Error(Call("GetItem", R"({"TableName":"","Key":{}})")).second,
+            "1 validation error detected: Value '' at 'tableName' failed to satisfy constraint: "
+            "Member must have length greater than or equal to 1");
   // Violations are collected in DynamoDB's visiting order, with list positions.
   EXPECT_EQ(
       Error(Call("CreateTable",

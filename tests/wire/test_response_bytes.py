@@ -35,6 +35,7 @@ VOLATILE = [
     (re.compile(rb'shardId-[0-9A-Za-z-]+'), b"<shard>"),
     (re.compile(rb'"(StartTime|EndTime)":[0-9.eE+-]+'), rb'"\1":<time>'),
     (re.compile(rb'/import/[0-9A-Za-z-]+'), b"/import/<id>"),
+    (re.compile(rb'"Address":"127\.0\.0\.1:\d+"'), b'"Address":"127.0.0.1:<port>"'),
 ]
 
 
@@ -60,7 +61,7 @@ class Session:
         except urllib.error.HTTPError as e:
             status, body = e.code, e.read()
         self.lines.append(b"%s %d %s" % (operation.encode(), status, normalize(body)))
-        return json.loads(body)
+        return json.loads(body) if body else None  # TagResource: an empty body
 
     def streams(self, operation, request):
         return self.call(operation, request, service="DynamoDBStreams_20120810")

@@ -131,13 +131,18 @@ PATH_OVERRIDES = {
         "Value at 'RequestItems.<k>.member.Keys'",
 }
 
-# Phase 7 (VALIDATION.md 3): table-level operations reject a missing or
-# mis-sized TableName on its own, before collecting constraint violations.
+# Phase 7: table-level operations reject a missing TableName on its own,
+# before collecting constraint violations. (A mis-sized one is an ordinary
+# violation, "Value 'ab' at 'tableName' ...", as DynamoDB words it today.)
 TABLE_NAME_HARD_CHECKS = ["CreateTableInput", "UpdateTableInput", "DeleteTableInput",
                           "DescribeTableInput", "DescribeTimeToLiveInput",
                           "UpdateTimeToLiveInput"]
-# FACTS.md 12: BatchGetItem without RequestItems has its own text.
-HARD_REQUIRED = {("BatchGetItemInput", "RequestItems"):
+# Shapes whose empty value breaks only a minimum length of 1 (see gen_checker).
+EMPTY_NAME_MIN = {"TableName": 1}
+
+# FACTS.md 12: BatchGetItem with an empty RequestItems (`{}`) has its own
+# text, ahead of the constraints; an absent one is an ordinary "Value null".
+EMPTY_REQUIRED = {("BatchGetItemInput", "RequestItems"):
                  "The requestItems parameter is required for BatchGetItem"}
 
 # Members DynamoDB added after botocore 1.29.27's model (they are in the
@@ -237,6 +242,8 @@ class Model:
         for shape, members in svc.model_additions.items():
             for name, member in members.items():
                 self.shapes[shape]["members"].setdefault(name, member)
+        for (shape, name), new_shape in svc.member_shapes.items():
+            self.shapes[shape]["members"][name] = {"shape": new_shape}
         self.reachable = []
         seen = set()
 
@@ -587,16 +594,17 @@ def gen_checker(model, n, w):
             shape = s["members"][m]["shape"]
             sub = "Path(path, %s)" % cstr(lower_first(m))
             body = []
+            presence = "IsGiven" if m in required else "IsPresent"
             if m in required:
-                body.append("if (!IsPresent(%s)) out->NotNull(%s);")
+                body.append("if (!IsGiven(%s)) out->NotNull(%s);")
             if model.needs_check(shape):
-                body.append("if (IsPresent(%%s)) %s(Get(%%s), %%s, out);" % check_fn(model, shape))
+                body.append("if (%s(%%s)) %s(Get(%%s), %%s, out);" % (presence, check_fn(model, shape)))
             if not body:
                 continue
             for i, (cond, acc) in enumerate(member_access(n, m)):
                 w("  %sif constexpr (%s) {" % ("} else " if i else "", cond))
                 for line in body:
-                    if line.startswith("if (!IsPresent"):
+                    if line.startswith("if (!IsGiven"):
                         w("    " + line % (acc, sub))
                     else:
                         w("    " + line % (acc, acc, sub))
@@ -669,6 +677,16 @@ def gen_checker(model, n, w):
             w("    %s(value, Path::Member(path, key), out);" % check_fn(model, val))
             w("  }")
     else:
+        if n in EMPTY_NAME_MIN:
+            # DynamoDB's current model types TableName as a table name or
+            # ARN of 1..1024 characters, checked first: an empty name fails
+            # that alone; the name rules below (3..255, the pattern) apply
+            # to a name that passed it, in the same words.
+            w("  if (std::string_view(v).empty()) {")
+            w("    out->Length([&] { return std::string(v); }, 0, Bound::kMin, %d, path);" %
+              EMPTY_NAME_MIN[n])
+            w("    return;")
+            w("  }")
         gen_scalar_checks(model, n, w)
     w("}")
     w("")
@@ -854,10 +872,10 @@ def gen_constraints(model):
         w("Status Check%s(const V& in) {" % op)
         if inp in model.svc.table_name_hard_checks:
             w("  DYNAROCK_RETURN_IF_ERROR(CheckTableNameHard(in.table_name));")
-        for (shape, member), text in model.svc.hard_required.items():
+        for (shape, member), text in model.svc.empty_required.items():
             if shape == inp:
-                w("  if (!IsPresent(in.%s)) return Status::Validation(%s);" %
-                  (field(member), cstr(text)))
+                w("  if (IsGiven(in.%s) && Get(in.%s).empty()) return Status::Validation(%s);" %
+                  (field(member), field(member), cstr(text)))
         w("  Violations out;")
         for (shape, path, kind), text in model.svc.path_overrides.items():
             if shape == inp:
@@ -1003,8 +1021,6 @@ def gen_cases(model):
         violations = []
         for m in model.members(inp):
             shape = s["members"][m]["shape"]
-            if (inp, m) in HARD_REQUIRED:
-                continue
             if m in s.get("required", []):
                 violations.append(("Value null at '%s' failed to satisfy constraint: "
                                    "Member must not be null" % lower_first(m), None))
@@ -1013,7 +1029,7 @@ def gen_cases(model):
                 violations.append(("Value 'BOGUS' at '%s' failed to satisfy constraint: Member "
                                    "must satisfy enum value set: [%s]" %
                                    (lower_first(m), ", ".join(order)), (m, "BOGUS")))
-        if not violations or any((inp, m) in HARD_REQUIRED for m in s["members"]):
+        if not violations:
             continue
         body = {m: v for _, mv in violations if mv for m, v in [mv]}
         texts = [t for t, _ in violations][:10]
@@ -1072,18 +1088,14 @@ def constraint_cases(model):
     for op in OPERATIONS:
         inp = model.m["operations"][op]["input"]["shape"]
         s = model.shapes[inp]
-        if any(shape == inp for shape, _ in HARD_REQUIRED):
-            continue
         for m in model.members(inp):
             shape = s["members"][m]["shape"]
             for value, rendered, constraint in violating_values(model, shape):
                 path = lower_first(m)
-                if inp in TABLE_NAME_HARD_CHECKS and m == "TableName" and \
-                        not 3 <= len(value) <= 255:
+                if (inp, m) in EMPTY_REQUIRED and value == {}:
                     cases.append({"operation": op, "body": {m: value},
                                   "type": "ValidationException",
-                                  "message": "TableName must be at least 3 characters long and "
-                                             "at most 255 characters long"})
+                                  "message": EMPTY_REQUIRED[(inp, m)]})
                     continue
                 if inp in TABLE_NAME_HARD_CHECKS and m != "TableName":
                     continue  # the absent TableName would be thrown alone
@@ -1110,7 +1122,8 @@ def constraint_cases(model):
 DYNAMODB = types.SimpleNamespace(
     title="DynamoDB", operations=OPERATIONS, visit_order=VISIT_ORDER, enum_order=ENUM_ORDER,
     path_overrides=PATH_OVERRIDES, table_name_hard_checks=TABLE_NAME_HARD_CHECKS,
-    hard_required=HARD_REQUIRED, model_additions=MODEL_ADDITIONS, new_shapes=NEW_SHAPES,
+    empty_required=EMPTY_REQUIRED, model_additions=MODEL_ADDITIONS, new_shapes=NEW_SHAPES,
+    member_shapes={},
     protocol_ns="dynarock::protocol", model_ns="dynarock::model", out_h=OUT_H, out_cc=OUT_CC,
     out_constraints=OUT_CONSTRAINTS)
 STREAMS = types.SimpleNamespace(
@@ -1121,8 +1134,16 @@ STREAMS = types.SimpleNamespace(
     # Streams message confirms it or the hash-set rule (UNVERIFIED).
     enum_order={"ShardIteratorType": ["AFTER_SEQUENCE_NUMBER", "TRIM_HORIZON",
                                       "AT_SEQUENCE_NUMBER", "LATEST"]},
-    path_overrides={}, table_name_hard_checks=[], hard_required={}, model_additions={},
-    new_shapes={}, protocol_ns="dynarock::protocol::streams", model_ns="dynarock::model::streams",
+    path_overrides={}, table_name_hard_checks=[], empty_required={}, model_additions={},
+    # The documented upper limits of the Limit members ("The upper limit is
+    # 100", "... 1000"), which the model leaves out: DynamoDB Streams refuses
+    # more as a constraint violation.
+    new_shapes={"ListLimit": {"type": "integer", "min": 1, "max": 100},
+                "GetRecordsLimit": {"type": "integer", "min": 1, "max": 1000}},
+    member_shapes={("ListStreamsInput", "Limit"): "ListLimit",
+                   ("DescribeStreamInput", "Limit"): "ListLimit",
+                   ("GetRecordsInput", "Limit"): "GetRecordsLimit"},
+    protocol_ns="dynarock::protocol::streams", model_ns="dynarock::model::streams",
     out_h=os.path.join(TOP, "tools/server/protocol/streams_model_gen.h"),
     out_cc=os.path.join(TOP, "tools/server/protocol/streams_model_gen.cc"),
     out_constraints=os.path.join(TOP, "engine/include/dynarock/model/streams_constraints_gen.h"))

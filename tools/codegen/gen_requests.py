@@ -192,6 +192,11 @@ class Readers:
             self.convert(mshape, "*" + src, t, dst, out, 4, 0)
         else:
             self.convert(mshape, "(*%s)" % src, t, dst, out, 4, 0)
+        if (t[0] == "optional" and dst.startswith("out->") and
+                (self.engine.resolve_name(cpp_name), dst[5:]) in self.engine.defaulted):
+            # An optional the embedded API defaults to a value (Projection's
+            # KEYS_ONLY): absent from the JSON is absent, as DynamoDB reads it.
+            out += ["  } else {", "    %s.reset();" % dst]
         out.append("  }")
         return True
 

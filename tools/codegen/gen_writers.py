@@ -176,6 +176,7 @@ class Engine:
 
     def __init__(self, top):
         self.structs, self.enums, self.aliases = {}, {}, {}
+        self.defaulted = set()  # (struct, field) with a value other than {} by default
         for rel in ENGINE_HEADERS:
             with open(os.path.join(top, rel)) as f:
                 self._parse(f.read())
@@ -191,9 +192,11 @@ class Engine:
             fields = []
             for statement in m.group(2).split(";"):
                 statement = " ".join(statement.split())
-                f = re.fullmatch(r"([\w:<>, ]+?) (\w+)(?:\{[^;]*\}| = .+)?", statement)
+                f = re.fullmatch(r"([\w:<>, ]+?) (\w+)(\{[^;]*\}| = .+)?", statement)
                 if f:
                     fields.append((f.group(2), f.group(1)))
+                    if f.group(3) and f.group(3) != "{}":
+                        self.defaulted.add((m.group(1), f.group(2)))
             self.structs[m.group(1)] = fields
 
     def field_type(self, struct, field):

@@ -167,6 +167,8 @@ std::string HttpDate() {
   return std::string(buf, n);
 }
 
+constexpr size_t kMinCompressedBytes = 1024;
+
 // An answer ready to write: typed as the request was, compressed if the
 // client accepts it, with the CRC32 the SDKs check (of the bytes sent).
 struct Prepared {
@@ -187,6 +189,9 @@ Prepared Prepare(wire::WireResponse r, std::string_view media, std::string_view 
   // the request was.
   if (!allow_origin.empty()) {
     p.headers.emplace_back("Access-Control-Allow-Origin", allow_origin);
+    // What an SDK in the page reads besides the body.
+    p.headers.emplace_back("Access-Control-Expose-Headers",
+                           "x-amzn-RequestId, x-amz-crc32, x-amz-id-2, Date");
     if (allow_origin != "*") p.headers.emplace_back("Vary", "Origin");
   }
   const char* type = media == "application/x-amz-json-1.0"   ? "application/x-amz-json-1.0"
@@ -198,7 +203,10 @@ Prepared Prepare(wire::WireResponse r, std::string_view media, std::string_view 
     p.headers.emplace_back("Content-Type", type);
   }
   p.body = std::move(r.body);
-  if (!p.body.empty()) {
+  // Small answers go as they are, as DynamoDB sends them: compression
+  // gains nothing there, and some clients read a small answer as JSON
+  // whatever its Content-Encoding.
+  if (p.body.size() >= kMinCompressedBytes) {
     if (Coding c = ChooseResponseCoding(accept_encoding); c != Coding::kIdentity) {
       p.body = Compress(c, p.body);
       p.headers.emplace_back("Content-Encoding", CodingName(c));
@@ -531,7 +539,9 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
     std::string_view target(req.target().data(), req.target().size());
     const std::string_view path = target.substr(0, target.find('?'));
     if (options.console_api && console::IsConsolePath(path)) return console::HandleConsole(path);
-    return wire::HealthResponse(db, options.region);
+    // The health check lives at /; other paths are unknown.
+    if (path != "/") return {404, "<UnknownOperationException/>\n"};
+    return wire::HealthResponse(db, HeaderValue(req, http::field::host));
   }
   // The body as the client meant it: decoded, and bounded by the same
   // 16 MB after decoding (a small gzip body cannot inflate past it).
@@ -547,7 +557,10 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
       case DecodeResult::kUnsupported:
         return BadEncoding("Unsupported Content-Encoding: " + std::string(coding));
       case DecodeResult::kCorrupt:
-        return BadEncoding("The request body is not valid " + std::string(coding) + " data");
+        // A body that does not decode fails where DynamoDB fails it, as an
+        // internal error (500), not as a client's serialization error.
+        return {500, JsonError("com.amazonaws.dynamodb.v20120810#InternalServerError",
+                               "The request body is not valid " + std::string(coding) + " data")};
     }
   }
   const std::string_view media = MediaType(req);
@@ -567,7 +580,7 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
   }
   auto target = req["X-Amz-Target"];
   return wire::Handle(db, std::string_view(target.data(), target.size()), body, authenticate,
-                      jobs.get());
+                      jobs.get(), HeaderValue(req, http::field::host));
 }
 
 wire::WireResponse Server::Impl::ConsoleApi(const http::request<http::string_body>& req) {

@@ -38,13 +38,12 @@ struct ServerOptions {
   int shutdown_grace_seconds = 10;   // Stop(): then the connections left are closed
   size_t max_body_bytes = 16 << 20;  // DynamoDB's request size cap (also after decoding)
   // The request line and headers together; past it: 400, connection closed.
-  size_t max_header_bytes = 64 << 10;
+  size_t max_header_bytes = 16 << 10;
   // The memory all request bodies being read or handled may hold, reserved
   // by declared length (chunked: max_body_bytes) before a body is read;
   // past it, uploads wait for memory instead of each pinning 16 MB.
   size_t max_buffered_bytes = 256 << 20;
-  // Named by the GET health answer ("healthy: dynamodb.<region>.amazonaws.com ")
-  // and required in the credential scope of signed requests (--auth).
+  // Required in the credential scope of signed requests (--auth).
   std::string region = "us-east-1";
   // The account in the ARNs of export and import jobs (the database's).
   std::string account_id = "000000000000";

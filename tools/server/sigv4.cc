@@ -200,16 +200,15 @@ std::optional<AuthError> VerifySigV4(const SignedRequest& r,
                                      const std::map<std::string, std::string>& keys,
                                      const VerifyOptions& options) {
   auto auth = Header(r, "authorization");
-  if (!auth)
+  // DynamoDB's order: no header, or one of another scheme, is a missing
+  // token; then every missing part is named in one message.
+  if (!auth || Trim(*auth).rfind("AWS4-", 0) != 0) {
     return Error("MissingAuthenticationTokenException", "Request is missing Authentication Token");
-  const std::string prefix = "AWS4-HMAC-SHA256 ";
-  if (auth->rfind(prefix, 0) != 0) {
-    return Error("IncompleteSignatureException",
-                 "Authorization header requires AWS4-HMAC-SHA256 signing");
   }
+  const std::string prefix = "AWS4-HMAC-SHA256 ";
   std::map<std::string, std::string> fields;
   std::string_view rest(*auth);
-  rest.remove_prefix(prefix.size());
+  rest.remove_prefix(std::min(rest.find(' '), rest.size()));
   while (!rest.empty()) {
     size_t comma = rest.find(',');
     std::string part = Trim(rest.substr(0, comma));
@@ -218,10 +217,20 @@ std::optional<AuthError> VerifySigV4(const SignedRequest& r,
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  if (!fields.count("Credential") || !fields.count("SignedHeaders") || !fields.count("Signature")) {
-    return Error(
-        "IncompleteSignatureException",
-        "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters");
+  std::string missing;
+  for (const char* p : {"Credential", "Signature", "SignedHeaders"}) {
+    if (fields[p].empty())
+      missing += "Authorization header requires '" + std::string(p) + "' parameter. ";
+  }
+  if (!Header(r, "x-amz-date") && !Header(r, "date")) {
+    missing +=
+        "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ";
+  }
+  if (!missing.empty())
+    return Error("IncompleteSignatureException", missing + "Authorization=" + *auth);
+  if (auth->rfind(prefix, 0) != 0) {
+    return Error("IncompleteSignatureException",
+                 "Authorization header requires AWS4-HMAC-SHA256 signing");
   }
   auto amz_date = Header(r, "x-amz-date");
   if (!amz_date) return Error("IncompleteSignatureException", "Missing X-Amz-Date");

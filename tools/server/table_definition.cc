@@ -40,7 +40,7 @@ void WriteKeySchema(Writer& w, const std::vector<KeySchemaElement>& ks) {
 void WriteProjection(Writer& w, const Projection& p) {
   w.StartObject();
   w.Key("ProjectionType");
-  w.String(protocol::Name(p.projection_type));
+  w.String(protocol::Name(p.projection_type.value_or(ProjectionType::kKeysOnly)));
   if (!p.non_key_attributes.empty()) {
     w.Key("NonKeyAttributes");
     w.StartArray();

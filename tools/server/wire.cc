@@ -21,15 +21,26 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// What an operation may use: the engine, the server's export and import
+// jobs (null outside a server), and the Host header the client used.
+struct Context {
+  Database* db;
+  jobs::JobManager* jobs;
+  std::string_view host;
+};
+
 // ---- Operations answered without an engine response ------------------------------------------
 
-void DescribeEndpoints(Database*, const protocol::DescribeEndpointsRequest&, Writer& w) {
+// The endpoint is the one the client reached (its Host header, port
+// included), so an SDK that discovers endpoints keeps calling this server.
+void DescribeEndpoints(const Context& c, const protocol::DescribeEndpointsRequest&, Writer& w) {
   w.StartObject();
   w.Key("Endpoints");
   w.StartArray();
   w.StartObject();
   w.Key("Address");
-  w.String("localhost");
+  const std::string_view address = c.host.empty() ? "localhost" : c.host;
+  w.String(address.data(), static_cast<rapidjson::SizeType>(address.size()));
   w.Key("CachePeriodInMinutes");
   w.Int(1440);
   w.EndObject();
@@ -37,7 +48,7 @@ void DescribeEndpoints(Database*, const protocol::DescribeEndpointsRequest&, Wri
   w.EndObject();
 }
 
-void DescribeLimits(Database*, const protocol::DescribeLimitsInput&, Writer& w) {
+void DescribeLimits(const Context&, const protocol::DescribeLimitsInput&, Writer& w) {
   w.StartObject();
   for (const char* k : {"AccountMaxReadCapacityUnits", "AccountMaxWriteCapacityUnits"}) {
     w.Key(k);
@@ -50,12 +61,6 @@ void DescribeLimits(Database*, const protocol::DescribeLimitsInput&, Writer& w) 
   w.EndObject();
 }
 
-// What an operation may use: the engine, and the server's export and
-// import jobs (null outside a server).
-struct Context {
-  Database* db;
-  jobs::JobManager* jobs;
-};
 using Op = std::function<void(const Context&, protocol::Element, Writer&)>;
 
 // The engine's typed request from the JSON: the generated phases 6 and 8
@@ -89,23 +94,22 @@ Op Serve(Result<Response> (Database::*run)(const Request&)) {
     WriteOutput(w, request, Check((c.db->*run)(request)));
   };
 }
-// An operation whose output has no members (TagResource, UntagResource).
+// An operation whose output has no members (TagResource, UntagResource):
+// DynamoDB answers it with an empty body.
 template <typename Input, typename Request>
 Op Serve(Status (Database::*run)(const Request&)) {
-  return [run](const Context& c, protocol::Element json, Writer& w) {
+  return [run](const Context& c, protocol::Element json, Writer&) {
     Check((c.db->*run)(ReadRequest<Input, Request>(json)));
-    w.StartObject();
-    w.EndObject();
   };
 }
 // An operation answered here from its model input (no engine request).
 template <typename Input>
-Op Serve(void (*run)(Database*, const Input&, Writer&)) {
+Op Serve(void (*run)(const Context&, const Input&, Writer&)) {
   return [run](const Context& c, protocol::Element json, Writer& w) {
     Input in;
     Check(protocol::Read(json, &in));
     Check(protocol::Check(in));
-    run(c.db, in, w);
+    run(c, in, w);
   };
 }
 
@@ -215,10 +219,11 @@ void WriteErrorDetail(Writer& w, const Status& s) {
 
 }  // namespace
 
-WireResponse HealthResponse(Database* db, const std::string& region) {
+WireResponse HealthResponse(Database* db, std::string_view host) {
   Status health = db->Health();
   if (!health.ok()) return {500, "unhealthy: " + health.message() + "\n"};
-  return {200, "healthy: dynamodb." + region + ".amazonaws.com "};
+  // DynamoDB names the host it was reached by (dynamodb.<region>.amazonaws.com).
+  return {200, "healthy: " + std::string(host) + " "};
 }
 
 WireResponse ErrorResponse(const Status& status) {
@@ -325,7 +330,8 @@ constexpr size_t kReusedParserBytes = 1 << 20;
 }  // namespace
 
 WireResponse Handle(Database* db, std::string_view target, std::string_view body,
-                    const Authenticator& authenticate, jobs::JobManager* job_manager) {
+                    const Authenticator& authenticate, jobs::JobManager* job_manager,
+                    std::string_view host) {
   // VALIDATION.md 0: JSON, then the target, then authentication, then an
   // empty body; the first failure wins.
   auto make_parser = [](size_t max_bytes) {
@@ -342,8 +348,13 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
   simdjson::dom::parser* parser = &reused;
   if (body.size() > kReusedParserBytes) parser = &own.emplace(make_parser(body.size()));
   protocol::Element root;
-  if (!body.empty() && parser->parse(body.data(), body.size()).get(root) != simdjson::SUCCESS) {
-    return BareError("SerializationException");
+  // A document nested past the parser's bound is valid JSON to DynamoDB,
+  // which refuses its nesting later, in words that say so.
+  bool too_deep = false;
+  if (!body.empty()) {
+    const auto error = parser->parse(body.data(), body.size()).get(root);
+    too_deep = error == simdjson::DEPTH_ERROR;
+    if (error != simdjson::SUCCESS && !too_deep) return BareError("SerializationException");
   }
   // Both services on one port, told apart by the target's prefix.
   constexpr std::string_view kPrefix = "DynamoDB_20120810.";
@@ -362,10 +373,13 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
     if (auto denied = authenticate()) return std::move(*denied);
   }
   if (body.empty()) return BareError("SerializationException");
+  if (too_deep) {
+    return ErrorResponse(Status::Validation("Nesting Levels have exceeded supported limits"));
+  }
   try {
     rapidjson::StringBuffer buf;
     Writer w(buf);
-    (*op)(Context{db, job_manager}, root, w);
+    (*op)(Context{db, job_manager, host}, root, w);
     return {200, std::string(buf.GetString(), buf.GetSize())};
   } catch (const Failure& e) {
     return ErrorResponse(e.status);

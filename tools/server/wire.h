@@ -38,13 +38,16 @@ using Authenticator = std::function<std::optional<WireResponse>()>;
 // ("DynamoDB_20120810.PutItem"), `body` the JSON. Any bytes are safe: every
 // JSON value is type-checked by code generated from DynamoDB's model before
 // use. Never throws. `jobs` serves the Export/Import operations (without
-// one they answer InternalServerError).
+// one they answer InternalServerError); `host` is the request's Host header
+// (DescribeEndpoints names it).
 WireResponse Handle(Database* db, std::string_view target, std::string_view body,
-                    const Authenticator& authenticate = {}, jobs::JobManager* jobs = nullptr);
+                    const Authenticator& authenticate = {}, jobs::JobManager* jobs = nullptr,
+                    std::string_view host = {});
 
-// GET /: DynamoDB's health line while the database is healthy; 500 with
-// the background error (Database::Health) once a flush or compaction failed.
-WireResponse HealthResponse(Database* db, const std::string& region);
+// GET /: DynamoDB's health line ("healthy: <host> ", the Host header)
+// while the database is healthy; 500 with the background error
+// (Database::Health) once a flush or compaction failed.
+WireResponse HealthResponse(Database* db, std::string_view host);
 
 // An error body as DynamoDB sends it: {"__type": "<namespace>#<Name>", "message": ...}.
 WireResponse ErrorResponse(const Status& status);

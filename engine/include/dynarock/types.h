@@ -54,7 +54,10 @@ struct ProvisionedThroughput {
 // Stored in table descriptors (schemas/catalog.fbs): never renumber.
 enum class ProjectionType { kKeysOnly = 0, kInclude = 1, kAll = 2 };
 struct Projection {
-  ProjectionType projection_type = ProjectionType::kKeysOnly;
+  // KEYS_ONLY unless set. DynamoDB requires it: reset, CreateTable and
+  // UpdateTable answer "Unknown ProjectionType: null" (a request read from
+  // JSON without one arrives so).
+  std::optional<ProjectionType> projection_type = ProjectionType::kKeysOnly;
   std::vector<std::string> non_key_attributes{};  // INCLUDE only
 };
 

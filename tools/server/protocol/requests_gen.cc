@@ -457,6 +457,8 @@ Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in,
 Status ToProjection(Projection&& in, dynarock::Projection* out, [[maybe_unused]] Status* deferred) {
   if (in.projection_type) {
     out->projection_type = ToProjectionType((*in.projection_type));
+  } else {
+    out->projection_type.reset();
   }
   if (in.non_key_attributes) {
     out->non_key_attributes.reserve((*in.non_key_attributes).size());

@@ -617,8 +617,10 @@ void WritePointInTimeRecoveryDescription(JsonWriter& w, const dynarock::Continuo
 
 void WriteProjection(JsonWriter& w, const dynarock::Projection& v) {
   w.StartObject();
-  w.Key("ProjectionType");
-  w.String(Name(v.projection_type));
+  if (v.projection_type.has_value()) {
+    w.Key("ProjectionType");
+    w.String(Name(*v.projection_type));
+  }
   if (!v.non_key_attributes.empty()) {
     w.Key("NonKeyAttributes");
     w.StartArray();

@@ -4306,6 +4306,10 @@ void CheckReturnConsumedCapacity(const V& v, const Path& path, Violations* out) 
 
 template <typename V>
 void CheckTableName(const V& v, const Path& path, Violations* out) {
+  if (std::string_view(v).empty()) {
+    out->Length([&] { return std::string(v); }, 0, Bound::kMin, 1, path);
+    return;
+  }
   if (!MatchesPattern("[a-zA-Z0-9_.-]+", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 3, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
@@ -4385,8 +4389,8 @@ void CheckExpressionAttributeNameMap(const V& v, const Path& path, Violations* o
 template <typename V>
 void CheckKeysAndAttributes(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.keys; }) {
-    if (!IsPresent(v.keys)) out->NotNull(Path(path, "keys"));
-    if (IsPresent(v.keys)) CheckKeyList(Get(v.keys), Path(path, "keys"), out);
+    if (!IsGiven(v.keys)) out->NotNull(Path(path, "keys"));
+    if (IsGiven(v.keys)) CheckKeyList(Get(v.keys), Path(path, "keys"), out);
   }
   if constexpr (requires { v.attributes_to_get; }) {
     if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Path(path, "attributesToGet"), out);
@@ -4416,8 +4420,8 @@ void CheckBatchGetItemInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.request_items; }) {
-    if (!IsPresent(v.request_items)) out->NotNull(Path(path, "requestItems"));
-    if (IsPresent(v.request_items)) CheckBatchGetRequestMap(Get(v.request_items), Path(path, "requestItems"), out);
+    if (!IsGiven(v.request_items)) out->NotNull(Path(path, "requestItems"));
+    if (IsGiven(v.request_items)) CheckBatchGetRequestMap(Get(v.request_items), Path(path, "requestItems"), out);
   }
 }
 
@@ -4448,16 +4452,16 @@ void CheckPutItemInputAttributeMap(const V& v, const Path& path, Violations* out
 template <typename V>
 void CheckPutRequest(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.item; }) {
-    if (!IsPresent(v.item)) out->NotNull(Path(path, "item"));
-    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
+    if (!IsGiven(v.item)) out->NotNull(Path(path, "item"));
+    if (IsGiven(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
   }
 }
 
 template <typename V>
 void CheckDeleteRequest(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
 }
 
@@ -4512,8 +4516,8 @@ void CheckBatchWriteItemInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Path(path, "returnItemCollectionMetrics"), out);
   }
   if constexpr (requires { v.request_items; }) {
-    if (!IsPresent(v.request_items)) out->NotNull(Path(path, "requestItems"));
-    if (IsPresent(v.request_items)) CheckBatchWriteItemRequestMap(Get(v.request_items), Path(path, "requestItems"), out);
+    if (!IsGiven(v.request_items)) out->NotNull(Path(path, "requestItems"));
+    if (IsGiven(v.request_items)) CheckBatchWriteItemRequestMap(Get(v.request_items), Path(path, "requestItems"), out);
   }
 }
 
@@ -4538,12 +4542,12 @@ void CheckScalarAttributeType(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckAttributeDefinition(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_name; }) {
-    if (!IsPresent(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
-    if (IsPresent(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
+    if (!IsGiven(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
+    if (IsGiven(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
   }
   if constexpr (requires { v.attribute_type; }) {
-    if (!IsPresent(v.attribute_type)) out->NotNull(Path(path, "attributeType"));
-    if (IsPresent(v.attribute_type)) CheckScalarAttributeType(Get(v.attribute_type), Path(path, "attributeType"), out);
+    if (!IsGiven(v.attribute_type)) out->NotNull(Path(path, "attributeType"));
+    if (IsGiven(v.attribute_type)) CheckScalarAttributeType(Get(v.attribute_type), Path(path, "attributeType"), out);
   }
 }
 
@@ -4575,12 +4579,12 @@ void CheckPositiveLongObject(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckProvisionedThroughput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.write_capacity_units; }) {
-    if (!IsPresent(v.write_capacity_units)) out->NotNull(Path(path, "writeCapacityUnits"));
-    if (IsPresent(v.write_capacity_units)) CheckPositiveLongObject(Get(v.write_capacity_units), Path(path, "writeCapacityUnits"), out);
+    if (!IsGiven(v.write_capacity_units)) out->NotNull(Path(path, "writeCapacityUnits"));
+    if (IsGiven(v.write_capacity_units)) CheckPositiveLongObject(Get(v.write_capacity_units), Path(path, "writeCapacityUnits"), out);
   }
   if constexpr (requires { v.read_capacity_units; }) {
-    if (!IsPresent(v.read_capacity_units)) out->NotNull(Path(path, "readCapacityUnits"));
-    if (IsPresent(v.read_capacity_units)) CheckPositiveLongObject(Get(v.read_capacity_units), Path(path, "readCapacityUnits"), out);
+    if (!IsGiven(v.read_capacity_units)) out->NotNull(Path(path, "readCapacityUnits"));
+    if (IsGiven(v.read_capacity_units)) CheckPositiveLongObject(Get(v.read_capacity_units), Path(path, "readCapacityUnits"), out);
   }
 }
 
@@ -4599,12 +4603,12 @@ void CheckKeyType(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckKeySchemaElement(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_name; }) {
-    if (!IsPresent(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
-    if (IsPresent(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
+    if (!IsGiven(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
+    if (IsGiven(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
   }
   if constexpr (requires { v.key_type; }) {
-    if (!IsPresent(v.key_type)) out->NotNull(Path(path, "keyType"));
-    if (IsPresent(v.key_type)) CheckKeyType(Get(v.key_type), Path(path, "keyType"), out);
+    if (!IsGiven(v.key_type)) out->NotNull(Path(path, "keyType"));
+    if (IsGiven(v.key_type)) CheckKeyType(Get(v.key_type), Path(path, "keyType"), out);
   }
 }
 
@@ -4662,16 +4666,16 @@ void CheckProjection(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckLocalSecondaryIndex(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
+    if (!IsGiven(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsGiven(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.projection; }) {
-    if (!IsPresent(v.projection)) out->NotNull(Path(path, "projection"));
-    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
+    if (!IsGiven(v.projection)) out->NotNull(Path(path, "projection"));
+    if (IsGiven(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
   }
 }
 
@@ -4686,16 +4690,16 @@ void CheckLocalSecondaryIndexList(const V& v, const Path& path, Violations* out)
 template <typename V>
 void CheckGlobalSecondaryIndex(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
+    if (!IsGiven(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsGiven(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.projection; }) {
-    if (!IsPresent(v.projection)) out->NotNull(Path(path, "projection"));
-    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
+    if (!IsGiven(v.projection)) out->NotNull(Path(path, "projection"));
+    if (IsGiven(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
     if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
@@ -4725,7 +4729,7 @@ void CheckStreamViewType(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckStreamSpecification(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.stream_enabled; }) {
-    if (!IsPresent(v.stream_enabled)) out->NotNull(Path(path, "streamEnabled"));
+    if (!IsGiven(v.stream_enabled)) out->NotNull(Path(path, "streamEnabled"));
   }
   if constexpr (requires { v.stream_view_type; }) {
     if (IsPresent(v.stream_view_type)) CheckStreamViewType(Get(v.stream_view_type), Path(path, "streamViewType"), out);
@@ -4766,18 +4770,18 @@ void CheckTagValueString(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckTag(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckTagKeyString(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckTagKeyString(Get(v.key), Path(path, "key"), out);
   } else if constexpr (requires { v.first; }) {
-    if (!IsPresent(v.first)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.first)) CheckTagKeyString(Get(v.first), Path(path, "key"), out);
+    if (!IsGiven(v.first)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.first)) CheckTagKeyString(Get(v.first), Path(path, "key"), out);
   }
   if constexpr (requires { v.value; }) {
-    if (!IsPresent(v.value)) out->NotNull(Path(path, "value"));
-    if (IsPresent(v.value)) CheckTagValueString(Get(v.value), Path(path, "value"), out);
+    if (!IsGiven(v.value)) out->NotNull(Path(path, "value"));
+    if (IsGiven(v.value)) CheckTagValueString(Get(v.value), Path(path, "value"), out);
   } else if constexpr (requires { v.second; }) {
-    if (!IsPresent(v.second)) out->NotNull(Path(path, "value"));
-    if (IsPresent(v.second)) CheckTagValueString(Get(v.second), Path(path, "value"), out);
+    if (!IsGiven(v.second)) out->NotNull(Path(path, "value"));
+    if (IsGiven(v.second)) CheckTagValueString(Get(v.second), Path(path, "value"), out);
   }
 }
 
@@ -4804,12 +4808,12 @@ void CheckTableClass(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckCreateTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_definitions; }) {
-    if (!IsPresent(v.attribute_definitions)) out->NotNull(Path(path, "attributeDefinitions"));
-    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Path(path, "attributeDefinitions"), out);
+    if (!IsGiven(v.attribute_definitions)) out->NotNull(Path(path, "attributeDefinitions"));
+    if (IsGiven(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Path(path, "attributeDefinitions"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.billing_mode; }) {
     if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Path(path, "billingMode"), out);
@@ -4818,8 +4822,8 @@ void CheckCreateTableInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
+    if (!IsGiven(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsGiven(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.local_secondary_indexes; }) {
     if (IsPresent(v.local_secondary_indexes)) CheckLocalSecondaryIndexList(Get(v.local_secondary_indexes), Path(path, "localSecondaryIndexes"), out);
@@ -4935,8 +4939,8 @@ void CheckDeleteItemInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.return_values; }) {
     if (IsPresent(v.return_values)) CheckReturnValue(Get(v.return_values), Path(path, "returnValues"), out);
@@ -4945,8 +4949,8 @@ void CheckDeleteItemInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Path(path, "returnItemCollectionMetrics"), out);
   }
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
     if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
@@ -4968,24 +4972,24 @@ void CheckDeleteItemInput(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckDeleteTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
 }
 
 template <typename V>
 void CheckDescribeTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
 }
 
 template <typename V>
 void CheckDescribeTimeToLiveInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
 }
 
@@ -4998,12 +5002,12 @@ void CheckGetItemInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.attributes_to_get)) CheckAttributeNameList(Get(v.attributes_to_get), Path(path, "attributesToGet"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
     if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
@@ -5035,8 +5039,8 @@ void CheckResourceArnString(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckListTagsOfResourceInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.resource_arn; }) {
-    if (!IsPresent(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
-    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
+    if (!IsGiven(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsGiven(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
   }
 }
 
@@ -5046,12 +5050,12 @@ void CheckPutItemInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.item; }) {
-    if (!IsPresent(v.item)) out->NotNull(Path(path, "item"));
-    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
+    if (!IsGiven(v.item)) out->NotNull(Path(path, "item"));
+    if (IsGiven(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
     if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
@@ -5094,8 +5098,8 @@ void CheckCondition(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.attribute_value_list)) CheckAttributeValueList(Get(v.attribute_value_list), Path(path, "attributeValueList"), out);
   }
   if constexpr (requires { v.comparison_operator; }) {
-    if (!IsPresent(v.comparison_operator)) out->NotNull(Path(path, "comparisonOperator"));
-    if (IsPresent(v.comparison_operator)) CheckComparisonOperator(Get(v.comparison_operator), Path(path, "comparisonOperator"), out);
+    if (!IsGiven(v.comparison_operator)) out->NotNull(Path(path, "comparisonOperator"));
+    if (IsGiven(v.comparison_operator)) CheckComparisonOperator(Get(v.comparison_operator), Path(path, "comparisonOperator"), out);
   }
 }
 
@@ -5143,8 +5147,8 @@ void CheckQueryInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.query_filter)) CheckFilterConditionMap(Get(v.query_filter), Path(path, "queryFilter"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
     if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
@@ -5196,8 +5200,8 @@ void CheckScanInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
     if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
@@ -5228,24 +5232,24 @@ void CheckScanInput(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckTagResourceInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.resource_arn; }) {
-    if (!IsPresent(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
-    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
+    if (!IsGiven(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsGiven(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
   }
   if constexpr (requires { v.tags; }) {
-    if (!IsPresent(v.tags)) out->NotNull(Path(path, "tags"));
-    if (IsPresent(v.tags)) CheckTagList(Get(v.tags), Path(path, "tags"), out);
+    if (!IsGiven(v.tags)) out->NotNull(Path(path, "tags"));
+    if (IsGiven(v.tags)) CheckTagList(Get(v.tags), Path(path, "tags"), out);
   }
 }
 
 template <typename V>
 void CheckGet(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
     if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
@@ -5255,11 +5259,11 @@ void CheckGet(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckTransactGetItem(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.get; }) {
-    if (!IsPresent(v.get)) out->NotNull(Path(path, "get"));
-    if (IsPresent(v.get)) CheckGet(Get(v.get), Path(path, "get"), out);
+    if (!IsGiven(v.get)) out->NotNull(Path(path, "get"));
+    if (IsGiven(v.get)) CheckGet(Get(v.get), Path(path, "get"), out);
   } else if constexpr (true) {
-    if (!IsPresent(v)) out->NotNull(Path(path, "get"));
-    if (IsPresent(v)) CheckGet(Get(v), Path(path, "get"), out);
+    if (!IsGiven(v)) out->NotNull(Path(path, "get"));
+    if (IsGiven(v)) CheckGet(Get(v), Path(path, "get"), out);
   }
 }
 
@@ -5276,8 +5280,8 @@ void CheckTransactGetItemList(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckTransactGetItemsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.transact_items; }) {
-    if (!IsPresent(v.transact_items)) out->NotNull(Path(path, "transactItems"));
-    if (IsPresent(v.transact_items)) CheckTransactGetItemList(Get(v.transact_items), Path(path, "transactItems"), out);
+    if (!IsGiven(v.transact_items)) out->NotNull(Path(path, "transactItems"));
+    if (IsGiven(v.transact_items)) CheckTransactGetItemList(Get(v.transact_items), Path(path, "transactItems"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
     if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
@@ -5287,15 +5291,15 @@ void CheckTransactGetItemsInput(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckConditionCheck(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.condition_expression; }) {
-    if (!IsPresent(v.condition_expression)) out->NotNull(Path(path, "conditionExpression"));
+    if (!IsGiven(v.condition_expression)) out->NotNull(Path(path, "conditionExpression"));
   }
   if constexpr (requires { v.expression_attribute_names; }) {
     if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
@@ -5311,12 +5315,12 @@ void CheckConditionCheck(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckPut(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.item; }) {
-    if (!IsPresent(v.item)) out->NotNull(Path(path, "item"));
-    if (IsPresent(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
+    if (!IsGiven(v.item)) out->NotNull(Path(path, "item"));
+    if (IsGiven(v.item)) CheckPutItemInputAttributeMap(Get(v.item), Path(path, "item"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
     if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
@@ -5332,12 +5336,12 @@ void CheckPut(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckDelete(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
     if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
@@ -5353,15 +5357,15 @@ void CheckDelete(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckUpdate(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.update_expression; }) {
-    if (!IsPresent(v.update_expression)) out->NotNull(Path(path, "updateExpression"));
+    if (!IsGiven(v.update_expression)) out->NotNull(Path(path, "updateExpression"));
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.expression_attribute_names; }) {
     if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
@@ -5411,8 +5415,8 @@ void CheckClientRequestToken(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckTransactWriteItemsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.transact_items; }) {
-    if (!IsPresent(v.transact_items)) out->NotNull(Path(path, "transactItems"));
-    if (IsPresent(v.transact_items)) CheckTransactWriteItemList(Get(v.transact_items), Path(path, "transactItems"), out);
+    if (!IsGiven(v.transact_items)) out->NotNull(Path(path, "transactItems"));
+    if (IsGiven(v.transact_items)) CheckTransactWriteItemList(Get(v.transact_items), Path(path, "transactItems"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
     if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
@@ -5428,11 +5432,11 @@ void CheckTransactWriteItemsInput(const V& v, const Path& path, Violations* out)
 template <typename V>
 void CheckUntagResourceInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.resource_arn; }) {
-    if (!IsPresent(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
-    if (IsPresent(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
+    if (!IsGiven(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsGiven(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
   }
   if constexpr (requires { v.tag_keys; }) {
-    if (!IsPresent(v.tag_keys)) out->NotNull(Path(path, "tagKeys"));
+    if (!IsGiven(v.tag_keys)) out->NotNull(Path(path, "tagKeys"));
   }
 }
 
@@ -5476,8 +5480,8 @@ void CheckUpdateItemInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
   }
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.return_item_collection_metrics; }) {
     if (IsPresent(v.return_item_collection_metrics)) CheckReturnItemCollectionMetrics(Get(v.return_item_collection_metrics), Path(path, "returnItemCollectionMetrics"), out);
@@ -5486,8 +5490,8 @@ void CheckUpdateItemInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.return_values)) CheckReturnValue(Get(v.return_values), Path(path, "returnValues"), out);
   }
   if constexpr (requires { v.key; }) {
-    if (!IsPresent(v.key)) out->NotNull(Path(path, "key"));
-    if (IsPresent(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
+    if (!IsGiven(v.key)) out->NotNull(Path(path, "key"));
+    if (IsGiven(v.key)) CheckKey(Get(v.key), Path(path, "key"), out);
   }
   if constexpr (requires { v.conditional_operator; }) {
     if (IsPresent(v.conditional_operator)) CheckConditionalOperator(Get(v.conditional_operator), Path(path, "conditionalOperator"), out);
@@ -5512,39 +5516,39 @@ void CheckUpdateItemInput(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckUpdateGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
-    if (!IsPresent(v.provisioned_throughput)) out->NotNull(Path(path, "provisionedThroughput"));
-    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
+    if (!IsGiven(v.provisioned_throughput)) out->NotNull(Path(path, "provisionedThroughput"));
+    if (IsGiven(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
 }
 
 template <typename V>
 void CheckCreateGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.projection; }) {
-    if (!IsPresent(v.projection)) out->NotNull(Path(path, "projection"));
-    if (IsPresent(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
+    if (!IsGiven(v.projection)) out->NotNull(Path(path, "projection"));
+    if (IsGiven(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
   }
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
     if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
+    if (!IsGiven(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsGiven(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
 }
 
 template <typename V>
 void CheckDeleteGlobalSecondaryIndexAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
 }
 
@@ -5579,8 +5583,8 @@ void CheckProvisionedThroughputOverride(const V& v, const Path& path, Violations
 template <typename V>
 void CheckReplicaGlobalSecondaryIndex(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
-    if (!IsPresent(v.index_name)) out->NotNull(Path(path, "indexName"));
-    if (IsPresent(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.provisioned_throughput_override; }) {
     if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Path(path, "provisionedThroughputOverride"), out);
@@ -5599,7 +5603,7 @@ void CheckReplicaGlobalSecondaryIndexList(const V& v, const Path& path, Violatio
 template <typename V>
 void CheckCreateReplicationGroupMemberAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.region_name; }) {
-    if (!IsPresent(v.region_name)) out->NotNull(Path(path, "regionName"));
+    if (!IsGiven(v.region_name)) out->NotNull(Path(path, "regionName"));
   }
   if constexpr (requires { v.provisioned_throughput_override; }) {
     if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Path(path, "provisionedThroughputOverride"), out);
@@ -5615,7 +5619,7 @@ void CheckCreateReplicationGroupMemberAction(const V& v, const Path& path, Viola
 template <typename V>
 void CheckUpdateReplicationGroupMemberAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.region_name; }) {
-    if (!IsPresent(v.region_name)) out->NotNull(Path(path, "regionName"));
+    if (!IsGiven(v.region_name)) out->NotNull(Path(path, "regionName"));
   }
   if constexpr (requires { v.provisioned_throughput_override; }) {
     if (IsPresent(v.provisioned_throughput_override)) CheckProvisionedThroughputOverride(Get(v.provisioned_throughput_override), Path(path, "provisionedThroughputOverride"), out);
@@ -5631,7 +5635,7 @@ void CheckUpdateReplicationGroupMemberAction(const V& v, const Path& path, Viola
 template <typename V>
 void CheckDeleteReplicationGroupMemberAction(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.region_name; }) {
-    if (!IsPresent(v.region_name)) out->NotNull(Path(path, "regionName"));
+    if (!IsGiven(v.region_name)) out->NotNull(Path(path, "regionName"));
   }
 }
 
@@ -5660,8 +5664,8 @@ void CheckReplicationGroupUpdateList(const V& v, const Path& path, Violations* o
 template <typename V>
 void CheckUpdateTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
     if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
@@ -5698,23 +5702,23 @@ void CheckTimeToLiveAttributeName(const V& v, const Path& path, Violations* out)
 template <typename V>
 void CheckTimeToLiveSpecification(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.enabled; }) {
-    if (!IsPresent(v.enabled)) out->NotNull(Path(path, "enabled"));
+    if (!IsGiven(v.enabled)) out->NotNull(Path(path, "enabled"));
   }
   if constexpr (requires { v.attribute_name; }) {
-    if (!IsPresent(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
-    if (IsPresent(v.attribute_name)) CheckTimeToLiveAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
+    if (!IsGiven(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
+    if (IsGiven(v.attribute_name)) CheckTimeToLiveAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
   }
 }
 
 template <typename V>
 void CheckUpdateTimeToLiveInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.time_to_live_specification; }) {
-    if (!IsPresent(v.time_to_live_specification)) out->NotNull(Path(path, "timeToLiveSpecification"));
-    if (IsPresent(v.time_to_live_specification)) CheckTimeToLiveSpecification(Get(v.time_to_live_specification), Path(path, "timeToLiveSpecification"), out);
+    if (!IsGiven(v.time_to_live_specification)) out->NotNull(Path(path, "timeToLiveSpecification"));
+    if (IsGiven(v.time_to_live_specification)) CheckTimeToLiveSpecification(Get(v.time_to_live_specification), Path(path, "timeToLiveSpecification"), out);
   }
 }
 
@@ -5727,7 +5731,7 @@ void CheckRecoveryPeriodInDays(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckPointInTimeRecoverySpecification(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.point_in_time_recovery_enabled; }) {
-    if (!IsPresent(v.point_in_time_recovery_enabled)) out->NotNull(Path(path, "pointInTimeRecoveryEnabled"));
+    if (!IsGiven(v.point_in_time_recovery_enabled)) out->NotNull(Path(path, "pointInTimeRecoveryEnabled"));
   }
   if constexpr (requires { v.recovery_period_in_days; }) {
     if (IsPresent(v.recovery_period_in_days)) CheckRecoveryPeriodInDays(Get(v.recovery_period_in_days), Path(path, "recoveryPeriodInDays"), out);
@@ -5737,20 +5741,20 @@ void CheckPointInTimeRecoverySpecification(const V& v, const Path& path, Violati
 template <typename V>
 void CheckUpdateContinuousBackupsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.point_in_time_recovery_specification; }) {
-    if (!IsPresent(v.point_in_time_recovery_specification)) out->NotNull(Path(path, "pointInTimeRecoverySpecification"));
-    if (IsPresent(v.point_in_time_recovery_specification)) CheckPointInTimeRecoverySpecification(Get(v.point_in_time_recovery_specification), Path(path, "pointInTimeRecoverySpecification"), out);
+    if (!IsGiven(v.point_in_time_recovery_specification)) out->NotNull(Path(path, "pointInTimeRecoverySpecification"));
+    if (IsGiven(v.point_in_time_recovery_specification)) CheckPointInTimeRecoverySpecification(Get(v.point_in_time_recovery_specification), Path(path, "pointInTimeRecoverySpecification"), out);
   }
 }
 
 template <typename V>
 void CheckDescribeContinuousBackupsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
 }
 
@@ -5839,14 +5843,14 @@ void CheckIncrementalExportSpecification(const V& v, const Path& path, Violation
 template <typename V>
 void CheckExportTableToPointInTimeInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_arn; }) {
-    if (!IsPresent(v.table_arn)) out->NotNull(Path(path, "tableArn"));
+    if (!IsGiven(v.table_arn)) out->NotNull(Path(path, "tableArn"));
   }
   if constexpr (requires { v.client_token; }) {
     if (IsPresent(v.client_token)) CheckClientToken(Get(v.client_token), Path(path, "clientToken"), out);
   }
   if constexpr (requires { v.s3_bucket; }) {
-    if (!IsPresent(v.s3_bucket)) out->NotNull(Path(path, "s3Bucket"));
-    if (IsPresent(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Path(path, "s3Bucket"), out);
+    if (!IsGiven(v.s3_bucket)) out->NotNull(Path(path, "s3Bucket"));
+    if (IsGiven(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Path(path, "s3Bucket"), out);
   }
   if constexpr (requires { v.s3_bucket_owner; }) {
     if (IsPresent(v.s3_bucket_owner)) CheckS3BucketOwner(Get(v.s3_bucket_owner), Path(path, "s3BucketOwner"), out);
@@ -5880,8 +5884,8 @@ void CheckExportArn(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckDescribeExportInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.export_arn; }) {
-    if (!IsPresent(v.export_arn)) out->NotNull(Path(path, "exportArn"));
-    if (IsPresent(v.export_arn)) CheckExportArn(Get(v.export_arn), Path(path, "exportArn"), out);
+    if (!IsGiven(v.export_arn)) out->NotNull(Path(path, "exportArn"));
+    if (IsGiven(v.export_arn)) CheckExportArn(Get(v.export_arn), Path(path, "exportArn"), out);
   }
 }
 
@@ -5904,8 +5908,8 @@ void CheckS3BucketSource(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.s3_bucket_owner)) CheckS3BucketOwner(Get(v.s3_bucket_owner), Path(path, "s3BucketOwner"), out);
   }
   if constexpr (requires { v.s3_bucket; }) {
-    if (!IsPresent(v.s3_bucket)) out->NotNull(Path(path, "s3Bucket"));
-    if (IsPresent(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Path(path, "s3Bucket"), out);
+    if (!IsGiven(v.s3_bucket)) out->NotNull(Path(path, "s3Bucket"));
+    if (IsGiven(v.s3_bucket)) CheckS3Bucket(Get(v.s3_bucket), Path(path, "s3Bucket"), out);
   }
   if constexpr (requires { v.s3_key_prefix; }) {
     if (IsPresent(v.s3_key_prefix)) CheckS3Prefix(Get(v.s3_key_prefix), Path(path, "s3KeyPrefix"), out);
@@ -5976,16 +5980,16 @@ void CheckInputCompressionType(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckTableCreationParameters(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
-    if (!IsPresent(v.table_name)) out->NotNull(Path(path, "tableName"));
-    if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.attribute_definitions; }) {
-    if (!IsPresent(v.attribute_definitions)) out->NotNull(Path(path, "attributeDefinitions"));
-    if (IsPresent(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Path(path, "attributeDefinitions"), out);
+    if (!IsGiven(v.attribute_definitions)) out->NotNull(Path(path, "attributeDefinitions"));
+    if (IsGiven(v.attribute_definitions)) CheckAttributeDefinitions(Get(v.attribute_definitions), Path(path, "attributeDefinitions"), out);
   }
   if constexpr (requires { v.key_schema; }) {
-    if (!IsPresent(v.key_schema)) out->NotNull(Path(path, "keySchema"));
-    if (IsPresent(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
+    if (!IsGiven(v.key_schema)) out->NotNull(Path(path, "keySchema"));
+    if (IsGiven(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.billing_mode; }) {
     if (IsPresent(v.billing_mode)) CheckBillingMode(Get(v.billing_mode), Path(path, "billingMode"), out);
@@ -6007,12 +6011,12 @@ void CheckImportTableInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.client_token)) CheckClientToken(Get(v.client_token), Path(path, "clientToken"), out);
   }
   if constexpr (requires { v.s3_bucket_source; }) {
-    if (!IsPresent(v.s3_bucket_source)) out->NotNull(Path(path, "s3BucketSource"));
-    if (IsPresent(v.s3_bucket_source)) CheckS3BucketSource(Get(v.s3_bucket_source), Path(path, "s3BucketSource"), out);
+    if (!IsGiven(v.s3_bucket_source)) out->NotNull(Path(path, "s3BucketSource"));
+    if (IsGiven(v.s3_bucket_source)) CheckS3BucketSource(Get(v.s3_bucket_source), Path(path, "s3BucketSource"), out);
   }
   if constexpr (requires { v.input_format; }) {
-    if (!IsPresent(v.input_format)) out->NotNull(Path(path, "inputFormat"));
-    if (IsPresent(v.input_format)) CheckInputFormat(Get(v.input_format), Path(path, "inputFormat"), out);
+    if (!IsGiven(v.input_format)) out->NotNull(Path(path, "inputFormat"));
+    if (IsGiven(v.input_format)) CheckInputFormat(Get(v.input_format), Path(path, "inputFormat"), out);
   }
   if constexpr (requires { v.input_format_options; }) {
     if (IsPresent(v.input_format_options)) CheckInputFormatOptions(Get(v.input_format_options), Path(path, "inputFormatOptions"), out);
@@ -6021,8 +6025,8 @@ void CheckImportTableInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.input_compression_type)) CheckInputCompressionType(Get(v.input_compression_type), Path(path, "inputCompressionType"), out);
   }
   if constexpr (requires { v.table_creation_parameters; }) {
-    if (!IsPresent(v.table_creation_parameters)) out->NotNull(Path(path, "tableCreationParameters"));
-    if (IsPresent(v.table_creation_parameters)) CheckTableCreationParameters(Get(v.table_creation_parameters), Path(path, "tableCreationParameters"), out);
+    if (!IsGiven(v.table_creation_parameters)) out->NotNull(Path(path, "tableCreationParameters"));
+    if (IsGiven(v.table_creation_parameters)) CheckTableCreationParameters(Get(v.table_creation_parameters), Path(path, "tableCreationParameters"), out);
   }
 }
 
@@ -6035,8 +6039,8 @@ void CheckImportArn(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckDescribeImportInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.import_arn; }) {
-    if (!IsPresent(v.import_arn)) out->NotNull(Path(path, "importArn"));
-    if (IsPresent(v.import_arn)) CheckImportArn(Get(v.import_arn), Path(path, "importArn"), out);
+    if (!IsGiven(v.import_arn)) out->NotNull(Path(path, "importArn"));
+    if (IsGiven(v.import_arn)) CheckImportArn(Get(v.import_arn), Path(path, "importArn"), out);
   }
 }
 
@@ -6087,8 +6091,8 @@ void CheckPartiQLNextToken(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckExecuteStatementInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.statement; }) {
-    if (!IsPresent(v.statement)) out->NotNull(Path(path, "statement"));
-    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
+    if (!IsGiven(v.statement)) out->NotNull(Path(path, "statement"));
+    if (IsGiven(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
   }
   if constexpr (requires { v.parameters; }) {
     if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Path(path, "parameters"), out);
@@ -6110,8 +6114,8 @@ void CheckExecuteStatementInput(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckBatchStatementRequest(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.statement; }) {
-    if (!IsPresent(v.statement)) out->NotNull(Path(path, "statement"));
-    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
+    if (!IsGiven(v.statement)) out->NotNull(Path(path, "statement"));
+    if (IsGiven(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
   }
   if constexpr (requires { v.parameters; }) {
     if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Path(path, "parameters"), out);
@@ -6134,8 +6138,8 @@ void CheckPartiQLBatchRequest(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckBatchExecuteStatementInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.statements; }) {
-    if (!IsPresent(v.statements)) out->NotNull(Path(path, "statements"));
-    if (IsPresent(v.statements)) CheckPartiQLBatchRequest(Get(v.statements), Path(path, "statements"), out);
+    if (!IsGiven(v.statements)) out->NotNull(Path(path, "statements"));
+    if (IsGiven(v.statements)) CheckPartiQLBatchRequest(Get(v.statements), Path(path, "statements"), out);
   }
   if constexpr (requires { v.return_consumed_capacity; }) {
     if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
@@ -6145,8 +6149,8 @@ void CheckBatchExecuteStatementInput(const V& v, const Path& path, Violations* o
 template <typename V>
 void CheckParameterizedStatement(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.statement; }) {
-    if (!IsPresent(v.statement)) out->NotNull(Path(path, "statement"));
-    if (IsPresent(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
+    if (!IsGiven(v.statement)) out->NotNull(Path(path, "statement"));
+    if (IsGiven(v.statement)) CheckPartiQLStatement(Get(v.statement), Path(path, "statement"), out);
   }
   if constexpr (requires { v.parameters; }) {
     if (IsPresent(v.parameters)) CheckPreparedStatementParameters(Get(v.parameters), Path(path, "parameters"), out);
@@ -6169,8 +6173,8 @@ void CheckParameterizedStatements(const V& v, const Path& path, Violations* out)
 template <typename V>
 void CheckExecuteTransactionInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.transact_statements; }) {
-    if (!IsPresent(v.transact_statements)) out->NotNull(Path(path, "transactStatements"));
-    if (IsPresent(v.transact_statements)) CheckParameterizedStatements(Get(v.transact_statements), Path(path, "transactStatements"), out);
+    if (!IsGiven(v.transact_statements)) out->NotNull(Path(path, "transactStatements"));
+    if (IsGiven(v.transact_statements)) CheckParameterizedStatements(Get(v.transact_statements), Path(path, "transactStatements"), out);
   }
   if constexpr (requires { v.client_request_token; }) {
     if (IsPresent(v.client_request_token)) CheckClientRequestToken(Get(v.client_request_token), Path(path, "clientRequestToken"), out);
@@ -6183,7 +6187,7 @@ void CheckExecuteTransactionInput(const V& v, const Path& path, Violations* out)
 // BatchGetItem: phase 7 (hard checks) and phase 8 (every violation, capped).
 template <typename V>
 Status CheckBatchGetItem(const V& in) {
-  if (!IsPresent(in.request_items)) return Status::Validation("The requestItems parameter is required for BatchGetItem");
+  if (IsGiven(in.request_items) && Get(in.request_items).empty()) return Status::Validation("The requestItems parameter is required for BatchGetItem");
   Violations out;
   out.Override("requestItems.<k>.member.keys", Bound::kMax, "Value at 'RequestItems.<k>.member.Keys'");
   CheckBatchGetItemInput(in, "", &out);

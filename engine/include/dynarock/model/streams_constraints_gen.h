@@ -22,7 +22,7 @@ namespace dynarock::model::streams {
 template <typename V>
 std::string RenderTableName(const V& v);
 template <typename V>
-std::string RenderPositiveIntegerObject(const V& v);
+std::string RenderListLimit(const V& v);
 template <typename V>
 std::string RenderStreamArn(const V& v);
 template <typename V>
@@ -40,11 +40,13 @@ std::string RenderGetShardIteratorInput(const V& v);
 template <typename V>
 std::string RenderShardIterator(const V& v);
 template <typename V>
+std::string RenderGetRecordsLimit(const V& v);
+template <typename V>
 std::string RenderGetRecordsInput(const V& v);
 template <typename V>
 void CheckTableName(const V& v, const Path& path, Violations* out);
 template <typename V>
-void CheckPositiveIntegerObject(const V& v, const Path& path, Violations* out);
+void CheckListLimit(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckStreamArn(const V& v, const Path& path, Violations* out);
 template <typename V>
@@ -62,6 +64,8 @@ void CheckGetShardIteratorInput(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckShardIterator(const V& v, const Path& path, Violations* out);
 template <typename V>
+void CheckGetRecordsLimit(const V& v, const Path& path, Violations* out);
+template <typename V>
 void CheckGetRecordsInput(const V& v, const Path& path, Violations* out);
 
 template <typename V>
@@ -70,7 +74,7 @@ std::string RenderTableName([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
-std::string RenderPositiveIntegerObject([[maybe_unused]] const V& v) {
+std::string RenderListLimit([[maybe_unused]] const V& v) {
   return std::to_string(v);
 }
 
@@ -93,7 +97,7 @@ std::string RenderListStreamsInput([[maybe_unused]] const V& v) {
   }
   out += ", limit=";
   if constexpr (requires { v.limit; }) {
-    out += IsPresent(v.limit) ? RenderPositiveIntegerObject(Get(v.limit)) : "null";
+    out += IsPresent(v.limit) ? RenderListLimit(Get(v.limit)) : "null";
   } else {
     out += "null";
   }
@@ -126,7 +130,7 @@ std::string RenderDescribeStreamInput([[maybe_unused]] const V& v) {
   }
   out += ", limit=";
   if constexpr (requires { v.limit; }) {
-    out += IsPresent(v.limit) ? RenderPositiveIntegerObject(Get(v.limit)) : "null";
+    out += IsPresent(v.limit) ? RenderListLimit(Get(v.limit)) : "null";
   } else {
     out += "null";
   }
@@ -198,6 +202,11 @@ std::string RenderShardIterator([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderGetRecordsLimit([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
 std::string RenderGetRecordsInput([[maybe_unused]] const V& v) {
   if constexpr (requires { DebugString(v); }) {
     return DebugString(v);
@@ -211,7 +220,7 @@ std::string RenderGetRecordsInput([[maybe_unused]] const V& v) {
   }
   out += ", limit=";
   if constexpr (requires { v.limit; }) {
-    out += IsPresent(v.limit) ? RenderPositiveIntegerObject(Get(v.limit)) : "null";
+    out += IsPresent(v.limit) ? RenderGetRecordsLimit(Get(v.limit)) : "null";
   } else {
     out += "null";
   }
@@ -221,14 +230,19 @@ std::string RenderGetRecordsInput([[maybe_unused]] const V& v) {
 
 template <typename V>
 void CheckTableName(const V& v, const Path& path, Violations* out) {
+  if (std::string_view(v).empty()) {
+    out->Length([&] { return std::string(v); }, 0, Bound::kMin, 1, path);
+    return;
+  }
   if (!MatchesPattern("[a-zA-Z0-9_.-]+", v)) out->Add(v, path, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 3, path);
   out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
 }
 
 template <typename V>
-void CheckPositiveIntegerObject(const V& v, const Path& path, Violations* out) {
+void CheckListLimit(const V& v, const Path& path, Violations* out) {
   out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
+  out->Range(static_cast<int64_t>(v), Bound::kMax, 100, path);
 }
 
 template <typename V>
@@ -243,7 +257,7 @@ void CheckListStreamsInput(const V& v, const Path& path, Violations* out) {
     if (IsPresent(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
   }
   if constexpr (requires { v.limit; }) {
-    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Path(path, "limit"), out);
+    if (IsPresent(v.limit)) CheckListLimit(Get(v.limit), Path(path, "limit"), out);
   }
   if constexpr (requires { v.exclusive_start_stream_arn; }) {
     if (IsPresent(v.exclusive_start_stream_arn)) CheckStreamArn(Get(v.exclusive_start_stream_arn), Path(path, "exclusiveStartStreamArn"), out);
@@ -259,11 +273,11 @@ void CheckShardId(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckDescribeStreamInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.stream_arn; }) {
-    if (!IsPresent(v.stream_arn)) out->NotNull(Path(path, "streamArn"));
-    if (IsPresent(v.stream_arn)) CheckStreamArn(Get(v.stream_arn), Path(path, "streamArn"), out);
+    if (!IsGiven(v.stream_arn)) out->NotNull(Path(path, "streamArn"));
+    if (IsGiven(v.stream_arn)) CheckStreamArn(Get(v.stream_arn), Path(path, "streamArn"), out);
   }
   if constexpr (requires { v.limit; }) {
-    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Path(path, "limit"), out);
+    if (IsPresent(v.limit)) CheckListLimit(Get(v.limit), Path(path, "limit"), out);
   }
   if constexpr (requires { v.exclusive_start_shard_id; }) {
     if (IsPresent(v.exclusive_start_shard_id)) CheckShardId(Get(v.exclusive_start_shard_id), Path(path, "exclusiveStartShardId"), out);
@@ -291,16 +305,16 @@ void CheckSequenceNumber(const V& v, const Path& path, Violations* out) {
 template <typename V>
 void CheckGetShardIteratorInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.stream_arn; }) {
-    if (!IsPresent(v.stream_arn)) out->NotNull(Path(path, "streamArn"));
-    if (IsPresent(v.stream_arn)) CheckStreamArn(Get(v.stream_arn), Path(path, "streamArn"), out);
+    if (!IsGiven(v.stream_arn)) out->NotNull(Path(path, "streamArn"));
+    if (IsGiven(v.stream_arn)) CheckStreamArn(Get(v.stream_arn), Path(path, "streamArn"), out);
   }
   if constexpr (requires { v.shard_id; }) {
-    if (!IsPresent(v.shard_id)) out->NotNull(Path(path, "shardId"));
-    if (IsPresent(v.shard_id)) CheckShardId(Get(v.shard_id), Path(path, "shardId"), out);
+    if (!IsGiven(v.shard_id)) out->NotNull(Path(path, "shardId"));
+    if (IsGiven(v.shard_id)) CheckShardId(Get(v.shard_id), Path(path, "shardId"), out);
   }
   if constexpr (requires { v.shard_iterator_type; }) {
-    if (!IsPresent(v.shard_iterator_type)) out->NotNull(Path(path, "shardIteratorType"));
-    if (IsPresent(v.shard_iterator_type)) CheckShardIteratorType(Get(v.shard_iterator_type), Path(path, "shardIteratorType"), out);
+    if (!IsGiven(v.shard_iterator_type)) out->NotNull(Path(path, "shardIteratorType"));
+    if (IsGiven(v.shard_iterator_type)) CheckShardIteratorType(Get(v.shard_iterator_type), Path(path, "shardIteratorType"), out);
   }
   if constexpr (requires { v.sequence_number; }) {
     if (IsPresent(v.sequence_number)) CheckSequenceNumber(Get(v.sequence_number), Path(path, "sequenceNumber"), out);
@@ -314,13 +328,19 @@ void CheckShardIterator(const V& v, const Path& path, Violations* out) {
 }
 
 template <typename V>
+void CheckGetRecordsLimit(const V& v, const Path& path, Violations* out) {
+  out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
+  out->Range(static_cast<int64_t>(v), Bound::kMax, 1000, path);
+}
+
+template <typename V>
 void CheckGetRecordsInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.shard_iterator; }) {
-    if (!IsPresent(v.shard_iterator)) out->NotNull(Path(path, "shardIterator"));
-    if (IsPresent(v.shard_iterator)) CheckShardIterator(Get(v.shard_iterator), Path(path, "shardIterator"), out);
+    if (!IsGiven(v.shard_iterator)) out->NotNull(Path(path, "shardIterator"));
+    if (IsGiven(v.shard_iterator)) CheckShardIterator(Get(v.shard_iterator), Path(path, "shardIterator"), out);
   }
   if constexpr (requires { v.limit; }) {
-    if (IsPresent(v.limit)) CheckPositiveIntegerObject(Get(v.limit), Path(path, "limit"), out);
+    if (IsPresent(v.limit)) CheckGetRecordsLimit(Get(v.limit), Path(path, "limit"), out);
   }
 }
 

@@ -36,7 +36,19 @@ bool IsPresent(const T& v) {
     return true;
   }
 }
-// REQUIRES: IsPresent(v).
+// Presence of a required member. DynamoDB treats an empty map or list as
+// given (`"Key": {}` goes on to the key-schema check), so the engine's plain
+// members, which cannot be absent, are always given; only the wire's
+// optional members can be missing.
+template <typename T>
+bool IsGiven(const T& v) {
+  if constexpr (IsOptional<T>::value) {
+    return v.has_value();
+  } else {
+    return true;
+  }
+}
+// REQUIRES: IsPresent(v) or IsGiven(v).
 template <typename T>
 const auto& Get(const T& v) {
   if constexpr (IsOptional<T>::value) {
@@ -100,7 +112,9 @@ class Path {
   size_t position_ = 0;
 };
 
-// Phase 7: the TableName checks of table-level operations, thrown alone.
+// Phase 7: a table-level operation without a TableName is refused alone
+// ("The parameter 'TableName' is required ..."). The engine's requests
+// always carry one.
 Status CheckTableNameHard(const std::optional<std::string>& name);
 Status CheckTableNameHard(const std::string& name);
 
