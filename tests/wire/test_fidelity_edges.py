@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 
+from conftest import serve
 from rawhttp import connect, read_response
 
 DDB = "DynamoDB_20120810."
@@ -456,3 +457,27 @@ def test_a_413_arrives_before_the_connection_closes(endpoint):
         pass  # the server stopped reading: the answer is already there
     assert read_response(s)[0] == 413
     s.close()
+
+
+def test_an_incomplete_signature_names_every_missing_part():
+    with serve("--auth", "AKIDLOCAL:s3cret") as endpoint:
+        host = endpoint.split("//")[1].encode()
+
+        def send(authorization):
+            with connect(endpoint) as s:
+                s.sendall(b"POST / HTTP/1.1\r\nHost: " + host + b"\r\n" + authorization +
+                          b"X-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                          b"Content-Type: application/x-amz-json-1.0\r\nContent-Length: 0\r\n\r\n")
+                status, _, answer = read_response(s)
+            doc = json.loads(answer)
+            return status, doc["__type"].split("#")[1], doc["message"]
+        # No header, or another scheme, even with an empty body.
+        for header in [b"", b"Authorization: Basic Zm9vOmJhcg==\r\n"]:
+            assert send(header) == (400, "MissingAuthenticationTokenException",
+                                    "Request is missing Authentication Token")
+        # DynamoDB's IncompleteSignature text: each missing part, then the header.
+        assert send(b"Authorization: AWS4-HMAC-SHA256 Credential=AKIDLOCAL/x\r\n") == (
+            400, "IncompleteSignatureException",
+            "Authorization header requires 'Signature' parameter. Authorization header requires "
+            "'SignedHeaders' parameter. Authorization header requires existence of either a "
+            "'X-Amz-Date' or a 'Date' header. Authorization=AWS4-HMAC-SHA256 Credential=AKIDLOCAL/x")
