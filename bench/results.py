@@ -8,7 +8,6 @@ import sys
 paths, vehicles, readings = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3])  # one JSON per system
 small_path = sys.argv[4] if len(sys.argv) > 4 else None  # same queries at a tenth of the scale
 peak_kb = int(sys.argv[5]) if len(sys.argv) > 5 else None  # peak RSS of Dynarock's bulk load
-wire_path = sys.argv[6] if len(sys.argv) > 6 else None  # bench/wire/run.sh's table
 # The loads alone at a tenth of the scale: the disk rows at that scale too.
 small_loads_path = os.environ.get("SMALL_LOADS_JSON")
 
@@ -296,11 +295,3 @@ if peak_kb:
           "Options::MemoryBudget() = 320 MiB: a 64 MiB block cache for every block read (index and "
           "filter blocks included) and every column family's memtables within 4 x 64 MiB.")
 print("\nRatios are throughput ratios: above 1, Dynarock is faster.")
-if wire_path:
-    wire = open(wire_path).read().strip()
-    print("\n## Wire: `dynarock serve` vs dynalite\n")
-    print("bench/wire/run.sh: wrk (1 thread, 8 keep-alive connections) on the same 2 cores as the server; "
-          "`dynarock serve --data-dir --durability relaxed` (2 I/O threads and a pool of engine workers; log written, no fsync, as dynalite) and dynalite@4 `--path` (on disk), the same requests; "
-          "table Telemetry without indexes; each row the median-throughput run of 3. BatchWriteItem rows are "
-          "requests of 25 puts each.\n")
-    print(wire if wire else "(not run: bench/wire/run.sh failed; see its output)")

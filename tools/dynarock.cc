@@ -132,8 +132,9 @@ int Serve(dynarock::server::ServerOptions server_options, std::string data_dir, 
 struct ServeFlags {
   std::string host = "127.0.0.1", data_dir, s3_dir, durability = "sync", region = "us-east-1";
   uint16_t port = 8000;
-  // Engine calls block on fsync and table locks as well as using CPU.
-  size_t workers = std::max<size_t>(8, 4 * std::max(1u, std::thread::hardware_concurrency()));
+  // The engine calls that may block: mostly waiting (an fsynced write waits
+  // for the disk, and writers waiting together share one fsync), so many.
+  size_t workers = std::max<size_t>(32, 8 * std::max(1u, std::thread::hardware_concurrency()));
   bool in_memory = false, partition_limits = false, console = false, console_writes = false;
   size_t max_connections = 0, max_buffered_mb = 256;
   std::vector<std::string> auth, cors, allowed_hosts;
@@ -147,8 +148,11 @@ void AddStorageOptions(CLI::App* serve, ServeFlags* f) {
   serve->add_option("--port", f->port, "port (0: any free port)");
   serve
       ->add_option("--workers", f->workers,
-                   "threads that run engine calls, apart from the I/O threads (default: 4 per "
-                   "core, at least 8)")
+                   "threads that run the engine calls that may block or take long (fsynced "
+                   "writes, batches, transactions, scans, table changes; default: 8 per core, at "
+                   "least 32, as fsynced writes waiting together share one fsync); short requests "
+                   "(GetItem, Query, one-item writes in relaxed "
+                   "durability) run on the I/O threads, one per core")
       ->check(CLI::Range(1, 1024));
   auto* dir = serve->add_option("--data-dir", f->data_dir, "database directory");
   auto* mem =
@@ -275,6 +279,7 @@ int RunServe(ServeFlags f) {
   return Serve({.host = f.host,
                 .port = f.port,
                 .worker_threads = f.workers,
+                .sync_writes = f.durability == "sync" && !f.in_memory,
                 .max_connections = f.max_connections,
                 .max_buffered_bytes = f.max_buffered_mb << 20,
                 .region = f.region,

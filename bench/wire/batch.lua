@@ -1,7 +1,7 @@
--- BatchWriteItem load: 25 new readings per request (PutRequests).
+-- The load: BatchWriteItem of 25 new readings per request.
 local n = 0
-init = function() n = (os.time() % 100000) * 1000000 end
 dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "common.lua")("BatchWriteItem")
+init = function() n = (os.time() % 100000) * 1000000 + id * 100000000000 end
 request = function()
   local puts = {}
   for i = 1, 25 do

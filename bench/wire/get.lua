@@ -1,8 +1,11 @@
--- GetItem of the 10,000 readings run.sh loads before the measured runs.
+-- GetItem of the readings run.sh loads before the measured runs (ITEMS of
+-- them, keys TS#000000001.., vehicle n % 2000).
+local items = tonumber(os.getenv("ITEMS") or "100000")
 local n = 0
 dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "common.lua")("GetItem")
+init = function() math.randomseed(os.time() + id) n = math.random(items) end
 request = function()
-  n = n % 10000 + 1
+  n = n % items + 1
   local body = string.format('{"TableName":"Telemetry","Key":{"vehicleId":{"S":"VEH#V-%04d"},"recordedAt":{"S":"TS#%09d"}}}', n % 2000, n)
   return wrk.format(nil, "/", nil, body)
 end

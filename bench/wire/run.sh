@@ -1,84 +1,135 @@
 #!/usr/bin/env bash
-# Wire benchmark: the same PutItem and Query requests, driven by wrk (keep-alive,
-# 8 connections, Lua scripts that vary the key per request), against
-# `dynarock serve --data-dir` and dynalite@4 (`--path`, on disk), one after the
-# other on this machine: PutItem, GetItem, Query and BatchWriteItem. Prints a
-# Markdown table of throughput and p50/p99 latency (medians of 3 runs).
+# Wire benchmark: `dynarock serve` against dynalite@4, the same requests from
+# wrk (keep-alive connections, Lua scripts that vary the key per request),
+# one server after the other on this machine, client and server sharing its
+# cores. Rows: the load (BatchWriteItem of 25), GetItem, PutItem, the window
+# Query, the GSI Query and Scan, each at 1, 4 and 32 connections, with
+# p50/p99/p99.9 latency; then PutItem at 32 connections in sync durability,
+# the server's CPU per GetItem beside the embedded GetItem's, and GetItem
+# with the client pinned to one core. Prints the Markdown section and writes
+# it into bench/RESULTS.md ("## Wire").
 #
-#   bench/wire/run.sh [SECONDS]      default 15 per operation and server
+#   bench/wire/run.sh [SECONDS] [ITEMS]   default 10 s per run, 100,000 items
+#   REPS=3 bench/wire/run.sh              the median-throughput run of three
+#   SECTION="## Wire at 1M items" bench/wire/run.sh 10 1000000
+#                                         into a section of its own
 #
 # Installs wrk, nodejs and npm from Debian and dynalite@4 from the npm registry
 # into build/wire-bench (not part of tools/setup.sh: CI does not need them).
 set -euo pipefail
 top="$(cd "$(dirname "$0")/../.." && pwd)"
-seconds="${1:-15}"
+seconds="${1:-10}"
+items="${2:-100000}"
+reps="${REPS:-1}"
+export ITEMS="$items"
 "$top/tools/setup.sh"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 # Commands, not packages: a machine may already have Node.js and npm from elsewhere.
-for c in wrk:wrk node:nodejs npm:npm curl:curl; do
+for c in wrk:wrk node:nodejs npm:npm; do
   command -v "${c%%:*}" > /dev/null || $sudo apt-get install -y -qq "${c#*:}" > /dev/null
 done
 work="$top/build/wire-bench"
 mkdir -p "$work"
 [ -d "$work/node_modules/dynalite" ] || (cd "$work" && npm install --silent dynalite@4 > /dev/null)
+dynarock="$top/build/tools/dynarock"
+scripts="$top/bench/wire"
 
-rm -rf "$work/dynarock-data" "$work/dynalite-data"
-mkdir -p "$work/dynarock-data" "$work/dynalite-data"
-# relaxed durability (the log written, not fsynced), as dynalite's LevelDB
-# writes: the same guarantee on both sides.
-"$top/build/tools/dynarock" serve --port 8100 --data-dir "$work/dynarock-data" --durability relaxed \
-  > "$work/dynarock.log" 2>&1 &
-dynarock_pid=$!
-node "$work/node_modules/dynalite/cli.js" --port 8101 --path "$work/dynalite-data" --createTableMs 0 \
-  > "$work/dynalite.log" 2>&1 &
-dynalite_pid=$!
-trap 'kill $dynarock_pid $dynalite_pid 2>/dev/null || true' EXIT
-sleep 2
-
-auth='AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00'
-for port in 8100 8101; do
-  curl -sf -X POST "http://127.0.0.1:$port/" -H 'Content-Type: application/x-amz-json-1.0' \
-    -H 'X-Amz-Target: DynamoDB_20120810.CreateTable' -H "Authorization: $auth" \
-    -H 'X-Amz-Date: 20261130T000000Z' \
-    -d '{"TableName":"Telemetry","KeySchema":[{"AttributeName":"vehicleId","KeyType":"HASH"},{"AttributeName":"recordedAt","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"vehicleId","AttributeType":"S"},{"AttributeName":"recordedAt","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}' \
-    > /dev/null
-done
-
-# The 10,000 readings get.lua reads (keys TS#000000001..10000), 25 per request.
-python3 - <<'PY'
-import json, urllib.request
-for port in (8100, 8101):
-    for first in range(1, 10001, 25):
-        puts = [{"PutRequest": {"Item": {"vehicleId": {"S": f"VEH#V-{n % 2000:04d}"},
-                                         "recordedAt": {"S": f"TS#{n:09d}"},
-                                         "speedKph": {"N": str(n % 130)}, "coolantC": {"N": "91"},
-                                         "fuelPct": {"N": "55"}, "depotCode": {"S": f"DEP-{n % 50:02d}"}}}}
-                for n in range(first, first + 25)]
-        body = json.dumps({"RequestItems": {"Telemetry": puts}}).encode()
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/", data=body, headers={
-            "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "DynamoDB_20120810.BatchWriteItem",
-            "Authorization": "AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/aws4_request, "
-                             "SignedHeaders=host;x-amz-date, Signature=00", "X-Amz-Date": "20261130T000000Z"})
-        out = json.load(urllib.request.urlopen(req))
-        assert not out.get("UnprocessedItems"), out
-PY
-
-# Each (operation, server) runs 3 times; the run with the median throughput
-# is reported. Query reads what the puts wrote.
-median_run() {  # op port -> "rps p50 p99" of the median run
-  for rep in 1 2 3; do
-    out="$(wrk -t1 -c8 -d"${seconds}s" --latency -s "$top/bench/wire/$1.lua" "http://127.0.0.1:$2/")"
-    if grep -qE "Non-2xx|GetItem miss" <<< "$out"; then echo "port $2 $1: error responses" >&2; exit 1; fi
-    echo "$(awk '/Requests\/sec/ {print $2}' <<< "$out") $(awk '$1 == "50%" {print $2}' <<< "$out") $(awk '$1 == "99%" {print $2}' <<< "$out")"
-  done | sort -n | sed -n 2p
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+start_dynarock() {  # port durability
+  rm -rf "$work/dynarock-data-$1" && mkdir -p "$work/dynarock-data-$1"
+  "$dynarock" serve --port "$1" --data-dir "$work/dynarock-data-$1" --durability "$2" \
+    > "$work/dynarock-$1.log" 2>&1 &
+  pids+=($!)
+  dynarock_pid=$!
 }
-echo "| operation | Dynarock requests/s | p50 | p99 | dynalite requests/s | p50 | p99 | Dynarock / dynalite |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for op in put get query batch; do
-  read -r d_rps d_p50 d_p99 <<< "$(median_run $op 8100)"
-  read -r l_rps l_p50 l_p99 <<< "$(median_run $op 8101)"
-  label=$(case $op in put) echo PutItem;; get) echo GetItem;; query) echo "Query, newest 20 of a vehicle";;
-                      batch) echo "BatchWriteItem, 25 puts";; esac)
-  echo "| $label | $d_rps | $d_p50 | $d_p99 | $l_rps | $l_p50 | $l_p99 | $(python3 -c "print(f'{${d_rps:-0} / ${l_rps:-1}:.1f}x')") |"
+start_dynalite() {  # port
+  rm -rf "$work/dynalite-data" && mkdir -p "$work/dynalite-data"
+  node "$work/node_modules/dynalite/cli.js" --port "$1" --path "$work/dynalite-data" \
+    --createTableMs 0 > "$work/dynalite.log" 2>&1 &
+  pids+=($!)
+}
+load() {  # port: the table (ByDepot GSI) and ITEMS readings, 25 per request, 8 at a time
+  python3 "$scripts/load.py" "$1" "$items"
+}
+run() {  # script connections port [wrk prefix] -> "rps p50 p99 p999" (us) of the median run
+  local t=$(( $2 >= 32 ? 2 : 1 ))
+  local n="${RUNS:-$reps}"
+  for rep in $(seq "$n"); do
+    out="$(${4:-} wrk -t"$t" -c"$2" -d"${seconds}s" -s "$scripts/$1.lua" "http://127.0.0.1:$3/")"
+    if grep -q "GetItem miss" <<< "$out"; then echo "port $3 $1: GetItem misses" >&2; exit 1; fi
+    read -r rps p50 p99 p999 errors <<< "$(awk '$1 == "STATS" {print $2, $3, $4, $5, $6}' <<< "$out")"
+    if [ "$errors" != 0 ]; then echo "port $3 $1 c=$2: $errors errors" >&2; exit 1; fi
+    echo "$rps $p50 $p99 $p999"
+  done | sort -n | sed -n "$(( (n + 1) / 2 ))p"
+}
+ms() { python3 -c "print(f'{$1 / 1000:.2f}')"; }
+
+start_dynarock 8100 relaxed
+start_dynalite 8101
+sleep 2
+load 8100
+load 8101
+
+declare -A result
+# Reads first, on the loaded table; then the writes, which add to it.
+for op in get query gsi scan put batch; do
+  for c in 1 4 32; do
+    result[$op,$c,d]="$(run $op $c 8100)"
+    result[$op,$c,l]="$(run $op $c 8101)"
+  done
 done
+# The server's CPU per GetItem at 4 connections (user + system time of the
+# process over a run, per request served) and the embedded GetItem's, on a
+# table of the same size (fleet_bench, CPU time per call).
+t0=$(awk '{print $14 + $15}' "/proc/$dynarock_pid/stat")
+read -r cpu_rps _ <<< "$(RUNS=1 run get 4 8100)"
+t1=$(awk '{print $14 + $15}' "/proc/$dynarock_pid/stat")
+server_cpu_us=$(python3 -c "print(f'{($t1 - $t0) / $(getconf CLK_TCK) * 1e6 / ($cpu_rps * $seconds):.1f}')")
+embedded_us=$(DYNAROCK_BENCH_VEHICLES=$(( items / 500 > 0 ? items / 500 : 1 )) DYNAROCK_BENCH_READINGS=500 \
+  "$top/build/bench/fleet_bench" --benchmark_filter='^BM_Get_Dynarock$' --benchmark_format=json 2>/dev/null |
+  python3 -c "import json,sys; b=[x for x in json.load(sys.stdin)['benchmarks'] if x['name']=='BM_Get_Dynarock'][0]; print(f\"{b['cpu_time'] / (1000 if b['time_unit']=='ns' else 1):.1f}\")")
+# The client on one core of the two (the server keeps both).
+pinned_d="$(run get 4 8100 'taskset -c 1')"
+pinned_l="$(run get 4 8101 'taskset -c 1')"
+# Sync durability: PutItem at 32 connections on a server that fsyncs each
+# acknowledged write (writers waiting together share an fsync).
+start_dynarock 8102 sync
+sleep 2
+python3 "$scripts/load.py" 8102 0
+sync_put="$(run put 32 8102)"
+
+title="${SECTION:-## Wire: \`dynarock serve\` vs dynalite}"
+section="$(mktemp)"
+{
+  echo "$title"
+  echo
+  echo "bench/wire/run.sh: wrk against \`dynarock serve --data-dir --durability relaxed\` (log written, no fsync, as dynalite's LevelDB) and dynalite@4 \`--path\` (on disk), the same requests, one server after the other; wrk (one thread, two at 32 connections) shares the $(nproc) cores with the server. Table Telemetry with the ByDepot GSI (ALL), loaded with $(printf "%'d" "$items") readings (2,000 vehicles, 50 depots). Reads run first, on the loaded table; writes after. Each figure is the median-throughput run of $reps of ${seconds} s. Ratios: Dynarock over dynalite (throughput), dynalite over Dynarock (p99)."
+  echo
+  echo "| row | connections | Dynarock /s | p50 ms | p99 ms | p99.9 ms | dynalite /s | p50 ms | p99 ms | p99.9 ms | throughput ratio | p99 ratio |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for op in batch get put query gsi scan; do
+    label=$(case $op in batch) echo "load, BatchWriteItem of 25 (items/s)";; get) echo GetItem;;
+              put) echo PutItem;; query) echo "window Query, newest 20 of a vehicle";;
+              gsi) echo "GSI Query, newest 20 of a depot";;
+              scan) echo "Scan, 1/1,000 segments (items/s)";; esac)
+    per=$(case $op in batch) echo 25;; scan) echo $(( items / 1000 ));; *) echo 1;; esac)
+    for c in 1 4 32; do
+      read -r d_rps d_p50 d_p99 d_p999 <<< "${result[$op,$c,d]}"
+      read -r l_rps l_p50 l_p99 l_p999 <<< "${result[$op,$c,l]}"
+      echo "| $label | $c | $(python3 -c "print(f'{$d_rps * $per:,.0f}')") | $(ms $d_p50) | $(ms $d_p99) | $(ms $d_p999) | $(python3 -c "print(f'{$l_rps * $per:,.0f}')") | $(ms $l_p50) | $(ms $l_p99) | $(ms $l_p999) | $(python3 -c "print(f'{$d_rps / $l_rps:.1f}x')") | $(python3 -c "print(f'{$l_p99 / $d_p99:.1f}x')") |"
+    done
+  done
+  read -r s_rps s_p50 s_p99 s_p999 <<< "$sync_put"
+  read -r r_rps _ <<< "${result[put,32,d]}"
+  echo
+  echo "- **sync durability**, PutItem at 32 connections: $(python3 -c "print(f'{$s_rps:,.0f}')")/s (p50 $(ms $s_p50) ms, p99 $(ms $s_p99) ms), against $(python3 -c "print(f'{$r_rps:,.0f}')")/s relaxed: **$(python3 -c "print(f'{$s_rps / $r_rps:.2f}')")x** of relaxed."
+  echo "- **server CPU per GetItem** (4 connections): $server_cpu_us µs, against $embedded_us µs for the embedded GetItem on a table of the same size (fleet_bench): **$(python3 -c "print(f'{$server_cpu_us / $embedded_us:.1f}')")x**."
+  read -r pd_rps _ _ pd_p999 <<< "$pinned_d"
+  read -r pl_rps _ _ pl_p999 <<< "$pinned_l"
+  echo "- **client on one core** (\`taskset -c 1 wrk\`, the server on both), GetItem at 4 connections: Dynarock $(python3 -c "print(f'{$pd_rps:,.0f}')")/s, dynalite $(python3 -c "print(f'{$pl_rps:,.0f}')")/s: **$(python3 -c "print(f'{$pd_rps / $pl_rps:.1f}')")x**."
+} > "$section"
+cat "$section"
+python3 "$top/bench/replace_section.py" "$top/bench/RESULTS.md" "$title" "$section"
+rm -f "$section"

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -47,19 +48,37 @@ std::string RequestId() {
 
 class Session;
 
+std::vector<std::unique_ptr<asio::io_context>> MakeIoContexts(size_t n) {
+  std::vector<std::unique_ptr<asio::io_context>> ios;
+  for (size_t i = 0; i < std::max<size_t>(1, n); ++i) {
+    ios.push_back(std::make_unique<asio::io_context>(1));  // one thread runs it
+  }
+  return ios;
+}
+
 struct Server::Impl {
-  Database* db;
+  explicit Impl(ServerOptions o) : options(std::move(o)) {}
+  Database* db = nullptr;
   ServerOptions options;
   AccessPolicy policy;                     // from options: which pages and Host names are served
   std::unique_ptr<jobs::JobManager> jobs;  // the Export/Import APIs' jobs
-  asio::io_context io;
-  // Engine calls run here, never on the I/O threads (Run() sizes it).
+  // One io_context per I/O thread, each run by that thread alone (so its
+  // handlers need no strand and wake no other thread); a connection lives
+  // on one of them. The first also runs the acceptor and the control work.
+  std::vector<std::unique_ptr<asio::io_context>> ios = MakeIoContexts(options.io_threads);
+  asio::io_context& io = *ios[0];
+  // Keep every io_context running until Stop() has nothing left to wait for.
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
+  std::atomic<size_t> next_io{0};
+  // Engine calls that may block run here, never on the I/O threads (Run()
+  // sizes it).
   std::unique_ptr<asio::thread_pool> workers;
   tcp::acceptor acceptor{io};
   std::atomic<bool> stopping{false};
   std::mutex mu;  // guards sessions
   std::set<std::weak_ptr<Session>, std::owner_less<std::weak_ptr<Session>>> sessions;
   asio::steady_timer accept_retry{io};  // after EMFILE and the like
+  asio::steady_timer sweep{io};         // closes connections past their deadline, each second
   // Stop()'s grace period, handled on one strand (Stop and the last
   // session's end both touch it).
   asio::strand<asio::io_context::executor_type> control{io.get_executor()};
@@ -78,9 +97,15 @@ struct Server::Impl {
   std::list<BudgetWaiter> budget_waiters;  // guarded by budget_mu
   // Runs `grant` (posted to the io_context) once `bytes` are reserved.
   void Reserve(size_t bytes, std::function<void()> grant);
+  // Reserves `bytes` if they fit now (and no one waits); false otherwise.
+  bool TryReserve(size_t bytes);
   void Release(size_t bytes);
 
   void Accept();
+  // Every second: the connections whose read or write is late are closed.
+  void Sweep();
+  // Lets the io_contexts end once no connection is left (on `control`).
+  void EndWhenIdle();
   // At the connection bound: ends the connection idle the longest (waiting
   // for its next request), so that a new client is served instead of reset.
   // False if every connection is busy. REQUIRES: mu held.
@@ -89,6 +114,9 @@ struct Server::Impl {
   // worker thread for POST and the console API, on the I/O thread for
   // anything else.
   wire::WireResponse Respond(const http::request<http::string_body>& req);
+  // Whether a POST runs on the I/O thread that read it (see
+  // ServerOptions::inline_short_requests).
+  bool RunsInline(const http::request<http::string_body>& req) const;
   // GET /console/api/...: off unless options.console_api; signed like any
   // request when --auth is set.
   wire::WireResponse ConsoleApi(const http::request<http::string_body>& req);
@@ -168,6 +196,8 @@ std::string HttpDate() {
 }
 
 constexpr size_t kMinCompressedBytes = 1024;
+// Past this, a request's parsing alone is long enough for a worker.
+constexpr size_t kInlineBodyBytes = 64 << 10;
 
 // An answer ready to write: typed as the request was, compressed if the
 // client accepts it, with the CRC32 the SDKs check (of the bytes sent).
@@ -235,7 +265,8 @@ Prepared Prepare(wire::WireResponse r, const http::request<http::string_body>& r
 
 // One connection: read a request's head, check it, reserve its body's
 // memory, read the body, hand the request to a worker, write the answer,
-// repeat while keep-alive lasts. I/O runs on the session's strand.
+// repeat while keep-alive lasts. Everything but engine work on a worker
+// runs on the one I/O thread of the session's io_context.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, Server::Impl* server) : stream_(std::move(socket)), server_(server) {
@@ -246,7 +277,10 @@ class Session : public std::enable_shared_from_this<Session> {
     ReleaseBudget();
     if (--server_->live == 0 && server_->stopping) {
       Server::Impl* server = server_;
-      asio::post(server->control, [server] { server->grace.cancel(); });
+      asio::post(server->control, [server] {
+        server->grace.cancel();
+        server->EndWhenIdle();
+      });
     }
   }
 
@@ -256,13 +290,22 @@ class Session : public std::enable_shared_from_this<Session> {
   // request being read or answered finishes first.
   void Interrupt() {
     asio::post(stream_.get_executor(), [self = shared_from_this()] {
-      // On the session's strand, so `idle_` cannot change meanwhile.
+      // On the session's thread, so `idle_` cannot change meanwhile.
       if (self->idle_) self->Close();
     });
   }
   // Closes the connection whatever it is doing (Stop's grace period is over).
   void ForceClose() {
     asio::post(stream_.get_executor(), [self = shared_from_this()] { self->Close(); });
+  }
+  // Closes the connection if its read or write has outlived its deadline
+  // (the server's once-a-second sweep: a timer per operation would cost
+  // two system calls per request).
+  void CloseIfLate(int64_t now_ms) {
+    if (now_ms < deadline_ms_) return;
+    asio::post(stream_.get_executor(), [self = shared_from_this(), now_ms] {
+      if (now_ms >= self->deadline_ms_) self->Close();  // not renewed meanwhile
+    });
   }
   // Waiting for the head of its next request since idle_since_ms(); a
   // connection whose request is being read, run or answered is not idle.
@@ -282,7 +325,7 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     parser_->body_limit(server_->options.max_body_bytes);
     parser_->header_limit(static_cast<uint32_t>(server_->options.max_header_bytes));
-    stream_.expires_after(std::chrono::seconds(server_->options.idle_timeout_seconds));
+    Deadline(server_->options.idle_timeout_seconds);
     http::async_read_header(stream_, buffer_, *parser_,
                             beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
   }
@@ -317,7 +360,12 @@ class Session : public std::enable_shared_from_this<Session> {
       bytes = server_->options.max_body_bytes;  // unknown until read: the most it may be
     }
     if (bytes == 0) return ReadBody();
-    // The grant runs on any I/O thread: back onto this session's strand,
+    // Memory at hand (the common case) is taken here, on this strand.
+    if (server_->TryReserve(bytes)) {
+      reserved_ = bytes;
+      return ContinueAndReadBody();
+    }
+    // The grant runs on the first I/O thread: back onto this session's,
     // where Interrupt and ForceClose also run, before touching the socket.
     server_->Reserve(bytes, [self = shared_from_this(), bytes] {
       self->reserved_ = bytes;
@@ -331,7 +379,7 @@ class Session : public std::enable_shared_from_this<Session> {
     auto expect = parser_->get().find(http::field::expect);
     if (expect != parser_->get().end() && beast::iequals(expect->value(), "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      stream_.expires_after(std::chrono::seconds(server_->options.write_timeout_seconds));
+      Deadline(server_->options.write_timeout_seconds);
       asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
                         [self = shared_from_this()](beast::error_code ec, size_t) {
                           if (ec) return self->Close();
@@ -347,8 +395,15 @@ class Session : public std::enable_shared_from_this<Session> {
     // at most 64 KB) per call: room for 64 KB makes a 16 MB body 256 reads
     // instead of thousands (Write gives the room back).
     if (reserved_ > 4096) buffer_.reserve(64 << 10);
+    // A small request's body usually came with its head: parsed from the
+    // buffer here, with no trip through the scheduler.
+    if (buffer_.size() > 0) {
+      beast::error_code ec;
+      buffer_.consume(parser_->put(buffer_.data(), ec));
+      if (ec != http::error::need_more && (ec || parser_->is_done())) return OnRead(ec, 0);
+    }
     // The body gets its own deadline (its wait for memory did not count).
-    stream_.expires_after(std::chrono::seconds(server_->options.idle_timeout_seconds));
+    Deadline(server_->options.idle_timeout_seconds);
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnRead, shared_from_this()));
   }
@@ -357,7 +412,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::body_limit) return TooLarge();
     if (ec) return Close();  // closed, timed out, or not HTTP: nothing more to answer
     // The engine may take its time: idle time only counts between requests.
-    stream_.expires_never();
+    NoDeadline();
     const auto& req = parser_->get();
     if (req.method() != http::verb::post && !IsConsoleApi(req)) {
       // Health checks, CORS preflights, unknown methods: answered here, so
@@ -366,10 +421,20 @@ class Session : public std::enable_shared_from_this<Session> {
       ReleaseBudget();
       return Write(std::move(p), req.version(), req.keep_alive());
     }
-    // Engine work runs on a worker; the work guard keeps io.run() (and so
-    // Stop's wait) alive until the answer is back on this strand.
+    if (server_->RunsInline(req)) {
+      auto& request = parser_->get();
+      Prepared p = Prepare(server_->Respond(request), request, server_->policy);
+      const unsigned version = request.version();
+      const bool keep_alive = request.keep_alive();
+      std::string().swap(request.body());
+      ReleaseBudget();
+      return Write(std::move(p), version, keep_alive);
+    }
+    // Other engine work runs on a worker; the work guard keeps io.run() (and
+    // so Stop's wait) alive until the answer is back on this strand.
     asio::post(*server_->workers, [self = shared_from_this(),
-                                   guard = asio::make_work_guard(server_->io)]() mutable {
+                                   guard =
+                                       asio::make_work_guard(stream_.get_executor())]() mutable {
       auto& request = self->parser_->get();
       Prepared p = Prepare(self->server_->Respond(request), request, self->server_->policy);
       const unsigned version = request.version();
@@ -406,7 +471,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (buffer_.size() == 0) buffer_.shrink_to_fit();  // idle connections stay small
     // A client that does not read its answer loses the connection after the
     // write deadline instead of holding it (and Stop) forever.
-    stream_.expires_after(std::chrono::seconds(server_->options.write_timeout_seconds));
+    Deadline(server_->options.write_timeout_seconds);
     http::async_write(stream_, res_,
                       [self = shared_from_this(), keep](beast::error_code ec, size_t) {
                         if (ec || !keep) return self->Close();
@@ -418,6 +483,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (size_t bytes = reserved_.exchange(0)) server_->Release(bytes);
   }
 
+  // The read or write now started must end within `seconds`.
+  void Deadline(int seconds) { deadline_ms_ = NowMs() + int64_t{seconds} * 1000; }
+  void NoDeadline() { deadline_ms_ = std::numeric_limits<int64_t>::max(); }
+
   void Close() {
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
@@ -427,6 +496,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::atomic<bool> idle_{false};
   std::atomic<int64_t> idle_since_ms_{0};
   std::atomic<size_t> reserved_{0};  // of the body budget, for the request being read or run
+  std::atomic<int64_t> deadline_ms_{std::numeric_limits<int64_t>::max()};
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -444,6 +514,49 @@ void Server::Impl::Reserve(size_t bytes, std::function<void()> grant) {
     budget_used += bytes;  // (one body larger than the whole budget runs alone)
   }
   asio::post(io, std::move(grant));
+}
+
+bool Server::Impl::TryReserve(size_t bytes) {
+  std::lock_guard lock(budget_mu);
+  if (!budget_waiters.empty() ||
+      (budget_used + bytes > options.max_buffered_bytes && budget_used > 0)) {
+    return false;
+  }
+  budget_used += bytes;
+  return true;
+}
+
+bool Server::Impl::RunsInline(const http::request<http::string_body>& req) const {
+  if (!options.inline_short_requests || req.method() != http::verb::post ||
+      req.body().size() > kInlineBodyBytes) {
+    return false;
+  }
+  auto it = req.find("X-Amz-Target");
+  if (it == req.end()) return true;  // answered at once: an unknown operation
+  std::string_view target(it->value().data(), it->value().size());
+  constexpr std::string_view kPrefix = "DynamoDB_20120810.";
+  constexpr std::string_view kStreams = "DynamoDBStreams_20120810.";
+  if (target.starts_with(kStreams)) {
+    // Reading records is a bounded page; DescribeStream may roll a shard
+    // (an fsynced write).
+    target.remove_prefix(kStreams.size());
+    return target == "GetRecords" || target == "GetShardIterator";
+  }
+  if (!target.starts_with(kPrefix)) return true;  // an unknown target: answered at once
+  target.remove_prefix(kPrefix.size());
+  // Reads of one item or one bounded page, and descriptions.
+  for (std::string_view op :
+       {"GetItem", "Query", "DescribeTable", "ListTables", "DescribeTimeToLive",
+        "ListTagsOfResource", "DescribeLimits", "DescribeEndpoints", "DescribeContinuousBackups"}) {
+    if (target == op) return true;
+  }
+  // One-item writes, unless each waits for an fsync.
+  if (!options.sync_writes) {
+    for (std::string_view op : {"PutItem", "DeleteItem", "UpdateItem"}) {
+      if (target == op) return true;
+    }
+  }
+  return false;
 }
 
 void Server::Impl::Release(size_t bytes) {
@@ -619,7 +732,9 @@ bool Server::Impl::EvictIdlest() {
 }
 
 void Server::Impl::Accept() {
-  acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+  // Connections are dealt to the io_contexts in turn.
+  asio::io_context& home = *ios[next_io++ % ios.size()];
+  acceptor.async_accept(home, [this](beast::error_code ec, tcp::socket socket) {
     if (stopping || !acceptor.is_open()) return;
     if (ec) {
       // Out of file descriptors (or another transient failure): accepting
@@ -647,9 +762,33 @@ void Server::Impl::Accept() {
   });
 }
 
-Server::Server(Database* db, ServerOptions options) : impl_(std::make_unique<Impl>()) {
+void Server::Impl::EndWhenIdle() {
+  if (stopping && live == 0) {
+    keep_running.clear();
+    asio::post(io, [this] { sweep.cancel(); });  // on the thread that runs it
+  }
+}
+
+void Server::Impl::Sweep() {
+  sweep.expires_after(std::chrono::seconds(1));
+  sweep.async_wait([this](beast::error_code cancelled) {
+    if (cancelled || (stopping && live == 0)) return;
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    {
+      std::lock_guard lock(mu);
+      for (const auto& weak : sessions) {
+        if (auto s = weak.lock()) s->CloseIfLate(now);
+      }
+    }
+    Sweep();
+  });
+}
+
+Server::Server(Database* db, ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {
   impl_->db = db;
-  impl_->options = std::move(options);
   impl_->policy = {.signed_requests = !impl_->options.credentials.empty(),
                    .bind_host = impl_->options.host,
                    .cors_origins = impl_->options.cors_origins,
@@ -679,17 +818,23 @@ Status Server::Start() {
   return Status::OK();
 }
 
+size_t DefaultIoThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
 uint16_t Server::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 void Server::Run() {
-  // Engine calls run on the workers; a small pool of I/O threads runs every
-  // connection's reads, writes and timers.
+  // Engine calls that may block run on the workers; one I/O thread per
+  // io_context runs its connections' reads, writes, timers and short
+  // requests.
   impl_->workers =
       std::make_unique<asio::thread_pool>(std::max<size_t>(1, impl_->options.worker_threads));
+  for (auto& io : impl_->ios) impl_->keep_running.push_back(asio::make_work_guard(*io));
   impl_->Accept();
+  impl_->Sweep();
   std::vector<std::thread> pool;
-  for (size_t i = 1; i < impl_->options.io_threads; ++i)
-    pool.emplace_back([this] { impl_->io.run(); });
+  for (size_t i = 1; i < impl_->ios.size(); ++i) {
+    pool.emplace_back([this, i] { impl_->ios[i]->run(); });
+  }
   impl_->io.run();
   for (auto& t : pool) t.join();
   impl_->workers->join();  // idle by now: every request's guard is gone
@@ -710,7 +855,7 @@ void Server::Stop() {
         if (auto s = weak.lock()) s->Interrupt();
       }
     }
-    if (impl_->live == 0) return;
+    if (impl_->live == 0) return impl_->EndWhenIdle();
     impl_->grace.expires_after(std::chrono::seconds(impl_->options.shutdown_grace_seconds));
     impl_->grace.async_wait([this](beast::error_code cancelled) {
       if (cancelled) return;

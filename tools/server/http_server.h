@@ -22,13 +22,26 @@
 
 namespace dynarock::server {
 
+// One I/O thread per core (at least 1).
+size_t DefaultIoThreads();
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;   // 0: any free port (see Server::port())
-  size_t io_threads = 2;  // run every connection's reads, writes and timers
-  // Run the engine calls (POST requests). Sized for blocking work (fsync,
-  // table locks) beside CPU work: dynarock serve uses 4 per core, at least 8.
+  // Run every connection's reads, writes and timers, and the short
+  // requests (see inline_short_requests): one per core by default.
+  size_t io_threads = DefaultIoThreads();
+  // Run the engine calls that may block or take long (sync commits waiting
+  // on fsync, batches, transactions, scans, table changes, exports). Sized
+  // for waiting beside CPU work: dynarock serve uses 8 per core, at least 32.
   size_t worker_threads = 8;
+  // Short requests (GetItem, Query, one-item writes unless they wait for an
+  // fsync, table descriptions) run on the I/O thread that read them: no
+  // hand-off to a worker and back, which costs more than the request.
+  bool inline_short_requests = true;
+  // The database fsyncs each write (Options::sync_writes): its one-item
+  // writes then wait on the disk, so they run on the workers.
+  bool sync_writes = true;
   // Past this many connections, the longest-idle keep-alive connection is
   // closed to make room (a new client is refused only when every one is
   // busy). `dynarock serve` derives it from the file-descriptor limit.
