@@ -297,12 +297,21 @@ Result<DescribeStreamResponse> Database::Impl::DescribeStream(
   const size_t limit =
       std::min(static_cast<size_t>(request.limit.value_or(100)), kMaxShardsPerPage);
   const uint64_t trim = TrimPoint();
+  // CHILD_SHARDS (the only filter type): the shards whose parent is the one named.
+  const std::string* parent = nullptr;
+  if (request.shard_filter) {
+    if (!request.shard_filter->shard_id) {
+      return Status::Validation("ShardFilter requires a ShardId: the shard whose children to list");
+    }
+    parent = &*request.shard_filter->shard_id;
+  }
   bool started = !request.exclusive_start_shard_id;
   for (const ShardInfo& shard : s->shards) {
     if (!started) {
       started = shard.id == *request.exclusive_start_shard_id;
       continue;
     }
+    if (parent && shard.parent_id != *parent) continue;
     if (!shard.open() && shard.end < trim) continue;  // fully trimmed: gone
     if (d.shards.size() == limit) {
       d.last_evaluated_shard_id = d.shards.back().shard_id;

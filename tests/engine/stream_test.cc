@@ -320,6 +320,20 @@ TEST_F(StreamTest, ShardsRollAtOpenAndWithAgeKeepingLineage) {
   }
   EXPECT_FALSE(shards[2].sequence_number_range.ending_sequence_number);
   for (const auto& s : shards) EXPECT_EQ(s.shard_id.size(), 37u) << s.shard_id;  // 28..65
+  // ShardFilter CHILD_SHARDS: what follows a shard, and nothing after the open one.
+  for (size_t i = 0; i < shards.size(); ++i) {
+    DescribeStreamRequest children{.stream_arn = arn};
+    children.shard_filter = ShardFilter{ShardFilterType::kChildShards, shards[i].shard_id};
+    auto described = db_->DescribeStream(children);
+    ASSERT_OK(described);
+    const auto& listed = described->stream_description.shards;
+    if (i + 1 < shards.size()) {
+      ASSERT_EQ(listed.size(), 1u) << i;
+      EXPECT_EQ(listed[0].shard_id, shards[i + 1].shard_id);
+    } else {
+      EXPECT_TRUE(listed.empty());
+    }
+  }
 
   // A consumer that follows lineage reads each record once, in order: each
   // closed shard ends (no NextShardIterator), the open one keeps polling.

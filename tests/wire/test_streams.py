@@ -144,3 +144,58 @@ def test_ttl_through_the_wire(dynamodb, streams, streamed_table):
     assert removes[0]["userIdentity"] == {"Type": "Service",
                                           "PrincipalId": "dynamodb.amazonaws.com"}
     assert removes[0]["dynamodb"]["OldImage"]["SK"] == {"S": "TS#old"}
+
+
+def test_shard_filter_lists_the_children_of_a_shard(tmp_path):
+    # DescribeStream's ShardFilter (newer than boto3's model here: sent as
+    # raw JSON): CHILD_SHARDS of a shard lists what follows it. A restart
+    # closes the open shard and opens its child.
+    import json
+    import os
+    import signal
+    import subprocess
+    import urllib.request
+
+    def start():
+        proc = subprocess.Popen([os.environ["DYNAROCK_BIN"], "serve", "--port", "0", "--data-dir",
+                                 str(tmp_path / "db")], stdout=subprocess.PIPE, text=True)
+        return proc, proc.stdout.readline().split()[4]
+
+    def call(endpoint, target, body):
+        req = urllib.request.Request(endpoint, data=json.dumps(body).encode(), headers={
+            "X-Amz-Target": target, "Content-Type": "application/x-amz-json-1.0"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return json.load(r)
+        except urllib.error.HTTPError as e:
+            return json.load(e)
+
+    def stop(proc):
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+
+    proc, endpoint = start()
+    arn = call(endpoint, "DynamoDB_20120810.CreateTable", {
+        "TableName": "Fleet", "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
+        "BillingMode": "PAY_PER_REQUEST",
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}})[
+        "TableDescription"]["LatestStreamArn"]
+    stop(proc)
+    proc, endpoint = start()
+    try:
+        describe = "DynamoDBStreams_20120810.DescribeStream"
+        shards = call(endpoint, describe, {"StreamArn": arn})["StreamDescription"]["Shards"]
+        assert len(shards) == 2 and shards[1]["ParentShardId"] == shards[0]["ShardId"]
+        children = call(endpoint, describe, {"StreamArn": arn, "ShardFilter": {
+            "Type": "CHILD_SHARDS", "ShardId": shards[0]["ShardId"]}})["StreamDescription"]["Shards"]
+        assert children == [shards[1]]
+        assert call(endpoint, describe, {"StreamArn": arn, "ShardFilter": {
+            "Type": "CHILD_SHARDS", "ShardId": shards[1]["ShardId"]}})["StreamDescription"][
+            "Shards"] == []
+        wrong = call(endpoint, describe, {"StreamArn": arn, "ShardFilter": {"Type": "PARENT"}})
+        assert wrong["message"] == (
+            "1 validation error detected: Value 'PARENT' at 'shardFilter.type' failed to satisfy "
+            "constraint: Member must satisfy enum value set: [CHILD_SHARDS]")
+    finally:
+        stop(proc)

@@ -1134,12 +1134,19 @@ STREAMS = types.SimpleNamespace(
     # Streams message confirms it or the hash-set rule (UNVERIFIED).
     enum_order={"ShardIteratorType": ["AFTER_SEQUENCE_NUMBER", "TRIM_HORIZON",
                                       "AT_SEQUENCE_NUMBER", "LATEST"]},
-    path_overrides={}, table_name_hard_checks=[], empty_required={}, model_additions={},
+    path_overrides={}, table_name_hard_checks=[], empty_required={},
+    # DescribeStream's ShardFilter (2024, in the newer model of npm's
+    # @aws-sdk/client-dynamodb-streams): the child shards of one shard.
+    model_additions={"DescribeStreamInput": {"ShardFilter": {"shape": "ShardFilter"}}},
     # The documented upper limits of the Limit members ("The upper limit is
     # 100", "... 1000"), which the model leaves out: DynamoDB Streams refuses
     # more as a constraint violation.
     new_shapes={"ListLimit": {"type": "integer", "min": 1, "max": 100},
-                "GetRecordsLimit": {"type": "integer", "min": 1, "max": 1000}},
+                "GetRecordsLimit": {"type": "integer", "min": 1, "max": 1000},
+                "ShardFilterType": {"type": "string", "enum": ["CHILD_SHARDS"]},
+                "ShardFilter": {"type": "structure", "members": {
+                    "Type": {"shape": "ShardFilterType"},
+                    "ShardId": {"shape": "ShardId"}}}},
     member_shapes={("ListStreamsInput", "Limit"): "ListLimit",
                    ("DescribeStreamInput", "Limit"): "ListLimit",
                    ("GetRecordsInput", "Limit"): "GetRecordsLimit"},

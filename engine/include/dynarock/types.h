@@ -922,10 +922,18 @@ struct ListStreamsResponse {
   std::optional<std::string> last_evaluated_stream_arn{};  // absent on the last page
 };
 
+enum class ShardFilterType { kChildShards };
+// Which shards DescribeStream lists: CHILD_SHARDS, the shards whose parent is
+// `shard_id` (a consumer that finished a shard asks for what follows it).
+struct ShardFilter {
+  std::optional<ShardFilterType> type{};
+  std::optional<std::string> shard_id{};
+};
 struct DescribeStreamRequest {
   std::string stream_arn{};
   std::optional<int32_t> limit{};  // shards, 1..100, default 100
   std::optional<std::string> exclusive_start_shard_id{};
+  std::optional<ShardFilter> shard_filter{};
 };
 // Sequence numbers are strings of 21 decimal digits that sort numerically.
 struct SequenceNumberRange {

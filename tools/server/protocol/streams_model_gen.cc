@@ -9,6 +9,7 @@ namespace dynarock::protocol::streams {
 namespace {
 
 Status ReadListStreamsInput(Element json, Position pos, ListStreamsInput* out);
+Status ReadShardFilter(Element json, Position pos, ShardFilter* out);
 Status ReadDescribeStreamInput(Element json, Position pos, DescribeStreamInput* out);
 Status ReadGetShardIteratorInput(Element json, Position pos, GetShardIteratorInput* out);
 Status ReadGetRecordsInput(Element json, Position pos, GetRecordsInput* out);
@@ -38,15 +39,37 @@ Status ReadListStreamsInput(Element json, Position pos, ListStreamsInput* out) {
   return Status::OK();
 }
 
+Status ReadShardFilter(Element json, Position pos, ShardFilter* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.ShardFilter"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "Type") i = 0;
+    else if (key == "ShardId") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->type.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[1], Position::kMember, &out->shard_id.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadDescribeStreamInput(Element json, Position pos, DescribeStreamInput* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.DescribeStreamInput"));
-  Element slot[3];
-  bool present[3] = {};
+  Element slot[4];
+  bool present[4] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "StreamArn") i = 0;
     else if (key == "Limit") i = 1;
     else if (key == "ExclusiveStartShardId") i = 2;
+    else if (key == "ShardFilter") i = 3;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -59,6 +82,9 @@ Status ReadDescribeStreamInput(Element json, Position pos, DescribeStreamInput* 
   }
   if (present[2]) {
     DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->exclusive_start_shard_id.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadShardFilter(slot[3], Position::kMember, &out->shard_filter.emplace()));
   }
   return Status::OK();
 }

@@ -18,6 +18,7 @@ inline constexpr char kModelApiVersion[] = "2012-08-10";
 inline constexpr char kModelSha256[] = "72a569ed30e4a5df2781eede5cec6796d38ff738af99dca18f496dd6c7110716";
 
 struct ListStreamsInput;
+struct ShardFilter;
 struct DescribeStreamInput;
 struct GetShardIteratorInput;
 struct GetRecordsInput;
@@ -28,10 +29,16 @@ struct ListStreamsInput {
   std::optional<std::string> exclusive_start_stream_arn;  // ExclusiveStartStreamArn
 };
 
+struct ShardFilter {
+  std::optional<std::string> type;  // Type
+  std::optional<std::string> shard_id;  // ShardId
+};
+
 struct DescribeStreamInput {
   std::optional<std::string> stream_arn;  // StreamArn
   std::optional<int32_t> limit;  // Limit
   std::optional<std::string> exclusive_start_shard_id;  // ExclusiveStartShardId
+  std::optional<ShardFilter> shard_filter;  // ShardFilter
 };
 
 struct GetShardIteratorInput {

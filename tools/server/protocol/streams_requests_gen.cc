@@ -11,6 +11,12 @@
 namespace dynarock::protocol::streams {
 namespace {
 
+Status ToShardFilter(ShardFilter&& in, dynarock::ShardFilter* out, Status* deferred);
+
+dynarock::ShardFilterType ToShardFilterType(const std::string& name) {
+  if (name == "CHILD_SHARDS") return dynarock::ShardFilterType::kChildShards;
+  return dynarock::ShardFilterType{};  // unreachable: the model check passed
+}
 
 dynarock::ShardIteratorType ToShardIteratorType(const std::string& name) {
   if (name == "TRIM_HORIZON") return dynarock::ShardIteratorType::kTrimHorizon;
@@ -18,6 +24,16 @@ dynarock::ShardIteratorType ToShardIteratorType(const std::string& name) {
   if (name == "AT_SEQUENCE_NUMBER") return dynarock::ShardIteratorType::kAtSequenceNumber;
   if (name == "AFTER_SEQUENCE_NUMBER") return dynarock::ShardIteratorType::kAfterSequenceNumber;
   return dynarock::ShardIteratorType{};  // unreachable: the model check passed
+}
+
+Status ToShardFilter(ShardFilter&& in, dynarock::ShardFilter* out, [[maybe_unused]] Status* deferred) {
+  if (in.type) {
+    out->type = ToShardFilterType((*in.type));
+  }
+  if (in.shard_id) {
+    out->shard_id = std::move((*in.shard_id));
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -31,6 +47,10 @@ Status ToRequest(DescribeStreamInput&& in, dynarock::DescribeStreamRequest* out,
   }
   if (in.exclusive_start_shard_id) {
     out->exclusive_start_shard_id = std::move((*in.exclusive_start_shard_id));
+  }
+  if (in.shard_filter) {
+    out->shard_filter.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToShardFilter(std::move((*in.shard_filter)), &(*out->shard_filter), deferred));
   }
   return Status::OK();
 }

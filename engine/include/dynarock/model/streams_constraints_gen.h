@@ -30,6 +30,10 @@ std::string RenderListStreamsInput(const V& v);
 template <typename V>
 std::string RenderShardId(const V& v);
 template <typename V>
+std::string RenderShardFilterType(const V& v);
+template <typename V>
+std::string RenderShardFilter(const V& v);
+template <typename V>
 std::string RenderDescribeStreamInput(const V& v);
 template <typename V>
 std::string RenderShardIteratorType(const V& v);
@@ -53,6 +57,10 @@ template <typename V>
 void CheckListStreamsInput(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckShardId(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckShardFilterType(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckShardFilter(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckDescribeStreamInput(const V& v, const Path& path, Violations* out);
 template <typename V>
@@ -117,6 +125,38 @@ std::string RenderShardId([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderShardFilterType([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kChildShards) return "CHILD_SHARDS";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderShardFilter([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "ShardFilter(";
+  out += "type=";
+  if constexpr (requires { v.type; }) {
+    out += IsPresent(v.type) ? RenderShardFilterType(Get(v.type)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", shardId=";
+  if constexpr (requires { v.shard_id; }) {
+    out += IsPresent(v.shard_id) ? RenderShardId(Get(v.shard_id)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
 std::string RenderDescribeStreamInput([[maybe_unused]] const V& v) {
   if constexpr (requires { DebugString(v); }) {
     return DebugString(v);
@@ -137,6 +177,12 @@ std::string RenderDescribeStreamInput([[maybe_unused]] const V& v) {
   out += ", exclusiveStartShardId=";
   if constexpr (requires { v.exclusive_start_shard_id; }) {
     out += IsPresent(v.exclusive_start_shard_id) ? RenderShardId(Get(v.exclusive_start_shard_id)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", shardFilter=";
+  if constexpr (requires { v.shard_filter; }) {
+    out += IsPresent(v.shard_filter) ? RenderShardFilter(Get(v.shard_filter)) : "null";
   } else {
     out += "null";
   }
@@ -271,6 +317,28 @@ void CheckShardId(const V& v, const Path& path, Violations* out) {
 }
 
 template <typename V>
+void CheckShardFilterType(const V& v, const Path& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"CHILD_SHARDS"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [CHILD_SHARDS]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckShardFilter(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.type; }) {
+    if (IsPresent(v.type)) CheckShardFilterType(Get(v.type), Path(path, "type"), out);
+  }
+  if constexpr (requires { v.shard_id; }) {
+    if (IsPresent(v.shard_id)) CheckShardId(Get(v.shard_id), Path(path, "shardId"), out);
+  }
+}
+
+template <typename V>
 void CheckDescribeStreamInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.stream_arn; }) {
     if (!IsGiven(v.stream_arn)) out->NotNull(Path(path, "streamArn"));
@@ -281,6 +349,9 @@ void CheckDescribeStreamInput(const V& v, const Path& path, Violations* out) {
   }
   if constexpr (requires { v.exclusive_start_shard_id; }) {
     if (IsPresent(v.exclusive_start_shard_id)) CheckShardId(Get(v.exclusive_start_shard_id), Path(path, "exclusiveStartShardId"), out);
+  }
+  if constexpr (requires { v.shard_filter; }) {
+    if (IsPresent(v.shard_filter)) CheckShardFilter(Get(v.shard_filter), Path(path, "shardFilter"), out);
   }
 }
 
