@@ -367,6 +367,10 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
   }
   d.provisioned_throughput = t.throughput;
   d.deletion_protection_enabled = t.deletion_protection;
+  if (t.table_class_since_ms != 0) {
+    d.table_class_summary =
+        TableClassSummary{t.table_class, static_cast<double>(t.table_class_since_ms) / 1000.0};
+  }
   if (t.stream) {
     d.latest_stream_arn = d.table_arn + "/stream/" + t.stream->label;
     d.latest_stream_label = t.stream->label;
@@ -427,6 +431,8 @@ std::string CatalogTableKey(std::string_view table_name) {
 static_assert(static_cast<int>(fb::ScalarType::S) == static_cast<int>(ScalarAttributeType::kS) &&
               static_cast<int>(fb::ScalarType::N) == static_cast<int>(ScalarAttributeType::kN) &&
               static_cast<int>(fb::ScalarType::B) == static_cast<int>(ScalarAttributeType::kB));
+static_assert(static_cast<int>(TableClass::kStandard) == 0 &&
+              static_cast<int>(TableClass::kStandardInfrequentAccess) == 1);  // catalog.fbs
 static_assert(static_cast<int>(ProjectionType::kKeysOnly) == 0 &&
               static_cast<int>(ProjectionType::kInclude) == 1 &&
               static_cast<int>(ProjectionType::kAll) == 2);  // catalog.fbs: IndexDescriptor.projection
@@ -503,6 +509,8 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   // 35, the default, is stored as 0 (absent), so older descriptors read the same.
   d.add_pitr_recovery_days(t.pitr_recovery_days == 35 ? 0 : t.pitr_recovery_days);
   d.add_deletion_protection(t.deletion_protection);
+  d.add_table_class(static_cast<uint8_t>(t.table_class));
+  d.add_table_class_since_ms(t.table_class_since_ms);
   d.add_tags(tags_offset);
   if (t.stream) {
     d.add_latest_stream_id(t.stream->id);
@@ -598,6 +606,11 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
   t.pitr_enabled_ms = d->pitr_enabled_ms();
   t.pitr_recovery_days = d->pitr_recovery_days() == 0 ? 35 : d->pitr_recovery_days();
   t.deletion_protection = d->deletion_protection();
+  if (d->table_class() > static_cast<uint8_t>(TableClass::kStandardInfrequentAccess)) {
+    return Status::Corruption("table descriptor: bad table class");
+  }
+  t.table_class = static_cast<TableClass>(d->table_class());
+  t.table_class_since_ms = d->table_class_since_ms();
   if (t.pitr_recovery_days < 1 || t.pitr_recovery_days > 35) {
     return Status::Corruption("table descriptor: RecoveryPeriodInDays " +
                               std::to_string(t.pitr_recovery_days));

@@ -64,6 +64,10 @@ struct TableInfo {
   int64_t pitr_enabled_ms = 0;
   int32_t pitr_recovery_days = 35;
   bool deletion_protection = false;  // DeleteTable refuses the table while set
+  // The table class last given, and when (0: never given: STANDARD, and no
+  // TableClassSummary in its description).
+  TableClass table_class = TableClass::kStandard;
+  int64_t table_class_since_ms = 0;
   // The latest stream, if the table ever had one; `enabled` false after a
   // disable (DescribeTable still reports its ARN and label).
   struct Stream {
@@ -186,10 +190,10 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // stored size; 8 -> 9 adds the shard iterator secret; 9 -> 10 writes items
 // in version 2 of the item encoding; 10 -> 11 stores table items without
 // their key attributes; 11 -> 12 interns attribute names; 12 -> 13 stores
-// index entries without the attributes their key holds; STORAGE_LAYOUT.md
-// has them all).
+// index entries without the attributes their key holds; 13 -> 14 adds the
+// descriptors' table class; STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 13;
+inline constexpr uint32_t kStorageFormatVersion = 14;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

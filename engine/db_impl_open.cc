@@ -216,6 +216,9 @@ Status Database::Impl::UpgradeFormat(uint32_t version) {
   // dictionary). Readers take whole entries too, and the indexes'
   // compaction filter rewrites them: nothing is rewritten here.
   if (version == 12) DYNAROCK_RETURN_IF_ERROR(reached(13));
+  // 13 -> 14: none but the record: table descriptors gain the optional
+  // table_class and table_class_since_ms (absent: STANDARD, never given).
+  if (version == 13) DYNAROCK_RETURN_IF_ERROR(reached(14));
   return Status::OK();
 }
 

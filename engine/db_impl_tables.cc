@@ -100,6 +100,10 @@ Result<TableInfo> Database::Impl::NewTable(const CreateTableRequest& request) {
   info.deletion_protection = request.deletion_protection_enabled;
   info.uuid = NewUuid();
   info.creation_time_ms = NowMs();
+  if (request.table_class) {
+    info.table_class = *request.table_class;
+    info.table_class_since_ms = info.creation_time_ms;
+  }
   if (info.billing_mode == BillingMode::kPayPerRequest) {
     info.pay_per_request_since_ms = info.creation_time_ms;
   }
@@ -278,7 +282,8 @@ constexpr int64_t kMaxCapacityUnits = 1'000'000'000'000;  // 10^12
 Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
   const auto& updates = request.global_secondary_index_updates;
   if (!request.provisioned_throughput && !request.billing_mode && !request.stream_specification &&
-      !request.deletion_protection_enabled && (!updates || updates->empty())) {
+      !request.deletion_protection_enabled && !request.table_class &&
+      (!updates || updates->empty())) {
     return Status::Validation(
         "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
         "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
@@ -394,7 +399,7 @@ Status CheckCapacityChange(const UpdateTableRequest& request, const TableInfo& i
   }
   if (info.billing_mode == BillingMode::kProvisioned && new_mode == BillingMode::kProvisioned &&
       request.provisioned_throughput && !request.stream_specification &&
-      !request.deletion_protection_enabled && index_updates.empty() &&
+      !request.deletion_protection_enabled && !request.table_class && index_updates.empty() &&
       request.provisioned_throughput->read_capacity_units == info.throughput.read_capacity_units &&
       request.provisioned_throughput->write_capacity_units ==
           info.throughput.write_capacity_units) {
@@ -425,6 +430,10 @@ Status ApplyCapacityChange(const UpdateTableRequest& request, int64_t now_ms, Ta
   if (request.provisioned_throughput) info->throughput = *request.provisioned_throughput;
   if (request.deletion_protection_enabled) {
     info->deletion_protection = *request.deletion_protection_enabled;
+  }
+  if (request.table_class) {
+    info->table_class = *request.table_class;
+    info->table_class_since_ms = now_ms;
   }
   if (info->billing_mode == BillingMode::kPayPerRequest) {
     info->throughput = {};

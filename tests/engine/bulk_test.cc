@@ -885,6 +885,7 @@ TEST(TableDefinitionTest, RoundTripsThroughCreateTableJson) {
     CreateTableRequest r = FleetTable("Fleet");
     r.tags = std::map<std::string, std::string>{{"team", "fleet"}};
     r.stream_specification = StreamSpecification{true, StreamViewType::kNewImage};
+    r.table_class = TableClass::kStandardInfrequentAccess;
     ASSERT_OK((*db)->CreateTable(r));
     auto d = (*db)->DescribeTable({.table_name = "Fleet"});
     ASSERT_OK(d);
@@ -903,6 +904,7 @@ TEST(TableDefinitionTest, RoundTripsThroughCreateTableJson) {
     EXPECT_EQ(back->table.tags, r.tags);
     ASSERT_TRUE(back->table.stream_specification);
     EXPECT_EQ(back->table.stream_specification->stream_view_type, StreamViewType::kNewImage);
+    EXPECT_EQ(back->table.table_class, TableClass::kStandardInfrequentAccess);  // kept by a dump
     // CreateTable's own checks apply to a hand-written definition.
     auto bad = wire::ParseTableDefinition(R"({"TableName":"x","KeySchema":"nope"})");
     EXPECT_FALSE(bad.ok());
@@ -1146,7 +1148,7 @@ TEST_P(ItemMoveFromTest, AnOlderDatabaseServesAtOnceAndMovesByCompaction) {
     std::string record;
     ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "format", &record));
     EXPECT_EQ(record, EncodeFormatRecord(kStorageFormatVersion));
-    EXPECT_EQ(kStorageFormatVersion, 13u);
+    EXPECT_EQ(kStorageFormatVersion, 14u);
   }
   const auto before = CountEncodings(dir_);
   EXPECT_GT(before.first, 0);  // nothing compacted them yet: the reads above read old bytes

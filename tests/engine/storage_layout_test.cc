@@ -74,8 +74,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 12 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0D");
+  // "DYNAROCK" | version 14 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0E");
   // With the secret that signs shard iterators: 32 bytes, not all zero.
   std::string secret;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "stream_iterator_secret", &secret));
@@ -143,8 +143,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 14; "
-                                                     "this build reads versions up to 13. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 15; "
+                                                     "this build reads versions up to 14. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;

@@ -477,6 +477,31 @@ TEST_F(TableTest, TimeToLiveAndTagsPersistWithTheTable) {
 // IMPORT-EXPORT-API.md 1: point-in-time recovery is a stored table setting;
 // an enable starts the window, a re-enable keeps it, a disable then an
 // enable restarts it with the period back at 35 days.
+TEST_F(TableTest, TableClassIsStoredDescribedAndChanged) {
+  auto now_ms = std::make_shared<int64_t>(1'800'000'000'000);
+  options_.clock_ms = [now_ms] { return *now_ms; };
+  Reopen();
+  Create(testing::TableRequest("Telemetry", "vehicleId", ScalarAttributeType::kS));
+  // Never given: no summary, as DynamoDB describes such a table.
+  EXPECT_FALSE(db_->DescribeTable({"Telemetry"})->table.table_class_summary);
+  auto ia = testing::TableRequest("Archive", "vehicleId", ScalarAttributeType::kS);
+  ia.table_class = TableClass::kStandardInfrequentAccess;
+  Create(ia);
+  *now_ms += 60'000;
+  UpdateTableRequest update{.table_name = "Telemetry"};
+  update.table_class = TableClass::kStandardInfrequentAccess;
+  ASSERT_OK(db_->UpdateTable(update));
+  Reopen();
+  auto archive = db_->DescribeTable({"Archive"})->table.table_class_summary;
+  ASSERT_TRUE(archive);
+  EXPECT_EQ(archive->table_class, TableClass::kStandardInfrequentAccess);
+  EXPECT_EQ(archive->last_update_date_time, 1'800'000'000.0);
+  auto telemetry = db_->DescribeTable({"Telemetry"})->table.table_class_summary;
+  ASSERT_TRUE(telemetry);
+  EXPECT_EQ(telemetry->table_class, TableClass::kStandardInfrequentAccess);
+  EXPECT_EQ(telemetry->last_update_date_time, 1'800'000'060.0);
+}
+
 TEST_F(TableTest, ContinuousBackupsAreStoredWithTheTable) {
   Create(TableRequest("Telemetry", "vehicleId", T::kS));
   auto d = db_->DescribeContinuousBackups({"Telemetry"});

@@ -272,9 +272,9 @@ def test_create_table_tags_and_unsupported_parameters_refused(dynamodb):
     out = dynamodb.create_table(TableName=name, Tags=[{"Key": "team", "Value": "fleet"}],
                                 SSESpecification={"Enabled": False}, TableClass="STANDARD", **base)
     arn = out["TableDescription"]["TableArn"]
+    assert out["TableDescription"]["TableClassSummary"]["TableClass"] == "STANDARD"
     assert dynamodb.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "fleet"}]
-    for extra, word in [({"SSESpecification": {"Enabled": True, "SSEType": "KMS"}}, "SSESpecification"),
-                        ({"TableClass": "STANDARD_INFREQUENT_ACCESS"}, "TableClass")]:
+    for extra, word in [({"SSESpecification": {"Enabled": True, "SSEType": "KMS"}}, "SSESpecification")]:
         with pytest.raises(ClientError) as e:
             dynamodb.create_table(TableName=name + "-x", **base, **extra)
         assert error(e)[0] == "ValidationException" and word in error(e)[1]
@@ -382,3 +382,26 @@ def test_update_and_name_errors_in_dynamodb_words(dynamodb, fleet_table):
                     "IndexName": index, "KeySchema": [{"AttributeName": attribute, "KeyType": "HASH"}],
                     "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
         assert error(e) == ("ValidationException", message)
+
+
+def test_table_class_is_stored_and_described(dynamodb):
+    # DynamoDB's Infrequent Access class changes only the price: Dynarock
+    # keeps it, describes it (TableClassSummary, from the moment a class is
+    # given) and lets UpdateTable change it.
+    name = "Class-" + uuid.uuid4().hex[:8]
+    base = dict(KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+                BillingMode="PAY_PER_REQUEST")
+    dynamodb.create_table(TableName=name, **base)
+    assert "TableClassSummary" not in dynamodb.describe_table(TableName=name)["Table"]
+    out = dynamodb.update_table(TableName=name, TableClass="STANDARD_INFREQUENT_ACCESS")
+    summary = out["TableDescription"]["TableClassSummary"]
+    assert summary["TableClass"] == "STANDARD_INFREQUENT_ACCESS"
+    assert summary["LastUpdateDateTime"].timestamp() > 0
+    assert dynamodb.describe_table(TableName=name)["Table"]["TableClassSummary"]["TableClass"] == \
+        "STANDARD_INFREQUENT_ACCESS"
+    dynamodb.delete_table(TableName=name)
+    created = dynamodb.create_table(TableName=name + "-ia", TableClass="STANDARD_INFREQUENT_ACCESS",
+                                    **base)["TableDescription"]
+    assert created["TableClassSummary"]["TableClass"] == "STANDARD_INFREQUENT_ACCESS"
+    dynamodb.delete_table(TableName=name + "-ia")

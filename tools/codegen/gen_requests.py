@@ -34,12 +34,10 @@ IN_FIELD = {
 REFUSED = "refused when set (wire_requests.cc, RefuseUnsupported)"
 NOT_CARRIED = {
     ("CreateTableInput", "SSESpecification"): REFUSED,
-    ("CreateTableInput", "TableClass"): REFUSED,
     ("CreateTableInput", "ResourcePolicy"): REFUSED,
     ("CreateTableInput", "OnDemandThroughput"): REFUSED,
     ("GlobalSecondaryIndex", "OnDemandThroughput"): REFUSED,
     ("UpdateTableInput", "SSESpecification"): REFUSED,
-    ("UpdateTableInput", "TableClass"): REFUSED,
     ("UpdateTableInput", "ReplicaUpdates"): REFUSED,
     ("UpdateTableInput", "OnDemandThroughput"): REFUSED,
     ("CreateGlobalSecondaryIndexAction", "OnDemandThroughput"): REFUSED,

@@ -117,6 +117,10 @@ std::string TableDefinitionJson(const TableDescription& d,
     }
     w.EndObject();
   }
+  if (d.table_class_summary) {  // a class was given: a restore gives it again
+    w.Key("TableClass");
+    w.String(protocol::Name(d.table_class_summary->table_class));
+  }
   if (!tags.empty()) {
     w.Key("Tags");
     w.StartArray();

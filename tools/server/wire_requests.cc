@@ -8,13 +8,10 @@ namespace p = protocol;
 // What DynamoDB would accept and Dynarock cannot honour is refused, never
 // half-served: KMS encryption at rest (Dynarock stores tables unencrypted;
 // SSESpecification.Enabled=false, DynamoDB's default owned key, is the same
-// table and is accepted at creation), the Infrequent Access table class,
-// global-table replicas (scale out with DynamoDB or Alternator), and a
-// maximum on-demand throughput (OnDemandThroughput: Dynarock does not
-// throttle on-demand requests, so a maximum would be ignored).
-// `replicas` is null for CreateTable.
+// table and is accepted at creation), global-table replicas (scale out with DynamoDB or
+// Alternator), and a maximum on-demand throughput (OnDemandThroughput: Dynarock does not throttle
+// on-demand requests, so a maximum would be ignored). `replicas` is null for CreateTable.
 Status Refuse(const std::optional<p::SSESpecification>& sse,
-              const std::optional<std::string>& table_class,
               const std::optional<std::vector<p::ReplicationGroupUpdate>>* replicas,
               bool on_demand_throughput) {
   const bool update = replicas != nullptr;
@@ -27,10 +24,6 @@ Status Refuse(const std::optional<p::SSESpecification>& sse,
     return Status::Validation(
         "Dynarock does not support SSESpecification: tables are stored without KMS encryption "
         "(leave SSESpecification out, or set Enabled to false at CreateTable)");
-  }
-  if (table_class && (update || *table_class != "STANDARD")) {
-    return Status::Validation("Dynarock does not support TableClass " + *table_class +
-                              ": every table is STANDARD");
   }
   if (update && *replicas) {
     return Status::Validation(
@@ -49,7 +42,7 @@ Status RefuseUnsupported(const p::CreateTableInput& in) {
       on_demand |= g.on_demand_throughput.has_value();
     }
   }
-  DYNAROCK_RETURN_IF_ERROR(Refuse(in.sse_specification, in.table_class, nullptr, on_demand));
+  DYNAROCK_RETURN_IF_ERROR(Refuse(in.sse_specification, nullptr, on_demand));
   if (in.resource_policy) {
     return Status::Validation(
         "Dynarock does not support ResourcePolicy: it has no IAM policies to attach (create "
@@ -66,7 +59,7 @@ Status RefuseUnsupported(const p::UpdateTableInput& in) {
                    (u.update && u.update->on_demand_throughput);
     }
   }
-  return Refuse(in.sse_specification, in.table_class, &in.replica_updates, on_demand);
+  return Refuse(in.sse_specification, &in.replica_updates, on_demand);
 }
 
 }  // namespace dynarock::wire

@@ -88,6 +88,14 @@ struct StreamSpecification {
   std::optional<StreamViewType> stream_view_type{};  // required to enable, absent to disable
 };
 
+// DynamoDB's table classes. Stored in table descriptors (schemas/catalog.fbs):
+// never renumber.
+enum class TableClass { kStandard = 0, kStandardInfrequentAccess = 1 };
+struct TableClassSummary {
+  TableClass table_class = TableClass::kStandard;
+  double last_update_date_time = 0;  // seconds since the epoch
+};
+
 struct CreateTableRequest {
   std::string table_name{};
   std::vector<AttributeDefinition> attribute_definitions{};
@@ -102,6 +110,9 @@ struct CreateTableRequest {
   std::optional<std::map<std::string, std::string>> tags{};
   // While set, DeleteTable refuses the table (UpdateTable clears it).
   bool deletion_protection_enabled = false;
+  // STANDARD unless given. Stored and described; it changes nothing else
+  // locally (DynamoDB's Infrequent Access class changes only the price).
+  std::optional<TableClass> table_class{};
 };
 
 enum class IndexStatus { kCreating, kUpdating, kDeleting, kActive };
@@ -153,6 +164,8 @@ struct TableDescription {
   std::optional<std::string> latest_stream_arn{};
   std::optional<std::string> latest_stream_label{};
   bool deletion_protection_enabled = false;
+  // Present once a table class was given (at creation or by UpdateTable).
+  std::optional<TableClassSummary> table_class_summary{};
 };
 
 struct CreateTableResponse {
@@ -207,6 +220,7 @@ struct UpdateTableRequest {
   // Turns deletion protection on or off (setting it as it is changes nothing
   // and is no error).
   std::optional<bool> deletion_protection_enabled{};
+  std::optional<TableClass> table_class{};
 };
 struct UpdateTableResponse {
   TableDescription table_description{};

@@ -140,6 +140,12 @@ dynarock::StreamViewType ToStreamViewType(const std::string& name) {
   return dynarock::StreamViewType{};  // unreachable: the model check passed
 }
 
+dynarock::TableClass ToTableClass(const std::string& name) {
+  if (name == "STANDARD") return dynarock::TableClass::kStandard;
+  if (name == "STANDARD_INFREQUENT_ACCESS") return dynarock::TableClass::kStandardInfrequentAccess;
+  return dynarock::TableClass{};  // unreachable: the model check passed
+}
+
 Status ToAttributeDefinition(AttributeDefinition&& in, dynarock::AttributeDefinition* out, [[maybe_unused]] Status* deferred) {
   if (in.attribute_name) {
     out->attribute_name = std::move((*in.attribute_name));
@@ -676,7 +682,6 @@ Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out,
 }
 
 // SSESpecification: refused when set (wire_requests.cc, RefuseUnsupported).
-// TableClass: refused when set (wire_requests.cc, RefuseUnsupported).
 // ResourcePolicy: refused when set (wire_requests.cc, RefuseUnsupported).
 // OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
 Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, [[maybe_unused]] Status* deferred) {
@@ -730,6 +735,9 @@ Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, [[may
       (*out->tags).insert_or_assign(std::move(x0.key).value_or(std::string()),
                           std::move(x0.value).value_or(std::string()));
     }
+  }
+  if (in.table_class) {
+    out->table_class = ToTableClass((*in.table_class));
   }
   if (in.deletion_protection_enabled) {
     out->deletion_protection_enabled = (*in.deletion_protection_enabled);
@@ -1257,7 +1265,6 @@ Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out, [[maybe
 
 // SSESpecification: refused when set (wire_requests.cc, RefuseUnsupported).
 // ReplicaUpdates: refused when set (wire_requests.cc, RefuseUnsupported).
-// TableClass: refused when set (wire_requests.cc, RefuseUnsupported).
 // OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
 Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
@@ -1289,6 +1296,9 @@ Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out, [[may
   if (in.stream_specification) {
     out->stream_specification.emplace();
     DYNAROCK_RETURN_IF_ERROR(ToStreamSpecification(std::move((*in.stream_specification)), &(*out->stream_specification), deferred));
+  }
+  if (in.table_class) {
+    out->table_class = ToTableClass((*in.table_class));
   }
   if (in.deletion_protection_enabled) {
     out->deletion_protection_enabled = (*in.deletion_protection_enabled);

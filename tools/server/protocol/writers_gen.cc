@@ -104,6 +104,16 @@ const char* Name(dynarock::StreamViewType v) {
   return "";
 }
 
+const char* Name(dynarock::TableClass v) {
+  switch (v) {
+    case dynarock::TableClass::kStandard:
+      return "STANDARD";
+    case dynarock::TableClass::kStandardInfrequentAccess:
+      return "STANDARD_INFREQUENT_ACCESS";
+  }
+  return "";
+}
+
 const char* Name(dynarock::TableStatus v) {
   switch (v) {
     case dynarock::TableStatus::kCreating:
@@ -359,6 +369,7 @@ void WriteProjection(JsonWriter& w, const dynarock::Projection& v);
 void WriteProvisionedThroughputDescription(JsonWriter& w, const dynarock::ProvisionedThroughput& v);
 void WritePutRequest(JsonWriter& w, const dynarock::PutRequest& v);
 void WriteStreamSpecification(JsonWriter& w, const dynarock::StreamSpecification& v);
+void WriteTableClassSummary(JsonWriter& w, const dynarock::TableClassSummary& v);
 void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v);
 void WriteThrottlingReason(JsonWriter& w, const dynarock::ThrottlingReason& v);
 void WriteTimeToLiveDescription(JsonWriter& w, const dynarock::DescribeTimeToLiveResponse& v);
@@ -662,7 +673,16 @@ void WriteStreamSpecification(JsonWriter& w, const dynarock::StreamSpecification
   w.EndObject();
 }
 
-// Not carried by the engine: GlobalTableVersion, Replicas, RestoreSummary, SSEDescription, ArchivalSummary, TableClassSummary.
+void WriteTableClassSummary(JsonWriter& w, const dynarock::TableClassSummary& v) {
+  w.StartObject();
+  w.Key("TableClass");
+  w.String(Name(v.table_class));
+  w.Key("LastUpdateDateTime");
+  w.Double(v.last_update_date_time);
+  w.EndObject();
+}
+
+// Not carried by the engine: GlobalTableVersion, Replicas, RestoreSummary, SSEDescription, ArchivalSummary.
 void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v) {
   w.StartObject();
   if (!v.attribute_definitions.empty()) {
@@ -730,6 +750,10 @@ void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v) {
   if (v.latest_stream_label.has_value()) {
     w.Key("LatestStreamLabel");
     Str(w, *v.latest_stream_label);
+  }
+  if (v.table_class_summary.has_value()) {
+    w.Key("TableClassSummary");
+    WriteTableClassSummary(w, *v.table_class_summary);
   }
   w.Key("DeletionProtectionEnabled");
   w.Bool(v.deletion_protection_enabled);

@@ -22,6 +22,7 @@ const char* Name(dynarock::ScalarAttributeType v);
 const char* Name(dynarock::StreamEventName v);
 const char* Name(dynarock::StreamStatus v);
 const char* Name(dynarock::StreamViewType v);
+const char* Name(dynarock::TableClass v);
 const char* Name(dynarock::TableStatus v);
 
 // Model input structs as their JSON, every member the request carried.
