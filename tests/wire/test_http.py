@@ -196,7 +196,7 @@ def test_signed_large_body_gets_100_continue_then_is_served(auth_server):
         "Content-Type": "application/x-amz-json-1.0", "Expect": "100-continue"})
     SigV4Auth(Credentials("AKIDLOCAL", "s3cret"), "dynamodb", "us-east-1").add_auth(req)
     url = urlparse(auth_server)
-    lines = [f"POST / HTTP/1.1", f"Host: {url.hostname}:{url.port}"]
+    lines = ["POST / HTTP/1.1", f"Host: {url.hostname}:{url.port}"]
     lines += [f"{k}: {v}" for k, v in req.headers.items() if k.lower() != "host"]
     lines += [f"Content-Length: {len(body)}"]
     with connect(auth_server, timeout=10) as s:
