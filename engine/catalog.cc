@@ -338,6 +338,24 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
                         std::move(validated.attribute_definitions)};
 }
 
+std::optional<std::string_view> TableArnResource(std::string_view arn) {
+  constexpr std::string_view kPrefix = "arn:aws:dynamodb:";
+  if (!arn.starts_with(kPrefix)) return std::nullopt;
+  arn.remove_prefix(kPrefix.size());
+  const size_t region_end = arn.find(':');
+  if (region_end == 0 || region_end == std::string_view::npos) return std::nullopt;
+  arn.remove_prefix(region_end + 1);
+  const size_t account_end = arn.find(':');
+  if (account_end == 0 || account_end == std::string_view::npos) return std::nullopt;
+  for (char c : arn.substr(0, account_end)) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  arn.remove_prefix(account_end + 1);
+  constexpr std::string_view kTable = "table/";
+  if (!arn.starts_with(kTable)) return std::nullopt;
+  return arn.substr(kTable.size());
+}
+
 std::string TableArn(std::string_view region, std::string_view account_id,
                      std::string_view table_name) {
   std::string arn = "arn:aws:dynamodb:";

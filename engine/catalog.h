@@ -146,6 +146,10 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
 // an empty name: the prefix every table ARN of the database starts with).
 std::string TableArn(std::string_view region, std::string_view account_id,
                      std::string_view table_name);
+// What follows "table/" in an ARN of the shape
+// arn:aws:dynamodb:<region>:<digits>:table/..., or nullopt for any other
+// shape (the region and account are not compared with this database's).
+std::optional<std::string_view> TableArnResource(std::string_view arn);
 
 // The description DynamoDB returns, without the statistics (the caller fills
 // item_count and table_size_bytes).

@@ -114,20 +114,11 @@ Status CheckSelect(const std::optional<Select>& select, const char* verb,
 // NonKeyAttributes (INCLUDE).
 Status CheckProjectedOnIndex(const std::optional<std::vector<expr::Path>>& projection,
                              const TableInfo& table, const IndexInfo* index) {
-  if (!projection || index == nullptr || !index->global ||
-      index->projection == ProjectionType::kAll) {
-    return Status::OK();
-  }
+  if (!projection || index == nullptr || !index->global) return Status::OK();
   for (const expr::Path& p : *projection) {
-    const std::string& a = p.root();
-    const bool stored =
-        a == table.partition_key.name || (table.sort_key && a == table.sort_key->name) ||
-        a == index->partition_key.name || (index->sort_key && a == index->sort_key->name) ||
-        std::find(index->non_key_attributes.begin(), index->non_key_attributes.end(), a) !=
-            index->non_key_attributes.end();
-    if (!stored) {
+    if (!Projects(table, *index, p.root())) {
       return InvalidParameter("Global secondary index " + index->name +
-                              " does not project the attribute " + a);
+                              " does not project the attribute " + p.root());
     }
   }
   return Status::OK();

@@ -574,22 +574,8 @@ namespace {
 
 // arn:aws:dynamodb:<region>:<digits>:table/<name of 3 or more, no '/'>
 bool IsTableArn(std::string_view arn) {
-  constexpr std::string_view kPrefix = "arn:aws:dynamodb:";
-  if (arn.substr(0, kPrefix.size()) != kPrefix) return false;
-  std::string_view rest = arn.substr(kPrefix.size());
-  const size_t region_end = rest.find(':');
-  if (region_end == std::string_view::npos || region_end == 0) return false;
-  rest.remove_prefix(region_end + 1);
-  const size_t account_end = rest.find(':');
-  if (account_end == std::string_view::npos || account_end == 0) return false;
-  for (char c : rest.substr(0, account_end)) {
-    if (c < '0' || c > '9') return false;
-  }
-  rest.remove_prefix(account_end + 1);
-  constexpr std::string_view kTable = "table/";
-  if (rest.substr(0, kTable.size()) != kTable) return false;
-  rest.remove_prefix(kTable.size());
-  return rest.size() >= 3 && rest.find('/') == std::string_view::npos;
+  const auto name = TableArnResource(arn);
+  return name && name->size() >= 3 && name->find('/') == std::string_view::npos;
 }
 
 // DynamoDB's tagging restrictions: letters, numbers, white space and

@@ -10,7 +10,6 @@ Status CheckIndexKeys(const TableInfo& table, const Item& item) {
     for (const KeyAttribute* k :
          {&index.partition_key, index.sort_key ? &*index.sort_key : nullptr}) {
       if (k == nullptr) continue;
-      const bool partition = k == &index.partition_key;
       auto it = item.find(k->name);
       if (it == item.end()) continue;  // sparse: no entry in this index
       AttrType want = format::ToAttrType(k->type);
@@ -31,34 +30,44 @@ Status CheckIndexKeys(const TableInfo& table, const Item& item) {
             std::string(want == AttrType::kS ? "string" : "binary") +
             " value. IndexName: " + index.name + ", IndexKey: " + k->name);
       }
-      // An index key has the table key's limits (2,048 bytes for a
-      // partition key, 1,024 for a sort key): an item that breaks them is
-      // refused, not written without its entry.
-      if (partition && bytes.size() > format::kMaxPartitionKeyBytes) {
-        return InvalidParameter("Size of hashkey has exceeded the maximum size limit of2048 bytes");
-      }
-      if (!partition && bytes.size() > format::kMaxSortKeyBytes) {
-        return InvalidParameter(
-            "Aggregated size of all range keys has exceeded the size limit of 1024 bytes");
-      }
+      // An index key has the table key's limits: an item that breaks them
+      // is refused, not written without its entry.
+      DYNAROCK_RETURN_IF_ERROR(CheckKeySize(bytes, k == &index.partition_key));
     }
   }
   return Status::OK();
 }
 
+namespace {
+
+// The attributes an entry of a KEYS_ONLY or INCLUDE index stores: the
+// table's keys, the index's, and its NonKeyAttributes.
+template <typename Fn>
+void ForEachProjected(const TableInfo& table, const IndexInfo& index, Fn&& fn) {
+  fn(table.partition_key.name);
+  if (table.sort_key) fn(table.sort_key->name);
+  fn(index.partition_key.name);
+  if (index.sort_key) fn(index.sort_key->name);
+  for (const auto& a : index.non_key_attributes) fn(a);
+}
+
+}  // namespace
+
 Item ProjectForIndex(const TableInfo& table, const IndexInfo& index, const Item& item) {
   if (index.projection == ProjectionType::kAll) return item;
   Item out;
-  auto take = [&](const std::string& name) {
+  ForEachProjected(table, index, [&](const std::string& name) {
     auto it = item.find(name);
     if (it != item.end()) out.insert(*it);
-  };
-  take(table.partition_key.name);
-  if (table.sort_key) take(table.sort_key->name);
-  take(index.partition_key.name);
-  if (index.sort_key) take(index.sort_key->name);
-  for (const auto& a : index.non_key_attributes) take(a);
+  });
   return out;
+}
+
+bool Projects(const TableInfo& table, const IndexInfo& index, std::string_view name) {
+  if (index.projection == ProjectionType::kAll) return true;
+  bool stored = false;
+  ForEachProjected(table, index, [&](const std::string& a) { stored |= a == name; });
+  return stored;
 }
 
 std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const IndexInfo& index,

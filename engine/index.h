@@ -33,6 +33,8 @@ Status CheckIndexKeys(const TableInfo& table, const Item& item);
 // The attributes an index stores for `item`: the table's keys, the index's
 // keys, and the projected attributes.
 Item ProjectForIndex(const TableInfo& table, const IndexInfo& index, const Item& item);
+// Whether the index's entries store attribute `name` (ProjectForIndex keeps it).
+bool Projects(const TableInfo& table, const IndexInfo& index, std::string_view name);
 
 // The index's key for `item`, or nullopt when the item lacks an index key
 // attribute (sparse index).

@@ -29,6 +29,10 @@ Status CheckKeyValue(const AttributeValue& v, const std::string& name, bool is_p
                     "attribute cannot contain an empty ") +
         (v.is(AttrType::kS) ? "string" : "binary") + " value. Key: " + name);
   }
+  return CheckKeySize(bytes, is_partition_key);
+}
+
+Status CheckKeySize(std::string_view bytes, bool is_partition_key) {
   if (is_partition_key && bytes.size() > format::kMaxPartitionKeyBytes) {
     return InvalidParameter("Size of hashkey has exceeded the maximum size limit of2048 bytes");
   }

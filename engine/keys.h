@@ -41,6 +41,9 @@ Result<PrimaryKey> KeyMapPrimaryKey(
 
 // Empty value and size checks for one key attribute value.
 Status CheckKeyValue(const AttributeValue& v, const std::string& name, bool is_partition_key);
+// The size part of it: a key value's bytes (S or B; N is always within) over
+// 2,048 for a partition key or 1,024 for a sort key, a table's or an index's.
+Status CheckKeySize(std::string_view bytes, bool is_partition_key);
 
 // The key attributes of `item` as a key map (for LastEvaluatedKey).
 Item KeyOf(const TableInfo& table, const Item& item);

@@ -88,15 +88,6 @@ bool LegacyTypeAllowed(ComparisonOperator op, AttrType t) {
   }
 }
 
-}  // namespace
-
-Status ConditionalOperatorAlone(std::string_view parameter) {
-  return Status::Validation("ConditionalOperator cannot be specified for a missing or empty " +
-                            std::string(parameter));
-}
-
-namespace {
-
 // The checks after the arity: the values themselves, one type, the
 // operator's types, BETWEEN's bounds.
 Status CheckLegacyValues(ComparisonOperator op, const std::vector<AttributeValue>& values) {
@@ -221,6 +212,11 @@ void CollectRoots(const Condition& c, std::vector<std::string>* roots) {
 }
 
 }  // namespace
+
+Status ConditionalOperatorAlone(std::string_view parameter) {
+  return Status::Validation("ConditionalOperator cannot be specified for a missing or empty " +
+                            std::string(parameter));
+}
 
 void RequestExpressions::Expression(const char* parameter, bool present) {
   if (present) expression_params_.push_back(parameter);

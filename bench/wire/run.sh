@@ -71,6 +71,11 @@ start_dynalite 8101
 sleep 2
 load 8100
 load 8101
+# Bytes per item on disk right after the load (nothing settled: logs and
+# memtables' data included), each server's own directory.
+bytes_per_item() { python3 -c "print(f'{$(du -sb "$1" | cut -f1) / $items:.0f}')"; }
+d_bytes=$(bytes_per_item "$work/dynarock-data-8100")
+l_bytes=$(bytes_per_item "$work/dynalite-data")
 
 declare -A result
 # Reads first, on the loaded table; then the writes, which add to it.
@@ -105,7 +110,7 @@ section="$(mktemp)"
 {
   echo "$title"
   echo
-  echo "bench/wire/run.sh: wrk against \`dynarock serve --data-dir --durability relaxed\` (log written, no fsync, as dynalite's LevelDB) and dynalite@4 \`--path\` (on disk), the same requests, one server after the other; wrk (one thread, two at 32 connections) shares the $(nproc) cores with the server. Table Telemetry with the ByDepot GSI (ALL), loaded with $(printf "%'d" "$items") readings (2,000 vehicles, 50 depots). Reads run first, on the loaded table; writes after. Each figure is the median-throughput run of $reps of ${seconds} s. Ratios: Dynarock over dynalite (throughput), dynalite over Dynarock (p99)."
+  echo "bench/wire/run.sh: durability **relaxed** on both sides (one row in sync below). wrk against \`dynarock serve --data-dir --durability relaxed\` (log written, no fsync, as dynalite's LevelDB) and dynalite@4 \`--path\` (on disk), the same requests, one server after the other; wrk (one thread, two at 32 connections) shares the $(nproc) cores with the server. Table Telemetry with the ByDepot GSI (ALL), loaded with $(printf "%'d" "$items") readings (2,000 vehicles, 50 depots). Reads run first, on the loaded table; writes after. Each figure is the median-throughput run of $reps of ${seconds} s. Ratios: Dynarock over dynalite (throughput), dynalite over Dynarock (p99)."
   echo
   echo "| row | connections | Dynarock /s | p50 ms | p99 ms | p99.9 ms | dynalite /s | p50 ms | p99 ms | p99.9 ms | throughput ratio | p99 ratio |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -121,9 +126,10 @@ section="$(mktemp)"
       echo "| $label | $c | $(python3 -c "print(f'{$d_rps * $per:,.0f}')") | $(ms $d_p50) | $(ms $d_p99) | $(ms $d_p999) | $(python3 -c "print(f'{$l_rps * $per:,.0f}')") | $(ms $l_p50) | $(ms $l_p99) | $(ms $l_p999) | $(python3 -c "print(f'{$d_rps / $l_rps:.1f}x')") | $(python3 -c "print(f'{$l_p99 / $d_p99:.1f}x')") |"
     done
   done
+  echo
+  echo "- **bytes per item on disk** right after the load (logs included, nothing settled): Dynarock $d_bytes B, dynalite $l_bytes B."
   read -r s_rps s_p50 s_p99 s_p999 <<< "$sync_put"
   read -r r_rps _ <<< "${result[put,32,d]}"
-  echo
   echo "- **sync durability**, PutItem at 32 connections: $(python3 -c "print(f'{$s_rps:,.0f}')")/s (p50 $(ms $s_p50) ms, p99 $(ms $s_p99) ms), against $(python3 -c "print(f'{$r_rps:,.0f}')")/s relaxed: **$(python3 -c "print(f'{$s_rps / $r_rps:.2f}')")x** of relaxed."
   echo "- **server CPU per GetItem** (4 connections): $server_cpu_us µs, against $embedded_us µs for the embedded GetItem on a table of the same size (fleet_bench): **$(python3 -c "print(f'{$server_cpu_us / $embedded_us:.1f}')")x**."
   read -r pd_rps _ _ pd_p999 <<< "$pinned_d"

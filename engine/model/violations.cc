@@ -2,16 +2,6 @@
 
 namespace dynarock::model {
 
-Status CheckTableNameHard(const std::optional<std::string>& name) {
-  if (!name) {
-    return Status::Validation(
-        "The parameter 'TableName' is required but was not present in the request");
-  }
-  return Status::OK();
-}
-
-Status CheckTableNameHard(const std::string&) { return Status::OK(); }
-
 size_t Utf16Length(std::string_view s) {
   // simdjson has validated the UTF-8: count lead bytes, and 4-byte
   // sequences twice (a surrogate pair in Java).

@@ -37,23 +37,11 @@ Status ShardNotFound(std::string_view shard_id, std::string_view arn) {
 // arn:aws:dynamodb:<region>:<digits>:table/<name>/stream/<label>: the only
 // shape a stream's ARN has (clients such as the Kinesis adapter check it).
 bool IsStreamArn(std::string_view arn) {
-  constexpr std::string_view kPrefix = "arn:aws:dynamodb:";
-  if (!arn.starts_with(kPrefix)) return false;
-  arn.remove_prefix(kPrefix.size());
-  const size_t region_end = arn.find(':');
-  if (region_end == 0 || region_end == std::string_view::npos) return false;
-  arn.remove_prefix(region_end + 1);
-  const size_t account_end = arn.find(':');
-  if (account_end == 0 || account_end == std::string_view::npos) return false;
-  for (char c : arn.substr(0, account_end)) {
-    if (c < '0' || c > '9') return false;
-  }
-  arn.remove_prefix(account_end + 1);
-  if (!arn.starts_with("table/")) return false;
-  arn.remove_prefix(6);
-  const size_t stream = arn.find("/stream/");
-  return stream != std::string_view::npos && stream > 0 && arn.size() > stream + 8 &&
-         arn.substr(stream + 8).find('/') == std::string_view::npos;
+  const auto rest = TableArnResource(arn);
+  if (!rest) return false;
+  const size_t stream = rest->find("/stream/");
+  return stream != std::string_view::npos && stream > 0 && rest->size() > stream + 8 &&
+         rest->substr(stream + 8).find('/') == std::string_view::npos;
 }
 
 }  // namespace

@@ -99,6 +99,8 @@ struct Server::Impl {
   void Reserve(size_t bytes, std::function<void()> grant);
   // Reserves `bytes` if they fit now (and no one waits); false otherwise.
   bool TryReserve(size_t bytes);
+  // Whether `bytes` more fit the budget. REQUIRES: budget_mu held.
+  bool Fits(size_t bytes) const;
   void Release(size_t bytes);
 
   void Accept();
@@ -193,6 +195,13 @@ std::string HttpDate() {
   char buf[64];
   size_t n = std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
   return std::string(buf, n);
+}
+
+// A monotonic clock in milliseconds: idle times and deadlines.
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 constexpr size_t kMinCompressedBytes = 1024;
@@ -313,12 +322,6 @@ class Session : public std::enable_shared_from_this<Session> {
   int64_t idle_since_ms() const { return idle_since_ms_; }
 
  private:
-  static int64_t NowMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-
   void Read() {
     idle_since_ms_ = NowMs();
     idle_ = true;
@@ -360,7 +363,7 @@ class Session : public std::enable_shared_from_this<Session> {
       bytes = server_->options.max_body_bytes;  // unknown until read: the most it may be
     }
     if (bytes == 0) return ReadBody();
-    // Memory at hand (the common case) is taken here, on this strand.
+    // Memory at hand (the common case) is taken here, on this thread.
     if (server_->TryReserve(bytes)) {
       reserved_ = bytes;
       return ContinueAndReadBody();
@@ -422,30 +425,36 @@ class Session : public std::enable_shared_from_this<Session> {
       return Write(std::move(p), req.version(), req.keep_alive());
     }
     if (server_->RunsInline(req)) {
-      auto& request = parser_->get();
-      Prepared p = Prepare(server_->Respond(request), request, server_->policy);
-      const unsigned version = request.version();
-      const bool keep_alive = request.keep_alive();
-      std::string().swap(request.body());
-      ReleaseBudget();
-      return Write(std::move(p), version, keep_alive);
+      Answer a = Run();
+      return Write(std::move(a.prepared), a.version, a.keep_alive);
     }
     // Other engine work runs on a worker; the work guard keeps io.run() (and
-    // so Stop's wait) alive until the answer is back on this strand.
-    asio::post(*server_->workers, [self = shared_from_this(),
-                                   guard =
-                                       asio::make_work_guard(stream_.get_executor())]() mutable {
-      auto& request = self->parser_->get();
-      Prepared p = Prepare(self->server_->Respond(request), request, self->server_->policy);
-      const unsigned version = request.version();
-      const bool keep_alive = request.keep_alive();
-      std::string().swap(request.body());  // the body's memory goes back now
-      self->ReleaseBudget();
-      asio::post(self->stream_.get_executor(),
-                 [self, p = std::move(p), version, keep_alive, guard = std::move(guard)]() mutable {
-                   self->Write(std::move(p), version, keep_alive);
-                 });
-    });
+    // so Stop's wait) alive until the answer is back on this session's thread.
+    asio::post(*server_->workers,
+               [self = shared_from_this(),
+                guard = asio::make_work_guard(stream_.get_executor())]() mutable {
+                 Answer a = self->Run();
+                 asio::post(self->stream_.get_executor(),
+                            [self, a = std::move(a), guard = std::move(guard)]() mutable {
+                              self->Write(std::move(a.prepared), a.version, a.keep_alive);
+                            });
+               });
+  }
+
+  // The answer to the request read, on whichever thread runs it; the body's
+  // memory goes back as soon as it is answered.
+  struct Answer {
+    Prepared prepared;
+    unsigned version;
+    bool keep_alive;
+  };
+  Answer Run() {
+    auto& request = parser_->get();
+    Answer a{Prepare(server_->Respond(request), request, server_->policy), request.version(),
+             request.keep_alive()};
+    std::string().swap(request.body());
+    ReleaseBudget();
+    return a;
   }
 
   // VALIDATION.md 1a: 413 with an empty body, and the connection closes
@@ -504,24 +513,26 @@ class Session : public std::enable_shared_from_this<Session> {
   Server::Impl* server_;
 };
 
+bool Server::Impl::Fits(size_t bytes) const {
+  // One body larger than the whole budget runs alone.
+  return budget_used + bytes <= options.max_buffered_bytes || budget_used == 0;
+}
+
 void Server::Impl::Reserve(size_t bytes, std::function<void()> grant) {
   {
     std::lock_guard lock(budget_mu);
-    if (budget_used + bytes > options.max_buffered_bytes && budget_used > 0) {
+    if (!Fits(bytes)) {
       budget_waiters.push_back({bytes, std::move(grant)});
       return;
     }
-    budget_used += bytes;  // (one body larger than the whole budget runs alone)
+    budget_used += bytes;
   }
   asio::post(io, std::move(grant));
 }
 
 bool Server::Impl::TryReserve(size_t bytes) {
   std::lock_guard lock(budget_mu);
-  if (!budget_waiters.empty() ||
-      (budget_used + bytes > options.max_buffered_bytes && budget_used > 0)) {
-    return false;
-  }
+  if (!budget_waiters.empty() || !Fits(bytes)) return false;
   budget_used += bytes;
   return true;
 }
@@ -567,7 +578,7 @@ void Server::Impl::Release(size_t bytes) {
     // Every waiter that now fits, oldest first; a large one does not hold
     // up small ones behind it.
     for (auto it = budget_waiters.begin(); it != budget_waiters.end();) {
-      if (budget_used + it->bytes <= options.max_buffered_bytes || budget_used == 0) {
+      if (Fits(it->bytes)) {
         budget_used += it->bytes;
         granted.push_back(std::move(it->grant));
         it = budget_waiters.erase(it);
@@ -765,7 +776,7 @@ void Server::Impl::Accept() {
 void Server::Impl::EndWhenIdle() {
   if (stopping && live == 0) {
     keep_running.clear();
-    asio::post(io, [this] { sweep.cancel(); });  // on the thread that runs it
+    sweep.cancel();  // `control` runs on `io`'s one thread, the timer's
   }
 }
 
@@ -773,9 +784,7 @@ void Server::Impl::Sweep() {
   sweep.expires_after(std::chrono::seconds(1));
   sweep.async_wait([this](beast::error_code cancelled) {
     if (cancelled || (stopping && live == 0)) return;
-    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::steady_clock::now().time_since_epoch())
-                            .count();
+    const int64_t now = NowMs();
     {
       std::lock_guard lock(mu);
       for (const auto& weak : sessions) {

@@ -115,8 +115,12 @@ class Path {
 // Phase 7: a table-level operation without a TableName is refused alone
 // ("The parameter 'TableName' is required ..."). The engine's requests
 // always carry one.
-Status CheckTableNameHard(const std::optional<std::string>& name);
-Status CheckTableNameHard(const std::string& name);
+template <typename T>
+Status CheckTableNameHard(const T& name) {
+  if (IsGiven(name)) return Status::OK();
+  return Status::Validation(
+      "The parameter 'TableName' is required but was not present in the request");
+}
 
 enum class Bound { kMin, kMax };
 
