@@ -28,13 +28,13 @@ double WriteUnits(int64_t bytes, bool transactional = false);
 
 // The units one write spends on one index.
 // Units fall on the collections of the entry's old and new index partition
-// keys (pointers into the items written): removing the old entry and adding
-// the new one; an entry updated in place has only new_*.
+// values (pointers into the items written): removing the old entry and
+// adding the new one; an entry updated in place has only new_*.
 struct IndexWriteUnits {
-  const IndexInfo* index;
-  const AttributeValue* old_partition = nullptr;
+  const IndexInfo* index = nullptr;
+  IndexPartition old_partition;  // empty: no old entry
   double old_units = 0;
-  const AttributeValue* new_partition = nullptr;
+  IndexPartition new_partition;  // empty: no new entry
   double new_units = 0;
 
   double units() const { return old_units + new_units; }

@@ -57,6 +57,44 @@ Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
   return Status::OK();
 }
 
+// A GSI's KeySchema: since November 2025 one to four HASH attributes, then
+// up to four RANGE attributes, every name once. A two-element schema gets
+// the classic messages, as a table's.
+Status CheckGlobalKeySchema(const std::vector<KeySchemaElement>& ks) {
+  if (ks.size() <= 2 && (ks.size() < 2 || ks[1].key_type == KeyType::kRange)) {
+    return CheckKeySchema(ks);
+  }
+  if (ks[0].key_type != KeyType::kHash) {
+    return Status::Validation(
+        "Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+  }
+  size_t hash = 0, range = 0;
+  for (const auto& k : ks) ++(k.key_type == KeyType::kHash ? hash : range);
+  if (hash > kMaxIndexPartitionKeys) {
+    return InvalidParameter(
+        "The KeySchema exceeds the maximum allowed number of HASH key attributes");
+  }
+  if (range > kMaxIndexSortKeys) {
+    return InvalidParameter(
+        "The KeySchema exceeds the maximum allowed number of RANGE key attributes");
+  }
+  for (size_t i = 0; i < hash; ++i) {
+    if (ks[i].key_type != KeyType::kHash) {
+      return InvalidParameter(
+          "All HASH key attributes must precede RANGE key attributes in the KeySchema");
+    }
+  }
+  for (size_t i = 0; i < ks.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (ks[i].attribute_name == ks[j].attribute_name) {
+        return Status::Validation(
+            "The KeySchema contains multiple key attributes with the same name");
+      }
+    }
+  }
+  return Status::OK();
+}
+
 // An index's projection: its type given, NonKeyAttributes with INCLUDE
 // only, each named once.
 Status CheckProjection(const Projection& p) {
@@ -145,7 +183,7 @@ class IndexesBuilder {
     for (const auto& existing : indexes_) {
       if (existing.name == name) return InvalidParameter("Duplicate index name: " + name);
     }
-    DYNAROCK_RETURN_IF_ERROR(CheckKeySchema(ks));
+    DYNAROCK_RETURN_IF_ERROR(global ? CheckGlobalKeySchema(ks) : CheckKeySchema(ks));
     DYNAROCK_RETURN_IF_ERROR(CheckProjection(projection));
     if (projection.projection_type == ProjectionType::kInclude) {
       include_total_ += projection.non_key_attributes.size();
@@ -153,9 +191,19 @@ class IndexesBuilder {
     IndexInfo info;
     info.name = name;
     info.global = global;
-    info.partition_key = {ks[0].attribute_name, *DefinedType(r_, ks[0].attribute_name)};
-    if (ks.size() == 2) {
-      info.sort_key = KeyAttribute{ks[1].attribute_name, *DefinedType(r_, ks[1].attribute_name)};
+    for (const auto& k : ks) {
+      KeyAttribute a{k.attribute_name, *DefinedType(r_, k.attribute_name)};
+      if (k.key_type == KeyType::kHash) {
+        if (&k == &ks[0]) {
+          info.partition_key = std::move(a);
+        } else {
+          info.more_partition_keys.push_back(std::move(a));
+        }
+      } else if (!info.sort_key) {
+        info.sort_key = std::move(a);
+      } else {
+        info.more_sort_keys.push_back(std::move(a));
+      }
     }
     info.projection = *projection.projection_type;
     info.non_key_attributes = projection.non_key_attributes;
@@ -309,17 +357,13 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
     bool is_key = d.attribute_name == table.partition_key.name ||
                   (table.sort_key && d.attribute_name == table.sort_key->name);
     for (const auto& k : create.key_schema) is_key |= k.attribute_name == d.attribute_name;
-    for (const auto& i : table.indexes) {
-      is_key |= i.partition_key.name == d.attribute_name ||
-                (i.sort_key && i.sort_key->name == d.attribute_name);
-    }
+    for (const auto& i : table.indexes) is_key |= i.IsKeyAttribute(d.attribute_name);
     if (is_key) used.push_back(d);
   }
   check.attribute_definitions = used;
   // Existing LSIs/GSIs take part in the definitions count check.
   for (const auto& i : table.indexes) {
-    std::vector<KeySchemaElement> ks = {{i.partition_key.name, KeyType::kHash}};
-    if (i.sort_key) ks.push_back({i.sort_key->name, KeyType::kRange});
+    std::vector<KeySchemaElement> ks = i.key_schema();
     if (i.global) {
       check.global_secondary_indexes->push_back(
           {i.name,
@@ -395,8 +439,7 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
     if (t.stream->enabled) d.stream_specification = StreamSpecification{true, t.stream->view_type};
   }
   for (const auto& i : t.indexes) {
-    std::vector<KeySchemaElement> ks = {{i.partition_key.name, KeyType::kHash}};
-    if (i.sort_key) ks.push_back({i.sort_key->name, KeyType::kRange});
+    std::vector<KeySchemaElement> ks = i.key_schema();
     Projection projection{i.projection, i.non_key_attributes};
     std::string arn = d.table_arn + "/index/" + i.name;
     if (i.global) {
@@ -472,12 +515,24 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
     auto ipk = b.CreateString(i.partition_key.name);
     flatbuffers::Offset<flatbuffers::String> isk;
     if (i.sort_key) isk = b.CreateString(i.sort_key->name);
+    // Written only for a multi-attribute GSI (storage format 15).
+    auto names_of = [&](const std::vector<KeyAttribute>& keys) {
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> out;
+      if (keys.empty()) return out;
+      std::vector<flatbuffers::Offset<flatbuffers::String>> names;
+      for (const auto& k : keys) names.push_back(b.CreateString(k.name));
+      return b.CreateVector(names);
+    };
+    auto more_pk = names_of(i.more_partition_keys);
+    auto more_sk = names_of(i.more_sort_keys);
     fb::IndexDescriptorBuilder ib(b);
     ib.add_name(iname);
     ib.add_space_id(i.space_id);
     ib.add_global(i.global);
     ib.add_partition_key(ipk);
     if (i.sort_key) ib.add_sort_key(isk);
+    if (!i.more_partition_keys.empty()) ib.add_more_partition_keys(more_pk);
+    if (!i.more_sort_keys.empty()) ib.add_more_sort_keys(more_sk);
     ib.add_projection(static_cast<uint8_t>(i.projection));
     ib.add_non_key_attributes(nka_offset);
     ib.add_read_capacity_units(i.throughput.read_capacity_units);
@@ -605,6 +660,22 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
       if (x->sort_key()) {
         DYNAROCK_ASSIGN_OR_RETURN(auto isk, type_of(x->sort_key()->str()));
         i.sort_key = KeyAttribute{x->sort_key()->str(), isk};
+      }
+      auto more_of = [&](const auto* names, std::vector<KeyAttribute>* out) -> Status {
+        if (names == nullptr) return Status::OK();
+        if (names->size() + 1 > kMaxIndexPartitionKeys) {
+          return Status::Corruption("catalog: too many index key attributes");
+        }
+        for (const auto* n : *names) {
+          DYNAROCK_ASSIGN_OR_RETURN(auto type, type_of(n->str()));
+          out->push_back({n->str(), type});
+        }
+        return Status::OK();
+      };
+      DYNAROCK_RETURN_IF_ERROR(more_of(x->more_partition_keys(), &i.more_partition_keys));
+      DYNAROCK_RETURN_IF_ERROR(more_of(x->more_sort_keys(), &i.more_sort_keys));
+      if (!i.sort_key && !i.more_sort_keys.empty()) {
+        return Status::Corruption("catalog: index sort components without a sort key");
       }
       if (x->projection() > 2) return Status::Corruption("catalog: bad projection type");
       i.projection = static_cast<ProjectionType>(x->projection());

@@ -16,10 +16,24 @@
 
 namespace dynarock {
 
+// A multi-attribute GSI's limits: up to four HASH and four RANGE attributes.
+inline constexpr size_t kMaxIndexPartitionKeys = 4;
+inline constexpr size_t kMaxIndexSortKeys = 4;
+
 // One key attribute of a table: its name and type.
 struct KeyAttribute {
   std::string name;
   ScalarAttributeType type = ScalarAttributeType::kS;
+};
+
+// An index entry's partition values (pointers into an item), in KeySchema
+// order: what names its collection. Empty: the item has no entry.
+struct IndexPartition {
+  const AttributeValue* values[kMaxIndexPartitionKeys] = {};
+  size_t count = 0;
+
+  bool empty() const { return count == 0; }
+  format::KeyValues view() const { return {values, count}; }
 };
 
 // A secondary index: its key space in the indexes column family, its keys,
@@ -30,13 +44,101 @@ struct IndexInfo {
   bool global = false;
   KeyAttribute partition_key;
   std::optional<KeyAttribute> sort_key;
+  // A multi-attribute GSI's further key attributes, in KeySchema order: up
+  // to three more partition components, and (with a sort_key) up to three
+  // more sort components. Empty for LSIs and single-attribute GSIs.
+  std::vector<KeyAttribute> more_partition_keys;
+  std::vector<KeyAttribute> more_sort_keys;
   ProjectionType projection = ProjectionType::kKeysOnly;
   std::vector<std::string> non_key_attributes;
   ProvisionedThroughput throughput;
   bool backfilling = false;
 
+  bool multi_attribute() const { return !more_partition_keys.empty() || !more_sort_keys.empty(); }
+  // fn(const KeyAttribute&, bool is_partition) for every key attribute, in
+  // KeySchema order: the partition components, then the sort components.
+  template <typename Fn>
+  void ForEachKeyAttribute(Fn&& fn) const {
+    fn(partition_key, true);
+    for (const auto& k : more_partition_keys) fn(k, true);
+    if (sort_key) fn(*sort_key, false);
+    for (const auto& k : more_sort_keys) fn(k, false);
+  }
+  bool IsKeyAttribute(std::string_view attribute) const {
+    bool found = false;
+    ForEachKeyAttribute([&](const KeyAttribute& k, bool) { found |= k.name == attribute; });
+    return found;
+  }
+  // The KeySchema as CreateTable took it (and DescribeTable echoes it).
+  std::vector<KeySchemaElement> key_schema() const {
+    std::vector<KeySchemaElement> ks;
+    ForEachKeyAttribute([&](const KeyAttribute& k, bool is_partition) {
+      ks.push_back({k.name, is_partition ? KeyType::kHash : KeyType::kRange});
+    });
+    return ks;
+  }
+  // The partition components, in KeySchema order.
+  std::vector<KeyAttribute> partition_keys() const {
+    std::vector<KeyAttribute> out{partition_key};
+    out.insert(out.end(), more_partition_keys.begin(), more_partition_keys.end());
+    return out;
+  }
+  // The partition values of `item`'s entry: empty unless every partition
+  // component is present (the sort components are not looked at).
+  IndexPartition PartitionOf(const Item& item) const {
+    IndexPartition p;
+    ForEachKeyAttribute([&](const KeyAttribute& k, bool is_partition) {
+      if (!is_partition) return;
+      auto it = item.find(k.name);
+      if (it != item.end()) p.values[p.count++] = &it->second;
+    });
+    if (p.count != 1 + more_partition_keys.size()) p.count = 0;
+    return p;
+  }
   format::KeySchemaTypes key_types() const {
-    return {partition_key.type, sort_key ? std::optional(sort_key->type) : std::nullopt};
+    format::KeySchemaTypes t{partition_key.type,
+                             sort_key ? std::optional(sort_key->type) : std::nullopt};
+    for (const auto& k : more_partition_keys) t.more_partition.push_back(k.type);
+    for (const auto& k : more_sort_keys) t.more_sort.push_back(k.type);
+    return t;
+  }
+};
+
+// The key schema a Query or Scan reads by: a table's or one of its
+// indexes', with the key space holding its keys (in the items or the
+// indexes column family). Single-attribute keys have one partition
+// component and at most one sort component.
+struct KeySpace {
+  std::string name;  // the table's or the index's
+  uint32_t space_id = 0;
+  std::vector<KeyAttribute> partition;  // 1 to 4 components
+  std::vector<KeyAttribute> sort;       // 0 to 4 components
+
+  static KeySpace Of(const IndexInfo& index) {
+    KeySpace k{index.name, index.space_id, index.partition_keys(), {}};
+    if (index.sort_key) k.sort.push_back(*index.sort_key);
+    k.sort.insert(k.sort.end(), index.more_sort_keys.begin(), index.more_sort_keys.end());
+    return k;
+  }
+  bool multi_attribute() const { return partition.size() > 1 || sort.size() > 1; }
+  // The position of `attribute` among the partition (or sort) components.
+  std::optional<size_t> PartitionPosition(std::string_view attribute) const {
+    return Position(partition, attribute);
+  }
+  std::optional<size_t> SortPosition(std::string_view attribute) const {
+    return Position(sort, attribute);
+  }
+  bool IsKey(std::string_view attribute) const {
+    return PartitionPosition(attribute) || SortPosition(attribute);
+  }
+
+ private:
+  static std::optional<size_t> Position(const std::vector<KeyAttribute>& keys,
+                                        std::string_view attribute) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i].name == attribute) return i;
+    }
+    return std::nullopt;
   }
 };
 
@@ -97,9 +199,17 @@ struct TableInfo {
   format::StoredKeySchema stored_key(const IndexInfo& index) const {
     format::StoredKeySchema s{{index.partition_key.name, index.partition_key.type}, std::nullopt};
     if (index.sort_key) s.sort = format::KeyAttributeRef{index.sort_key->name, index.sort_key->type};
+    const format::KeySchemaTypes types = index.key_types();
+    s.more_partition = types.more_partition;
+    s.more_sort = types.more_sort;
     s.table_partition = format::KeyAttributeRef{partition_key.name, partition_key.type};
     if (sort_key) s.table_sort = format::KeyAttributeRef{sort_key->name, sort_key->type};
     return s;
+  }
+  KeySpace key_space() const {
+    KeySpace k{name, space_id, {partition_key}, {}};
+    if (sort_key) k.sort.push_back(*sort_key);
+    return k;
   }
   bool has_lsi() const {
     for (const auto& i : indexes) {
@@ -195,9 +305,10 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // in version 2 of the item encoding; 10 -> 11 stores table items without
 // their key attributes; 11 -> 12 interns attribute names; 12 -> 13 stores
 // index entries without the attributes their key holds; 13 -> 14 adds the
-// descriptors' table class; STORAGE_LAYOUT.md has them all).
+// descriptors' table class; 14 -> 15 adds multi-attribute GSI keys;
+// STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 14;
+inline constexpr uint32_t kStorageFormatVersion = 15;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

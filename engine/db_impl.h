@@ -174,8 +174,9 @@ class Database::Impl {
   Result<DescribeCollectionResponse> DescribeCollection(const DescribeCollectionRequest& request);
   // LargestCollections and LargestIndexCollections by reading a key space.
   Result<std::vector<CollectionStatistics>> ScanLargestCollections(
-      rocksdb::ColumnFamilyHandle* cf, uint32_t space_id, const KeyAttribute& partition_key,
-      size_t limit, const std::function<void(int64_t)>& progress);
+      rocksdb::ColumnFamilyHandle* cf, uint32_t space_id,
+      const std::vector<KeyAttribute>& partition, size_t limit,
+      const std::function<void(int64_t)>& progress);
   Result<std::vector<CollectionStatistics>> LargestIndexCollections(
       const std::string& table_name, const std::string& index_name, size_t limit,
       const std::function<void(int64_t entries_read)>& progress);
@@ -447,9 +448,14 @@ class Database::Impl {
   // (always without partition limits); else DynamoDB's throttling error.
   Status AdmitCollection(const TableInfo& table, const IndexInfo* index, const AttributeValue& pk,
                          bool write);
+  // The same for an index collection named by all its partition values.
+  Status AdmitCollection(const TableInfo& table, const IndexInfo* index,
+                         format::KeyValues partition, bool write);
   // Counts what a request consumed on a collection (HottestCollections and
   // the partition budgets).
   void RecordCollection(const TableInfo& table, const IndexInfo* index, const AttributeValue& pk,
+                        double read_units, double write_units);
+  void RecordCollection(const TableInfo& table, const IndexInfo* index, format::KeyValues partition,
                         double read_units, double write_units);
   // The same for a table collection whose prefix (format::CollectionPrefix)
   // the caller has already encoded: GetItem's key starts with it.

@@ -23,7 +23,11 @@ bool StorableIndexKey(const IndexInfo& index, const Item& item) {
     if (v.is(AttrType::kB)) return !v.b().empty() && v.b().size() <= limit;
     return true;  // numbers are bounded by their own rules
   };
-  return fits(index.partition_key, 2048) && (!index.sort_key || fits(*index.sort_key, 1024));
+  bool storable = true;
+  index.ForEachKeyAttribute([&](const KeyAttribute& k, bool is_partition) {
+    storable = storable && fits(k, is_partition ? 2048 : 1024);
+  });
+  return storable;
 }
 
 }  // namespace

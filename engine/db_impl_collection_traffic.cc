@@ -18,9 +18,15 @@ uint32_t Database::Impl::TrafficSpace(const TableInfo& table, const IndexInfo* i
 
 Status Database::Impl::AdmitCollection(const TableInfo& table, const IndexInfo* index,
                                        const AttributeValue& pk, bool write) {
+  const AttributeValue* one[] = {&pk};
+  return AdmitCollection(table, index, one, write);
+}
+
+Status Database::Impl::AdmitCollection(const TableInfo& table, const IndexInfo* index,
+                                       format::KeyValues partition, bool write) {
   if (!traffic_.limiting()) return Status::OK();
   const format::EncodedKey collection =
-      format::CollectionPrefix(TrafficSpace(table, index), pk);
+      format::CollectionPrefix(TrafficSpace(table, index), partition);
   if (traffic_.Admits(NowMs(), collection.bytes(), write)) return Status::OK();
   return Throttled(table, index, write);
 }
@@ -28,9 +34,16 @@ Status Database::Impl::AdmitCollection(const TableInfo& table, const IndexInfo* 
 void Database::Impl::RecordCollection(const TableInfo& table, const IndexInfo* index,
                                       const AttributeValue& pk, double read_units,
                                       double write_units) {
+  const AttributeValue* one[] = {&pk};
+  RecordCollection(table, index, one, read_units, write_units);
+}
+
+void Database::Impl::RecordCollection(const TableInfo& table, const IndexInfo* index,
+                                      format::KeyValues partition, double read_units,
+                                      double write_units) {
   if (!TracksTraffic() || (read_units <= 0 && write_units <= 0)) return;
   const uint32_t space = TrafficSpace(table, index);
-  const format::EncodedKey collection = format::CollectionPrefix(space, pk);
+  const format::EncodedKey collection = format::CollectionPrefix(space, partition);
   traffic_.Record(NowMs(), space, collection.bytes(), read_units, write_units);
 }
 
@@ -77,14 +90,15 @@ Result<HottestCollectionsResponse> Database::Impl::HottestCollections(const std:
   const TableInfo& table = handle->info();
   const int64_t now = NowMs();
   HottestCollectionsResponse response;
-  auto add = [&](const IndexInfo* index, uint32_t space, ScalarAttributeType pk_type) -> Status {
+  auto add = [&](const IndexInfo* index, uint32_t space, format::KeySchemaTypes types) -> Status {
+    types.sort.reset();  // a collection prefix: its partition components alone
     for (const HotCollection& hot :
          traffic_.Top(space, now, window_ms, limit, &response.window_ms)) {
-      DYNAROCK_ASSIGN_OR_RETURN(auto key,
-                                format::DecodeItemKey(hot.key, {pk_type, std::nullopt}));
+      DYNAROCK_ASSIGN_OR_RETURN(auto key, format::DecodeItemKey(hot.key, types));
       CollectionTraffic c;
       if (index) c.index_name = index->name;
       c.partition_key_value = std::move(key.pk);
+      c.more_partition_key_values = std::move(key.more_pk);
       c.read_units = hot.read_units;
       c.write_units = hot.write_units;
       c.units = hot.units;
@@ -93,9 +107,9 @@ Result<HottestCollectionsResponse> Database::Impl::HottestCollections(const std:
     }
     return Status::OK();
   };
-  DYNAROCK_RETURN_IF_ERROR(add(nullptr, table.space_id, table.partition_key.type));
+  DYNAROCK_RETURN_IF_ERROR(add(nullptr, table.space_id, table.key_types()));
   for (const IndexInfo& index : table.indexes) {
-    if (index.global) DYNAROCK_RETURN_IF_ERROR(add(&index, index.space_id, index.partition_key.type));
+    if (index.global) DYNAROCK_RETURN_IF_ERROR(add(&index, index.space_id, index.key_types()));
   }
   return response;
 }

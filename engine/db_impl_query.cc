@@ -160,30 +160,100 @@ Status ConditionTypeMismatch() {
   return InvalidParameter("Condition parameter type does not match schema type");
 }
 
-// Checks the key condition against the table and returns the byte range
-// [*lower, *upper) of the items it selects.
-Status KeyConditionRange(const TableInfo& table, const KeyCondition& kc, std::string* lower,
-                         std::string* upper) {
-  if (kc.partition_key_name != table.partition_key.name) {
-    return Status::Validation("Query condition missed key schema element: " +
-                              table.partition_key.name);
-  }
-  const AttributeValue& pk = kc.partition_key_value;
-  if (!pk.is(format::ToAttrType(table.partition_key.type))) return ConditionTypeMismatch();
-  DYNAROCK_RETURN_IF_ERROR(CheckKeyValue(pk, table.partition_key.name, true));
+// A key condition operand of key attribute `key`: of its type, and a value
+// a key may hold (not empty, within the size limits).
+Status CheckKeyOperand(const KeyAttribute& key, const AttributeValue& v, bool is_partition) {
+  if (!v.is(format::ToAttrType(key.type))) return ConditionTypeMismatch();
+  return CheckKeyValue(v, key.name, is_partition);
+}
 
-  const std::string prefix = format::CollectionPrefix(table.space_id, pk).bytes();
+// The partition values a key condition gives, in KeySchema order: one
+// equality on every partition component.
+Status PartitionValues(const KeySpace& keys, const KeyCondition& kc,
+                       std::vector<const AttributeValue*>* values) {
+  if (!keys.multi_attribute()) {
+    if (kc.partition_key_name != keys.partition[0].name) {
+      return Status::Validation("Query condition missed key schema element: " +
+                                keys.partition[0].name);
+    }
+    if (!kc.more_partition_keys.empty()) return KeyConditionNotSupported();
+    values->push_back(&kc.partition_key_value);
+    return CheckKeyOperand(keys.partition[0], kc.partition_key_value, true);
+  }
+  values->assign(keys.partition.size(), nullptr);
+  auto add = [&](const std::string& name, const AttributeValue& v) -> Status {
+    auto at = keys.PartitionPosition(name);
+    if (!at) return name.empty() ? Status::OK() : KeyConditionNotSupported();
+    if ((*values)[*at] != nullptr) return OneConditionPerKey();
+    (*values)[*at] = &v;
+    return Status::OK();
+  };
+  DYNAROCK_RETURN_IF_ERROR(add(kc.partition_key_name, kc.partition_key_value));
+  for (const KeyEquality& e : kc.more_partition_keys) {
+    DYNAROCK_RETURN_IF_ERROR(add(e.attribute_name, e.value));
+  }
+  for (size_t i = 0; i < keys.partition.size(); ++i) {
+    if ((*values)[i] == nullptr) return HashNeedsEquality(keys.partition[i].name, true);
+  }
+  for (size_t i = 0; i < keys.partition.size(); ++i) {
+    DYNAROCK_RETURN_IF_ERROR(CheckKeyOperand(keys.partition[i], *(*values)[i], true));
+  }
+  return Status::OK();
+}
+
+// The sort component `kc.sort` conditions, with the equalities before it
+// appended to *prefix in KeySchema order: every sort component before it
+// needs one, and no other may have one.
+Result<const KeyAttribute*> SortComponent(const KeySpace& keys, const KeyCondition& kc,
+                                          std::string* prefix) {
+  const SortKeyCondition& c = *kc.sort;
+  if (!keys.multi_attribute()) {
+    if (c.attribute_name == keys.partition[0].name) return OneConditionPerKey();
+    if (keys.sort.empty()) return KeyConditionNotSupported();
+    if (c.attribute_name != keys.sort[0].name) {
+      return Status::Validation("Query condition missed key schema element: " + keys.sort[0].name);
+    }
+    if (!kc.sort_equalities.empty()) return KeyConditionNotSupported();
+    return &keys.sort[0];
+  }
+  if (keys.PartitionPosition(c.attribute_name)) return OneConditionPerKey();
+  const auto last = keys.SortPosition(c.attribute_name);
+  if (!last) return KeyConditionNotSupported();
+  std::vector<const AttributeValue*> equal(*last, nullptr);
+  for (const KeyEquality& e : kc.sort_equalities) {
+    const auto at = keys.SortPosition(e.attribute_name);
+    if (at == last) return OneConditionPerKey();
+    if (!at || *at > *last) return RangeNeedsEquality(c.attribute_name, e.attribute_name);
+    if (equal[*at] != nullptr) return OneConditionPerKey();
+    equal[*at] = &e.value;
+  }
+  for (size_t i = 0; i < *last; ++i) {
+    if (equal[i] == nullptr) return RangeNeedsEquality(keys.sort[i].name, c.attribute_name);
+  }
+  for (size_t i = 0; i < *last; ++i) {
+    DYNAROCK_RETURN_IF_ERROR(CheckKeyOperand(keys.sort[i], *equal[i], false));
+    prefix->append(Encoded(*equal[i]));
+  }
+  return &keys.sort[*last];
+}
+
+// Checks the key condition against the key schema and returns the byte
+// range [*lower, *upper) of the items (or index entries) it selects.
+Status KeyConditionRange(const KeySpace& keys, const KeyCondition& kc, std::string* lower,
+                         std::string* upper) {
+  std::vector<const AttributeValue*> partition;
+  DYNAROCK_RETURN_IF_ERROR(PartitionValues(keys, kc, &partition));
+  std::string prefix = format::CollectionPrefix(keys.space_id, partition).bytes();
   *lower = prefix;
   *upper = Successor(prefix);
-  if (!kc.sort) return Status::OK();
+  if (!kc.sort) {
+    if (!kc.sort_equalities.empty()) return KeyConditionNotSupported();
+    return Status::OK();
+  }
 
   const SortKeyCondition& c = *kc.sort;
-  if (c.attribute_name == table.partition_key.name) return OneConditionPerKey();
-  if (!table.sort_key) return KeyConditionNotSupported();
-  if (c.attribute_name != table.sort_key->name) {
-    return Status::Validation("Query condition missed key schema element: " + table.sort_key->name);
-  }
-  const AttrType sk_type = format::ToAttrType(table.sort_key->type);
+  DYNAROCK_ASSIGN_OR_RETURN(const KeyAttribute* sort_key, SortComponent(keys, kc, &prefix));
+  const AttrType sk_type = format::ToAttrType(sort_key->type);
   if (!c.value.is(sk_type) || (c.upper && !c.upper->is(sk_type))) return ConditionTypeMismatch();
   if (c.op == SortKeyOperator::kBetween && !c.upper) {
     return Status::Validation("Invalid KeyConditionExpression: BETWEEN requires two operands");
@@ -194,10 +264,14 @@ Status KeyConditionRange(const TableInfo& table, const KeyCondition& kc, std::st
         "operator or function: begins_with, operand type: N");
   }
   if (c.op != SortKeyOperator::kBeginsWith) {
-    DYNAROCK_RETURN_IF_ERROR(CheckKeyValue(c.value, table.sort_key->name, false));
+    DYNAROCK_RETURN_IF_ERROR(CheckKeyValue(c.value, sort_key->name, false));
   }
-  if (c.upper) DYNAROCK_RETURN_IF_ERROR(CheckKeyValue(*c.upper, table.sort_key->name, false));
+  if (c.upper) DYNAROCK_RETURN_IF_ERROR(CheckKeyValue(*c.upper, sort_key->name, false));
 
+  // Earlier sort components' equalities are in `prefix`: the range is
+  // within it whatever the last condition.
+  *lower = prefix;
+  *upper = Successor(prefix);
   const std::string at = prefix + Encoded(c.value);
   switch (c.op) {
     case SortKeyOperator::kEq:
@@ -252,7 +326,7 @@ bool FetchesTableItems(const IndexInfo* index, const std::optional<Select>& sele
 // key schema (and key space) the request's key condition and start key use.
 struct ReadTarget {
   const IndexInfo* index = nullptr;
-  TableInfo keys;
+  KeySpace keys;
 };
 
 Result<ReadTarget> ResolveTarget(const TableInfo& table,
@@ -260,7 +334,7 @@ Result<ReadTarget> ResolveTarget(const TableInfo& table,
                                  bool consistent_read) {
   ReadTarget t;
   if (!index_name) {
-    t.keys = table;
+    t.keys = table.key_space();
     return t;
   }
   t.index = table.FindIndex(*index_name);
@@ -274,10 +348,7 @@ Result<ReadTarget> ResolveTarget(const TableInfo& table,
     return Status::Validation("Cannot read from backfilling global secondary index: " +
                               *index_name);
   }
-  t.keys.name = t.index->name;
-  t.keys.space_id = t.index->space_id;
-  t.keys.partition_key = t.index->partition_key;
-  t.keys.sort_key = t.index->sort_key;
+  t.keys = KeySpace::Of(*t.index);
   return t;
 }
 
@@ -285,16 +356,16 @@ constexpr char kBadStartKey[] =
     "The provided starting key is invalid: The provided key element does not match the schema";
 
 // The full RocksDB key an ExclusiveStartKey names: a table key, or for an
-// index the index keys followed by the table keys.
+// index the index keys (every component) followed by the table keys.
 Result<std::string> StartKey(const TableInfo& table, const ReadTarget& target, const Item& esk) {
   if (target.index == nullptr) {
     DYNAROCK_ASSIGN_OR_RETURN(auto key, KeyMapPrimaryKey(table, esk, kBadStartKey));
     return key.Encode(table.space_id).bytes();
   }
   const IndexInfo& index = *target.index;
-  std::vector<const KeyAttribute*> attrs = {&index.partition_key, &table.partition_key};
-  if (index.sort_key) attrs.push_back(&*index.sort_key);
+  std::vector<const KeyAttribute*> attrs = {&table.partition_key};
   if (table.sort_key) attrs.push_back(&*table.sort_key);
+  index.ForEachKeyAttribute([&](const KeyAttribute& k, bool) { attrs.push_back(&k); });
   std::set<std::string> names;
   for (const KeyAttribute* a : attrs) {
     names.insert(a->name);
@@ -309,7 +380,8 @@ Result<std::string> StartKey(const TableInfo& table, const ReadTarget& target, c
   return key->bytes();
 }
 
-// The key attributes of the entry at RocksDB key `key`, as LastEvaluatedKey.
+// The key attributes of the entry at RocksDB key `key`, as LastEvaluatedKey:
+// every component of the index's key, and the table's.
 Result<Item> EvaluatedKey(const TableInfo& table, const IndexInfo* index, std::string_view key) {
   Item out;
   if (index == nullptr) {
@@ -321,7 +393,13 @@ Result<Item> EvaluatedKey(const TableInfo& table, const IndexInfo* index, std::s
   DYNAROCK_ASSIGN_OR_RETURN(auto k,
                             format::DecodeIndexKey(key, index->key_types(), table.key_types()));
   out.emplace(index->partition_key.name, std::move(k.index.pk));
+  for (size_t i = 0; i < k.index.more_pk.size(); ++i) {
+    out.emplace(index->more_partition_keys[i].name, std::move(k.index.more_pk[i]));
+  }
   if (index->sort_key) out.emplace(index->sort_key->name, std::move(*k.index.sk));
+  for (size_t i = 0; i < k.index.more_sk.size(); ++i) {
+    out.emplace(index->more_sort_keys[i].name, std::move(k.index.more_sk[i]));
+  }
   out.emplace(table.partition_key.name, std::move(k.pk));
   if (table.sort_key) out.emplace(table.sort_key->name, std::move(*k.sk));
   return out;
@@ -515,7 +593,10 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(r.table_name));
   const TableInfo& table = handle->info();
   DYNAROCK_ASSIGN_OR_RETURN(auto target, ResolveTarget(table, r.index_name, r.consistent_read));
-  const TableInfo& keys = target.keys;
+  const KeySpace& keys = target.keys;
+  if (r.key_conditions && !keys.multi_attribute() && r.key_conditions->size() > 2) {
+    return LegacyConditionCount();
+  }
   if (read.filter) {
     DYNAROCK_RETURN_IF_ERROR(CheckFilterAvoidsKeys(
         *read.filter, keys, r.query_filter ? "QueryFilter" : "Filter Expression"));
@@ -527,15 +608,34 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   }
   std::string lower, upper;
   DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(keys, key_condition, &lower, &upper));
+  // Checked by KeyConditionRange: one value for each partition component.
+  std::vector<const AttributeValue*> partition{&key_condition.partition_key_value};
+  for (const KeyEquality& e : key_condition.more_partition_keys) partition.push_back(&e.value);
+  if (keys.multi_attribute()) {
+    std::vector<const AttributeValue*> ordered(keys.partition.size());
+    ordered[*keys.PartitionPosition(key_condition.partition_key_name)] = partition[0];
+    for (const KeyEquality& e : key_condition.more_partition_keys) {
+      ordered[*keys.PartitionPosition(e.attribute_name)] = &e.value;
+    }
+    partition = std::move(ordered);
+  }
 
   if (r.exclusive_start_key) {
     DYNAROCK_ASSIGN_OR_RETURN(auto key, StartKey(table, target, *r.exclusive_start_key));
     const Item& esk = *r.exclusive_start_key;
-    if (!(esk.at(keys.partition_key.name) == key_condition.partition_key_value)) {
-      return Status::Validation(
-          "The provided starting key is outside query boundaries based on provided conditions");
+    for (size_t i = 0; i < keys.partition.size(); ++i) {
+      if (!(esk.at(keys.partition[i].name) == *partition[i])) {
+        return Status::Validation(
+            "The provided starting key is outside query boundaries based on provided "
+            "conditions");
+      }
     }
-    if (key_condition.sort && !Matches(*key_condition.sort, esk.at(keys.sort_key->name))) {
+    bool in_range = !key_condition.sort ||
+                    Matches(*key_condition.sort, esk.at(key_condition.sort->attribute_name));
+    for (const KeyEquality& e : key_condition.sort_equalities) {
+      in_range = in_range && esk.at(e.attribute_name) == e.value;
+    }
+    if (!in_range) {
       return Status::Validation("The provided starting key does not match the range key predicate");
     }
     if (r.scan_index_forward) {
@@ -555,8 +655,7 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
                 target.index,
                 FetchesTableItems(target.index, r.select, read.projection.has_value()),
                 r.item_encoding};
-  const AttributeValue& pk = key_condition.partition_key_value;
-  DYNAROCK_RETURN_IF_ERROR(AdmitCollection(table, target.index, pk, /*write=*/false));
+  DYNAROCK_RETURN_IF_ERROR(AdmitCollection(table, target.index, partition, /*write=*/false));
   PageCost cost;
   DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &cost));
   // Query: the bytes read, rounded up once; an LSI's fetches on the table.
@@ -564,7 +663,7 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   const double units = ReadUnits(static_cast<int64_t>(cost.bytes), r.consistent_read);
   meter.Read(table.name, target.index, units);
   if (cost.fetched_4k_units) meter.Read(table.name, nullptr, cost.FetchUnits(r.consistent_read));
-  RecordCollection(table, target.index, pk, units + cost.FetchUnits(r.consistent_read), 0);
+  RecordCollection(table, target.index, partition, units + cost.FetchUnits(r.consistent_read), 0);
   page.consumed_capacity = meter.For(table.name);
   return page;
 }

@@ -55,7 +55,7 @@ class Largest {
 // so one collection's keys are contiguous and end where that prefix
 // changes; each value is an encoded item, sized as DynamoDB sizes items.
 Result<std::vector<CollectionStatistics>> Database::Impl::ScanLargestCollections(
-    rocksdb::ColumnFamilyHandle* cf, uint32_t space_id, const KeyAttribute& partition_key,
+    rocksdb::ColumnFamilyHandle* cf, uint32_t space_id, const std::vector<KeyAttribute>& partition,
     size_t limit, const std::function<void(int64_t)>& progress) {
   RangeIterator it(db_.get(), cf, SpaceBound(space_id), SpaceBound(space_id + 1));
   Largest top(limit);
@@ -69,10 +69,12 @@ Result<std::vector<CollectionStatistics>> Database::Impl::ScanLargestCollections
       top.Offer(std::move(current));
       current = {};
       std::string_view rest = key.substr(std::min<size_t>(key.size(), 4 + 8));
-      AttributeValue pk;
-      DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, partition_key.type, &pk));
+      for (const KeyAttribute& k : partition) {  // every component names it
+        AttributeValue v;
+        DYNAROCK_RETURN_IF_ERROR(format::GetKeyComponent(&rest, k.type, &v));
+        current.key.insert_or_assign(k.name, std::move(v));
+      }
       prefix.assign(key.substr(0, key.size() - rest.size()));
-      current.key = {{partition_key.name, std::move(pk)}};
     }
     ++current.item_count;
     DYNAROCK_ASSIGN_OR_RETURN(
@@ -93,7 +95,7 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestCollections(
   const TableInfo& info = handle->info();
   // Only a table with an LSI keeps collection counters (STORAGE_LAYOUT.md).
   if (!info.has_lsi()) {
-    return ScanLargestCollections(items_cf_, info.space_id, info.partition_key, limit, progress);
+    return ScanLargestCollections(items_cf_, info.space_id, {info.partition_key}, limit, progress);
   }
   const std::string lower = CollectionStatsPrefix(info.space_id);
   RangeIterator it(db_.get(), stats_cf_, lower, *format::PrefixSuccessor(lower));
@@ -126,7 +128,7 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestIndexCollection
   if (index == info.indexes.end()) {
     return Status::Validation("The table does not have the specified index: " + index_name);
   }
-  return ScanLargestCollections(indexes_cf_, index->space_id, index->partition_key, limit,
+  return ScanLargestCollections(indexes_cf_, index->space_id, index->partition_keys(), limit,
                                 progress);
 }
 
@@ -136,7 +138,7 @@ Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(r.table_name));
   const TableInfo& info = handle->info();
   uint32_t space = info.space_id;
-  KeyAttribute key = info.partition_key;
+  std::vector<KeyAttribute> keys{info.partition_key};
   if (r.index_name) {
     auto index = std::find_if(info.indexes.begin(), info.indexes.end(),
                               [&](const IndexInfo& i) { return i.name == *r.index_name; });
@@ -144,16 +146,28 @@ Result<DescribeCollectionResponse> Database::Impl::DescribeCollection(
       return Status::Validation("The table does not have the specified index: " + *r.index_name);
     }
     space = index->space_id;
-    key = index->partition_key;
+    keys = index->partition_keys();
   }
-  if (static_cast<int>(r.partition_key_value.type()) != static_cast<int>(key.type)) {
-    return Status::Validation("The partition key " + key.name + " is of type " +
-                              std::string(1, "SNB"[static_cast<int>(key.type)]) + ", not " +
-                              std::string(AttrTypeName(r.partition_key_value.type())));
+  // One value for each partition component, each of its type.
+  if (r.more_partition_key_values.size() + 1 != keys.size()) {
+    return Status::Validation("The collection is named by " + std::to_string(keys.size()) +
+                              " partition key values, not " +
+                              std::to_string(r.more_partition_key_values.size() + 1));
   }
+  std::vector<const AttributeValue*> values{&r.partition_key_value};
+  for (const auto& v : r.more_partition_key_values) values.push_back(&v);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const KeyAttribute& key = keys[i];
+    if (static_cast<int>(values[i]->type()) != static_cast<int>(key.type)) {
+      return Status::Validation("The partition key " + key.name + " is of type " +
+                                std::string(1, "SNB"[static_cast<int>(key.type)]) + ", not " +
+                                std::string(AttrTypeName(values[i]->type())));
+    }
+  }
+  const KeyAttribute& key = keys[0];
   DescribeCollectionResponse out;
   for (const auto& i : info.indexes) out.size_limited |= !i.global;
-  const std::string lower = format::CollectionPrefix(space, r.partition_key_value).bytes();
+  const std::string lower = format::CollectionPrefix(space, values).bytes();
   const std::string upper = *format::PrefixSuccessor(lower);
   if (!r.index_name && out.size_limited) {
     std::string value;

@@ -5,35 +5,48 @@
 #include "format/item_size.h"
 
 namespace dynarock {
+namespace {
+
+// One index key attribute of `item`: absent is fine (the item is absent
+// from the index), present must be of the declared type, not empty, and
+// within the key size limits.
+Status CheckIndexKey(const IndexInfo& index, const KeyAttribute& k, bool is_partition,
+                     const Item& item) {
+  auto it = item.find(k.name);
+  if (it == item.end()) return Status::OK();  // sparse: no entry in this index
+  AttrType want = format::ToAttrType(k.type);
+  if (!it->second.is(want)) {
+    return InvalidParameter(
+        "Type mismatch for Index Key " + k.name + " Expected: " + std::string(AttrTypeName(want)) +
+        " Actual: " + std::string(AttrTypeName(it->second.type())) + " IndexName: " + index.name);
+  }
+  std::string_view bytes = want == AttrType::kS   ? std::string_view(it->second.s())
+                           : want == AttrType::kB ? std::string_view(it->second.b())
+                                                  : std::string_view("n");
+  if (bytes.empty()) {
+    return Status::Validation(
+        "One or more parameter values are not valid. A value specified for a secondary index "
+        "key is not supported. The AttributeValue for a key attribute cannot contain an "
+        "empty " +
+        std::string(want == AttrType::kS ? "string" : "binary") +
+        " value. IndexName: " + index.name + ", IndexKey: " + k.name);
+  }
+  // An index key has the table key's limits: an item that breaks them is
+  // refused, not written without its entry. Per component for a
+  // multi-attribute GSI (DynamoDB does not say whether the limits apply to
+  // each or to the sum: per component is the reading no value can exceed).
+  return CheckKeySize(bytes, is_partition);
+}
+
+}  // namespace
+
 Status CheckIndexKeys(const TableInfo& table, const Item& item) {
   for (const auto& index : table.indexes) {
-    for (const KeyAttribute* k :
-         {&index.partition_key, index.sort_key ? &*index.sort_key : nullptr}) {
-      if (k == nullptr) continue;
-      auto it = item.find(k->name);
-      if (it == item.end()) continue;  // sparse: no entry in this index
-      AttrType want = format::ToAttrType(k->type);
-      if (!it->second.is(want)) {
-        return InvalidParameter("Type mismatch for Index Key " + k->name +
-                                " Expected: " + std::string(AttrTypeName(want)) +
-                                " Actual: " + std::string(AttrTypeName(it->second.type())) +
-                                " IndexName: " + index.name);
-      }
-      std::string_view bytes = want == AttrType::kS   ? std::string_view(it->second.s())
-                               : want == AttrType::kB ? std::string_view(it->second.b())
-                                                      : std::string_view("n");
-      if (bytes.empty()) {
-        return Status::Validation(
-            "One or more parameter values are not valid. A value specified for a secondary index "
-            "key is not supported. The AttributeValue for a key attribute cannot contain an "
-            "empty " +
-            std::string(want == AttrType::kS ? "string" : "binary") +
-            " value. IndexName: " + index.name + ", IndexKey: " + k->name);
-      }
-      // An index key has the table key's limits: an item that breaks them
-      // is refused, not written without its entry.
-      DYNAROCK_RETURN_IF_ERROR(CheckKeySize(bytes, k == &index.partition_key));
-    }
+    Status st;
+    index.ForEachKeyAttribute([&](const KeyAttribute& k, bool is_partition) {
+      if (st.ok()) st = CheckIndexKey(index, k, is_partition, item);
+    });
+    DYNAROCK_RETURN_IF_ERROR(st);
   }
   return Status::OK();
 }
@@ -46,8 +59,7 @@ template <typename Fn>
 void ForEachProjected(const TableInfo& table, const IndexInfo& index, Fn&& fn) {
   fn(table.partition_key.name);
   if (table.sort_key) fn(table.sort_key->name);
-  fn(index.partition_key.name);
-  if (index.sort_key) fn(index.sort_key->name);
+  index.ForEachKeyAttribute([&](const KeyAttribute& k, bool) { fn(k.name); });
   for (const auto& a : index.non_key_attributes) fn(a);
 }
 
@@ -72,21 +84,29 @@ bool Projects(const TableInfo& table, const IndexInfo& index, std::string_view n
 
 std::optional<format::EncodedKey> IndexKeyFor(const TableInfo& table, const IndexInfo& index,
                                               const Item& item) {
-  auto ipk = item.find(index.partition_key.name);
-  if (ipk == item.end() || !ipk->second.is(format::ToAttrType(index.partition_key.type))) {
-    return std::nullopt;
-  }
-  const AttributeValue* isk = nullptr;
-  if (index.sort_key) {
-    auto it = item.find(index.sort_key->name);
-    if (it == item.end() || !it->second.is(format::ToAttrType(index.sort_key->type))) {
-      return std::nullopt;
+  // The sparse rule: an entry only if every key attribute is present with
+  // its declared type (a write with a wrongly typed one was refused by
+  // CheckIndexKeys; backfill skips such an item).
+  const AttributeValue* partition[kMaxIndexPartitionKeys];
+  const AttributeValue* sort[kMaxIndexSortKeys];
+  size_t partitions = 0, sorts = 0;
+  bool complete = true;
+  index.ForEachKeyAttribute([&](const KeyAttribute& k, bool is_partition) {
+    auto it = item.find(k.name);
+    if (it == item.end() || !it->second.is(format::ToAttrType(k.type))) {
+      complete = false;
+      return;
     }
-    isk = &it->second;
-  }
+    (is_partition ? partition[partitions++] : sort[sorts++]) = &it->second;
+  });
+  if (!complete) return std::nullopt;
   const AttributeValue& pk = item.at(table.partition_key.name);
   const AttributeValue* sk = table.sort_key ? &item.at(table.sort_key->name) : nullptr;
-  return format::EncodeIndexKey(index.space_id, ipk->second, isk, pk, sk);
+  if (!index.multi_attribute()) {
+    return format::EncodeIndexKey(index.space_id, *partition[0], sorts ? sort[0] : nullptr, pk, sk);
+  }
+  return format::EncodeIndexKey(index.space_id, std::span(partition, partitions),
+                                std::span(sort, sorts), pk, sk);
 }
 
 std::optional<IndexEntry> EntryFor(const TableInfo& table, const IndexInfo& index, const Item& item,
@@ -173,18 +193,19 @@ Counter AddIndexAndStatsChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamil
     }
     totals->Add(index.space_id, delta);
     if (index_writes && (old_key || new_key)) {
-      IndexWriteUnits w{&index};
+      IndexWriteUnits w;
+      w.index = &index;
       if (old_key && new_key && *old_key == *new_key) {
         w.new_units = WriteUnits(std::max(old_size, new_size));  // updated in place
-        w.new_partition = &after->find(index.partition_key.name)->second;
+        w.new_partition = index.PartitionOf(*after);
       } else {
         if (old_key) {  // removed
           w.old_units = WriteUnits(old_size);
-          w.old_partition = &before->find(index.partition_key.name)->second;
+          w.old_partition = index.PartitionOf(*before);
         }
         if (new_key) {  // added
           w.new_units = WriteUnits(new_size);
-          w.new_partition = &after->find(index.partition_key.name)->second;
+          w.new_partition = index.PartitionOf(*after);
         }
       }
       index_writes->push_back(w);

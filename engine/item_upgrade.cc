@@ -21,6 +21,9 @@ void KeySchemas::Add(const TableInfo& table, format::NameDictionary::Persist per
     if (index.sort_key) e.sort.emplace(index.sort_key->name, index.sort_key->type);
     e.table_partition.emplace(s.partition_name, s.partition_type);
     e.table_sort = s.sort;
+    const format::KeySchemaTypes types = index.key_types();
+    e.more_partition = types.more_partition;
+    e.more_sort = types.more_sort;
     e.names_space = table.space_id;
     by_space_.insert_or_assign(index.space_id, std::move(e));
   }
@@ -59,6 +62,8 @@ format::StoredKeySchema KeySchemas::Owned::view(format::AttributeNames* n) const
     s.table_partition = format::KeyAttributeRef{table_partition->first, table_partition->second};
   }
   if (table_sort) s.table_sort = format::KeyAttributeRef{table_sort->first, table_sort->second};
+  s.more_partition = more_partition;
+  s.more_sort = more_sort;
   return s;
 }
 

@@ -49,6 +49,9 @@ class KeySchemas {
     // An index's: its table's key attributes.
     std::optional<std::pair<std::string, ScalarAttributeType>> table_partition = std::nullopt;
     std::optional<std::pair<std::string, ScalarAttributeType>> table_sort = std::nullopt;
+    // A multi-attribute GSI's further components (kept in the value).
+    format::MoreKeyTypes more_partition = {};
+    format::MoreKeyTypes more_sort = {};
     uint32_t names_space = 0;  // the table whose dictionary names the values
     const format::NameDictionary* names = nullptr;  // lives as long as the KeySchemas
     // Views of the strings above; `names` as given.

@@ -395,8 +395,11 @@ Result<std::optional<expr::Condition>> ConditionFromFilter(
 
 Result<std::vector<KeyTerm>> KeyTermsFromLegacy(
     const std::map<std::string, LegacyCondition>& conditions) {
-  if (conditions.empty() || conditions.size() > 2) {
-    return Status::Validation("Conditions can be of length 1 or 2 only");
+  // One or two, or up to one per key attribute of a multi-attribute GSI
+  // (DynamoDB takes KeyConditions on those too): BindKeyTerms holds other
+  // key schemas to two.
+  if (conditions.empty() || conditions.size() > kMaxIndexPartitionKeys + kMaxIndexSortKeys) {
+    return LegacyConditionCount();
   }
   std::vector<KeyTerm> terms;
   for (const auto& [name, c] : conditions) {
@@ -422,17 +425,97 @@ Result<std::vector<KeyTerm>> KeyTermsFromLegacy(
   return terms;
 }
 
+Status LegacyConditionCount() {
+  return Status::Validation("Conditions can be of length 1 or 2 only");
+}
+
 Status OneConditionPerKey() {
   return Status::Validation("KeyConditionExpressions must only contain one condition per key");
 }
 
 Status KeyConditionNotSupported() { return Status::Validation("Query key condition not supported"); }
 
-Result<KeyCondition> BindKeyTerms(std::vector<KeyTerm> terms, const TableInfo& table) {
+Status HashNeedsEquality(std::string_view attribute, bool missing) {
+  return Status::Validation(
+      std::string(missing ? "Query condition missed HASH key attribute "
+                          : "Query key condition not supported: HASH key attribute ") +
+      std::string(attribute) + (missing ? ": every HASH key attribute" : "") +
+      " must have an equality condition");
+}
+
+Status RangeNeedsEquality(std::string_view attribute, std::string_view conditioned) {
+  return Status::Validation("RANGE key attributes " + std::string(attribute) +
+                            " must have equality conditions specified in the query because a "
+                            "condition is present on key attribute " +
+                            std::string(conditioned));
+}
+
+namespace {
+
+Status NotIndexable() {
+  return Status::Validation("Attempted conditional constraint is not an indexable operation");
+}
+
+SortKeyCondition SortConditionOf(KeyTerm t) {
+  SortKeyCondition s;
+  s.attribute_name = std::move(t.name);
+  s.op = *t.op;
+  s.value = std::move(t.values[0]);
+  if (t.values.size() > 1) s.upper = std::move(t.values[1]);
+  return s;
+}
+
+// A multi-attribute GSI's terms: an equality on each HASH attribute, and
+// on RANGE attributes a prefix whose last term may be any condition. The
+// shape is checked here where only terms show it (an inequality before the
+// last RANGE term); KeyConditionRange checks the rest, for typed conditions
+// too.
+Result<KeyCondition> BindMultiAttributeTerms(std::vector<KeyTerm> terms, const KeySpace& keys) {
+  KeyCondition kc;
+  std::vector<std::optional<KeyTerm>> sorts(keys.sort.size());
+  std::vector<bool> partitions(keys.partition.size());
+  for (KeyTerm& t : terms) {
+    if (auto at = keys.PartitionPosition(t.name)) {
+      if (partitions[*at]) return OneConditionPerKey();
+      partitions[*at] = true;
+      if (t.op != SortKeyOperator::kEq) return HashNeedsEquality(t.name, false);
+      if (kc.partition_key_name.empty()) {
+        kc.partition_key_name = std::move(t.name);
+        kc.partition_key_value = std::move(t.values[0]);
+      } else {
+        kc.more_partition_keys.push_back({std::move(t.name), std::move(t.values[0])});
+      }
+    } else if (auto at = keys.SortPosition(t.name)) {
+      if (sorts[*at]) return OneConditionPerKey();
+      if (!t.op) return NotIndexable();
+      sorts[*at] = std::move(t);
+    } else {
+      if (!t.op) return NotIndexable();
+      return KeyConditionNotSupported();
+    }
+  }
+  size_t last = sorts.size();
+  while (last > 0 && !sorts[last - 1]) --last;
+  if (last == 0) return kc;
+  for (size_t i = 0; i + 1 < last; ++i) {
+    if (!sorts[i]) continue;  // a gap: KeyConditionRange names it
+    if (sorts[i]->op != SortKeyOperator::kEq) {
+      return RangeNeedsEquality(sorts[i]->name, sorts[last - 1]->name);
+    }
+    kc.sort_equalities.push_back({std::move(sorts[i]->name), std::move(sorts[i]->values[0])});
+  }
+  kc.sort = SortConditionOf(std::move(*sorts[last - 1]));
+  return kc;
+}
+
+}  // namespace
+
+Result<KeyCondition> BindKeyTerms(std::vector<KeyTerm> terms, const KeySpace& keys) {
+  if (keys.multi_attribute()) return BindMultiAttributeTerms(std::move(terms), keys);
   KeyCondition kc;
   bool have_partition = false;
   for (KeyTerm& t : terms) {
-    if (t.name == table.partition_key.name && !have_partition) {
+    if (t.name == keys.partition[0].name && !have_partition) {
       if (t.op != SortKeyOperator::kEq) return KeyConditionNotSupported();
       kc.partition_key_name = std::move(t.name);
       kc.partition_key_value = std::move(t.values[0]);
@@ -440,15 +523,8 @@ Result<KeyCondition> BindKeyTerms(std::vector<KeyTerm> terms, const TableInfo& t
       continue;
     }
     if (kc.sort) return OneConditionPerKey();
-    if (!t.op) {
-      return Status::Validation("Attempted conditional constraint is not an indexable operation");
-    }
-    SortKeyCondition s;
-    s.attribute_name = std::move(t.name);
-    s.op = *t.op;
-    s.value = std::move(t.values[0]);
-    if (t.values.size() > 1) s.upper = std::move(t.values[1]);
-    kc.sort = std::move(s);
+    if (!t.op) return NotIndexable();
+    kc.sort = SortConditionOf(std::move(t));
   }
   return kc;
 }
@@ -604,12 +680,12 @@ Result<std::vector<KeyTerm>> KeyTermsFromExpression(const expr::Condition& root)
   return terms;
 }
 
-Status CheckFilterAvoidsKeys(const expr::Condition& filter, const TableInfo& table,
+Status CheckFilterAvoidsKeys(const expr::Condition& filter, const KeySpace& keys,
                              std::string_view parameter) {
   std::vector<std::string> roots;
   CollectRoots(filter, &roots);
   for (const auto& r : roots) {
-    if (r == table.partition_key.name || (table.sort_key && r == table.sort_key->name)) {
+    if (keys.IsKey(r)) {
       return Status::Validation(std::string(parameter) +
                                 " can only contain non-primary key attributes: Primary key "
                                 "attribute: " + r);

@@ -141,14 +141,25 @@ Result<std::vector<KeyTerm>> KeyTermsFromExpression(const expr::Condition& c);
 // The rest of the key-condition rules (which names, types, bounds) are
 // checked once, on the typed KeyCondition, by the Query itself, so the
 // embedded API's typed conditions meet the same rules.
-Result<KeyCondition> BindKeyTerms(std::vector<KeyTerm> terms, const TableInfo& table);
+// A multi-attribute GSI's terms bind in any order: every HASH attribute
+// needs an equality, RANGE attributes an equality each but the last one
+// conditioned.
+Result<KeyCondition> BindKeyTerms(std::vector<KeyTerm> terms, const KeySpace& keys);
 
 // The key-condition errors that more than one check can raise.
+Status LegacyConditionCount();
 Status OneConditionPerKey();
 Status KeyConditionNotSupported();
+// A multi-attribute GSI's: a HASH attribute missing (or conditioned other
+// than by equality), and a RANGE attribute without the equality a
+// condition on a later one (`conditioned`) needs. DynamoDB's texts match
+// "HASH.*equality" and "RANGE.*equality"; the second is DynamoDB Local's.
+Status HashNeedsEquality(std::string_view attribute, bool missing);
+Status RangeNeedsEquality(std::string_view attribute, std::string_view conditioned);
 
-// Query filters may not touch key attributes.
-Status CheckFilterAvoidsKeys(const expr::Condition& filter, const TableInfo& table,
+// Query filters may not touch key attributes (every component of a
+// multi-attribute GSI's).
+Status CheckFilterAvoidsKeys(const expr::Condition& filter, const KeySpace& keys,
                              std::string_view parameter);
 
 }  // namespace dynarock

@@ -553,15 +553,21 @@ Status TableEntryName(uint8_t version, const uint8_t* entry, const format::Attri
 
 // A key's attributes in the order of its components (KEY_FORMAT.md), each
 // marked if it repeats an earlier one (an index key holds the table's key
-// after the index's own, and they may share an attribute).
+// after the index's own, and they may share an attribute) or is one the
+// value keeps (a multi-attribute GSI's further components: no name here).
 struct KeyComponents {
-  format::KeyAttributeRef at[format::StoredKeySchema::kMaxKeyAttributes];
-  bool repeat[format::StoredKeySchema::kMaxKeyAttributes];
+  format::KeyAttributeRef at[format::StoredKeySchema::kMaxKeyComponents];
+  bool repeat[format::StoredKeySchema::kMaxKeyComponents];
+  bool skip[format::StoredKeySchema::kMaxKeyComponents];
   size_t count = 0;
 
   explicit KeyComponents(const format::StoredKeySchema& keys) {
     Add(keys.partition);
+    for (ScalarAttributeType t : keys.more_partition.view()) Skip(t);
     if (keys.sort) Add(*keys.sort);
+    if (keys.sort) {
+      for (ScalarAttributeType t : keys.more_sort.view()) Skip(t);
+    }
     if (keys.table_partition) Add(*keys.table_partition);
     if (keys.table_sort) Add(*keys.table_sort);
   }
@@ -569,8 +575,16 @@ struct KeyComponents {
  private:
   void Add(const format::KeyAttributeRef& a) {
     repeat[count] = false;
-    for (size_t i = 0; i < count; ++i) repeat[count] = repeat[count] || at[i].name == a.name;
+    skip[count] = false;
+    for (size_t i = 0; i < count; ++i) {
+      repeat[count] = repeat[count] || (!skip[i] && at[i].name == a.name);
+    }
     at[count++] = a;
+  }
+  void Skip(ScalarAttributeType t) {
+    repeat[count] = false;
+    skip[count] = true;
+    at[count++] = format::KeyAttributeRef{std::string_view(), t};
   }
 };
 
@@ -580,7 +594,8 @@ struct KeyComponents {
 template <typename Fn>
 Status ForEachKeyValue(std::string_view key, const format::StoredKeySchema& keys, Fn fn) {
   const format::KeySchemaTypes own{keys.partition.type,
-                                   keys.sort ? std::optional(keys.sort->type) : std::nullopt};
+                                   keys.sort ? std::optional(keys.sort->type) : std::nullopt,
+                                   keys.more_partition, keys.more_sort};
   if (!keys.table_partition) {
     DYNAROCK_ASSIGN_OR_RETURN(format::DecodedItemKey d, format::DecodeItemKey(key, own));
     fn(keys.partition.name, std::move(d.pk));
@@ -594,11 +609,13 @@ Status ForEachKeyValue(std::string_view key, const format::StoredKeySchema& keys
                               keys.table_sort ? std::optional(keys.table_sort->type)
                                               : std::nullopt}));
   // In the key's order (KeyComponents'); a repeat is checked against the
-  // first, then skipped.
-  AttributeValue* values[format::StoredKeySchema::kMaxKeyAttributes];
+  // first, then skipped, and so is a component the value keeps.
+  AttributeValue* values[format::StoredKeySchema::kMaxKeyComponents];
   size_t n = 0;
   values[n++] = &d.index.pk;
+  for (auto& v : d.index.more_pk) values[n++] = &v;
   if (d.index.sk) values[n++] = &*d.index.sk;
+  for (auto& v : d.index.more_sk) values[n++] = &v;
   values[n++] = &d.pk;
   if (d.sk) values[n++] = &*d.sk;
   const KeyComponents components(keys);
@@ -606,13 +623,16 @@ Status ForEachKeyValue(std::string_view key, const format::StoredKeySchema& keys
   for (size_t c = 0; c < n; ++c) {
     if (!components.repeat[c]) continue;
     for (size_t first = 0; first < c; ++first) {
-      if (components.at[first].name == components.at[c].name && !(*values[first] == *values[c])) {
+      if (!components.skip[first] && components.at[first].name == components.at[c].name &&
+          !(*values[first] == *values[c])) {
         return Corrupt("an index key holds one attribute with two values");
       }
     }
   }
   for (size_t c = 0; c < n; ++c) {
-    if (!components.repeat[c]) fn(components.at[c].name, std::move(*values[c]));
+    if (!components.repeat[c] && !components.skip[c]) {
+      fn(components.at[c].name, std::move(*values[c]));
+    }
   }
   return Status::OK();
 }
@@ -692,7 +712,7 @@ Result<ItemView> ItemCodecAccess::TableItem(std::string_view payload, std::strin
   for (size_t c = 0; c < components.count; ++c) {
     const format::KeyAttributeRef& a = components.at[c];
     DYNAROCK_RETURN_IF_ERROR(KeyComponentValue(&rest, a.type, &owned, &value));
-    if (components.repeat[c]) continue;
+    if (components.repeat[c] || components.skip[c]) continue;
     at[n] = used;
     names[n++] = a.name;
     used = PutScalarAt(scratch, used, KeyAttrType(a.type), value);

@@ -100,9 +100,17 @@ struct StoredKeySchema {
   // Index entries only: the base table's key attributes, after the index's.
   std::optional<KeyAttributeRef> table_partition = std::nullopt;
   std::optional<KeyAttributeRef> table_sort = std::nullopt;
+  // A multi-attribute GSI's components after its first partition and its
+  // first sort component. The key holds them too (for order), but the value
+  // keeps them: decoding skips them in the key.
+  MoreKeyTypes more_partition = {};
+  MoreKeyTypes more_sort = {};
 
-  // At most four: an index's two, then the table's two.
+  // At most four held: an index's first two, then the table's two.
   static constexpr size_t kMaxKeyAttributes = 4;
+  // At most ten components in a key: four partition and four sort
+  // components of an index, then the table's two.
+  static constexpr size_t kMaxKeyComponents = 10;
   // True if `name` is one of the key's attributes (so not in the value).
   bool Holds(std::string_view name) const {
     return name == partition.name || (sort && name == sort->name) ||

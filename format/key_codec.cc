@@ -258,19 +258,26 @@ uint64_t PartitionHash(std::string_view encoded_partition_key) {
 
 namespace {
 
-// space_id | hash | enc(pk)
-// enc(pk) is written in place and hashed there (no copy of it): this runs
-// for every key the engine builds.
-void PutCollectionPrefix(std::string* dst, uint32_t space_id, const AttributeValue& pk) {
+// space_id | hash | enc(h1)..enc(hn): the partition components are written
+// in place and hashed there (no copy of them): this runs for every key the
+// engine builds.
+void PutCollectionPrefix(std::string* dst, uint32_t space_id, KeyValues partition) {
   PutFixed32BE(dst, space_id);
   const size_t hash_at = dst->size();
   dst->append(8, '\0');
   const size_t enc_at = dst->size();
-  Status st = PutKeyComponent(dst, pk);
-  assert(st.ok() && "partition key must be S, N or B");
-  (void)st;  // Callers validate key types; the assert documents the contract.
+  for (const AttributeValue* v : partition) {
+    Status st = PutKeyComponent(dst, *v);
+    assert(st.ok() && "partition key must be S, N or B");
+    (void)st;  // Callers validate key types; the assert documents the contract.
+  }
   const uint64_t hash = PartitionHash(std::string_view(*dst).substr(enc_at));
   for (int i = 0; i < 8; ++i) (*dst)[hash_at + i] = static_cast<char>(hash >> (56 - 8 * i));
+}
+
+void PutCollectionPrefix(std::string* dst, uint32_t space_id, const AttributeValue& pk) {
+  const AttributeValue* one[] = {&pk};
+  PutCollectionPrefix(dst, space_id, one);
 }
 
 void PutOptionalComponent(std::string* dst, const AttributeValue* v) {
@@ -289,16 +296,27 @@ Status GetOptionalComponent(std::string_view* in, const std::optional<ScalarAttr
   return Status::OK();
 }
 
-// Parses space_id | hash | pk [| sk] from *in and checks the hash.
+Status GetMoreComponents(std::string_view* in, const MoreKeyTypes& types,
+                         std::vector<AttributeValue>* out) {
+  for (ScalarAttributeType t : types.view()) {
+    DYNAROCK_RETURN_IF_ERROR(GetKeyComponent(in, t, &out->emplace_back()));
+  }
+  return Status::OK();
+}
+
+// Parses space_id | hash | pk.. [| sk..] from *in and checks the hash.
 Status GetKeyHead(std::string_view* in, const KeySchemaTypes& schema, DecodedItemKey* out) {
   if (!GetFixed32BE(in, &out->space_id) || !GetFixed64BE(in, &out->hash)) {
     return Corrupt("key shorter than its prefix");
   }
   std::string_view pk_start = *in;
   DYNAROCK_RETURN_IF_ERROR(GetKeyComponent(in, schema.partition, &out->pk));
+  DYNAROCK_RETURN_IF_ERROR(GetMoreComponents(in, schema.more_partition, &out->more_pk));
   std::string_view pk_bytes = pk_start.substr(0, pk_start.size() - in->size());
   if (PartitionHash(pk_bytes) != out->hash) return Corrupt("partition hash mismatch");
-  return GetOptionalComponent(in, schema.sort, &out->sk);
+  DYNAROCK_RETURN_IF_ERROR(GetOptionalComponent(in, schema.sort, &out->sk));
+  if (!schema.sort) return Status::OK();
+  return GetMoreComponents(in, schema.more_sort, &out->more_sk);
 }
 
 }  // namespace
@@ -306,6 +324,12 @@ Status GetKeyHead(std::string_view* in, const KeySchemaTypes& schema, DecodedIte
 EncodedKey CollectionPrefix(uint32_t space_id, const AttributeValue& pk) {
   EncodedKey key;
   PutCollectionPrefix(key.mutable_bytes(), space_id, pk);
+  return key;
+}
+
+EncodedKey CollectionPrefix(uint32_t space_id, KeyValues partition) {
+  EncodedKey key;
+  PutCollectionPrefix(key.mutable_bytes(), space_id, partition);
   return key;
 }
 
@@ -322,6 +346,16 @@ EncodedKey EncodeIndexKey(uint32_t index_id, const AttributeValue& index_pk,
   EncodedKey key;
   PutCollectionPrefix(key.mutable_bytes(), index_id, index_pk);
   PutOptionalComponent(key.mutable_bytes(), index_sk);
+  PutOptionalComponent(key.mutable_bytes(), &pk);
+  PutOptionalComponent(key.mutable_bytes(), sk);
+  return key;
+}
+
+EncodedKey EncodeIndexKey(uint32_t index_id, KeyValues index_partition, KeyValues index_sort,
+                          const AttributeValue& pk, const AttributeValue* sk) {
+  EncodedKey key;
+  PutCollectionPrefix(key.mutable_bytes(), index_id, index_partition);
+  for (const AttributeValue* v : index_sort) PutOptionalComponent(key.mutable_bytes(), v);
   PutOptionalComponent(key.mutable_bytes(), &pk);
   PutOptionalComponent(key.mutable_bytes(), sk);
   return key;

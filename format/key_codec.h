@@ -8,11 +8,14 @@
 #ifndef DYNAROCK_FORMAT_KEY_CODEC_H_
 #define DYNAROCK_FORMAT_KEY_CODEC_H_
 
+#include <array>
 #include <compare>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dynarock/attribute_value.h"
 #include "dynarock/number.h"
@@ -94,6 +97,10 @@ bool GetFixed64BE(std::string_view* in, uint64_t* v);
 
 // ---- Whole keys ---------------------------------------------------------------
 
+// Key values in KeySchema order (pointers to them): a multi-attribute GSI's
+// partition or sort components.
+using KeyValues = std::span<const AttributeValue* const>;
+
 // xxHash64 (seed 0) of the encoded partition-key component. Hashing the
 // canonical encoding makes equal DynamoDB values hash alike ("1" and "1.0").
 uint64_t PartitionHash(std::string_view encoded_partition_key);
@@ -104,20 +111,45 @@ inline constexpr size_t kKeyPrefixBytes = 12;
 
 // Base item key:  space_id(4) | hash(8) | enc(pk) [| enc(sk)].
 // Index key:      space_id(4) | hash(8) | enc(ipk) [| enc(isk)] | enc(pk) [| enc(sk)].
+// A multi-attribute GSI's key (up to four partition and four sort
+// components) is the same with every component in KeySchema order:
+//   space_id(4) | hash(8) | enc(h1)..enc(hn) | enc(r1)..enc(rm) | enc(pk) [| enc(sk)]
+// where the hash is of enc(h1)..enc(hn) together, so one index collection
+// (every item with the same partition values) is one contiguous range, and
+// a one-component key is byte for byte the single-attribute encoding.
 // REQUIRES: every value is a key type (S, N or B); callers validate first.
 EncodedKey EncodeItemKey(uint32_t space_id, const AttributeValue& pk,
                          const AttributeValue* sk);
 EncodedKey EncodeIndexKey(uint32_t index_id, const AttributeValue& index_pk,
                           const AttributeValue* index_sk, const AttributeValue& pk,
                           const AttributeValue* sk);
+// REQUIRES: index_partition has 1 to 4 values, index_sort 0 to 4.
+EncodedKey EncodeIndexKey(uint32_t index_id, KeyValues index_partition, KeyValues index_sort,
+                          const AttributeValue& pk, const AttributeValue* sk);
 
-// The prefix shared by every key of one collection: space_id | hash | enc(pk).
+// The prefix shared by every key of one collection: space_id | hash | enc(pk),
+// or space_id | hash | enc(h1)..enc(hn) for several partition components.
 EncodedKey CollectionPrefix(uint32_t space_id, const AttributeValue& pk);
+EncodedKey CollectionPrefix(uint32_t space_id, KeyValues partition);
 
-// A key's schema: the types of its partition and (optional) sort key.
+// The types of a multi-attribute key's components after the first
+// partition component, or after the first sort component: at most three.
+struct MoreKeyTypes {
+  static constexpr size_t kMax = 3;
+  std::array<ScalarAttributeType, kMax> types{};
+  uint8_t count = 0;
+
+  std::span<const ScalarAttributeType> view() const { return {types.data(), count}; }
+  void push_back(ScalarAttributeType t) { types[count++] = t; }  // REQUIRES: count < kMax
+};
+
+// A key's schema: the types of its partition and (optional) sort key, and
+// a multi-attribute GSI's further components (more_sort only with a sort).
 struct KeySchemaTypes {
   ScalarAttributeType partition;
   std::optional<ScalarAttributeType> sort;
+  MoreKeyTypes more_partition = {};
+  MoreKeyTypes more_sort = {};
 };
 
 struct DecodedItemKey {
@@ -125,6 +157,9 @@ struct DecodedItemKey {
   uint64_t hash = 0;
   AttributeValue pk;
   std::optional<AttributeValue> sk;
+  // A multi-attribute key's further components, in KeySchema order.
+  std::vector<AttributeValue> more_pk;
+  std::vector<AttributeValue> more_sk;
 };
 
 // Decodes a base item key; Corruption if the bytes do not match `schema`, the

@@ -136,9 +136,9 @@ std::string JoinNames(const std::vector<std::string>& names) {
 // projects (nullopt: everything).
 std::optional<std::set<std::string>> ProjectedAttributes(const TableInfo& t, const IndexInfo& i) {
   if (i.projection == ProjectionType::kAll) return std::nullopt;
-  std::set<std::string> out{t.partition_key.name, i.partition_key.name};
+  std::set<std::string> out{t.partition_key.name};
   if (t.sort_key) out.insert(t.sort_key->name);
-  if (i.sort_key) out.insert(i.sort_key->name);
+  i.ForEachKeyAttribute([&](const KeyAttribute& k, bool) { out.insert(k.name); });
   for (const auto& a : i.non_key_attributes) out.insert(a);
   return out;
 }
@@ -387,6 +387,14 @@ Result<SelectPlan> PlanSelect(const Statement& st, const TableInfo& table,
       return Status::Validation(
           "Strongly consistent read is not supported on Global Secondary Indexes");
     }
+    // DynamoDB refuses a SELECT on a GSI with more than one HASH or RANGE
+    // attribute (its wording is not recorded): Query reads those.
+    if (plan.index->multi_attribute()) {
+      return Status::Validation(
+          "PartiQL SELECT is not supported on a global secondary index with multiple HASH or "
+          "RANGE key attributes: " +
+          plan.index->name);
+    }
   }
   const IndexInfo* index = plan.index;
   plan.pk = index ? &index->partition_key : &table.partition_key;
@@ -449,7 +457,9 @@ Result<ExecuteStatementResponse> QueryPages(Database* db, const Statement& st,
     QueryRequest query;
     query.table_name = st.table;
     query.index_name = st.index;
-    query.key_condition = KeyCondition{plan.pk->name, plan.partitions[q], plan.sort};
+    query.key_condition = KeyCondition{.partition_key_name = plan.pk->name,
+                                       .partition_key_value = plan.partitions[q],
+                                       .sort = plan.sort};
     query.scan_index_forward = plan.forward;
     if (remaining) query.limit = static_cast<int32_t>(*remaining);
     if (q == from.query) query.exclusive_start_key = std::move(from.last_key);

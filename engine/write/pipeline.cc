@@ -183,9 +183,9 @@ bool Database::Impl::AdmitIndexWrites(const std::vector<write::Action>& actions,
     for (const Item* item : {before, o.after()}) {
       for (const IndexInfo& index : a.table->indexes) {
         if (!index.global || item == nullptr || o.throttled) continue;
-        auto pk = item->find(index.partition_key.name);
-        if (pk == item->end()) continue;
-        Status admitted = AdmitCollection(*a.table, &index, pk->second, /*write=*/true);
+        const IndexPartition partition = index.PartitionOf(*item);
+        if (partition.empty()) continue;
+        Status admitted = AdmitCollection(*a.table, &index, partition.view(), /*write=*/true);
         if (!admitted.ok()) {
           o.failure = std::move(admitted);
           o.throttled = throttled = true;
@@ -276,10 +276,10 @@ void Database::Impl::ChargeWrites(const std::vector<write::Action>& actions,
       if (!w.index->global) {
         write += factor * w.units();
       } else if (counted) {
-        if (w.old_partition)
-          RecordCollection(*a.table, w.index, *w.old_partition, 0, factor * w.old_units);
-        if (w.new_partition)
-          RecordCollection(*a.table, w.index, *w.new_partition, 0, factor * w.new_units);
+        if (!w.old_partition.empty())
+          RecordCollection(*a.table, w.index, w.old_partition.view(), 0, factor * w.old_units);
+        if (!w.new_partition.empty())
+          RecordCollection(*a.table, w.index, w.new_partition.view(), 0, factor * w.new_units);
       }
     }
     if (counted && a.collection_bytes > 0) {  // the prefix of the key already built

@@ -55,6 +55,28 @@ std::optional<Change> ChangeOf(const std::map<std::string, std::string>& state, 
   return Change{w.key, StreamEventName::kModify, old->second, *w.value};
 }
 
+// Starts crash_writer on `dir` with `seed` (and a mode, or "" for the
+// plain writer); returns its stdout to read line by line, or null.
+FILE* SpawnWriter(const std::string& dir, uint64_t seed, std::string mode, pid_t* pid) {
+  int out[2];
+  if (pipe(out) != 0) return nullptr;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  std::string path = CRASH_WRITER_PATH, dir_arg = dir, seed_arg = std::to_string(seed);
+  char* argv[] = {path.data(), dir_arg.data(), seed_arg.data(),
+                  mode.empty() ? nullptr : mode.data(), nullptr};
+  const int spawned = posix_spawn(pid, path.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (spawned != 0) {
+    close(out[0]);
+    return nullptr;
+  }
+  return fdopen(out[0], "r");
+}
+
 TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   std::mt19937_64 rng(testing::TestSeed("CrashTest.AcknowledgedWritesSurviveSigkill"));
   std::string dir = testing::MakeTempDir();
@@ -62,20 +84,9 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   std::vector<Change> changes;                  // every committed change, in order: the stream
   constexpr int kCycles = 5;
   for (int cycle = 0; cycle < kCycles; ++cycle) {
-    int out[2];
-    ASSERT_EQ(pipe(out), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    std::string seed = std::to_string(rng());
-    std::string path = CRASH_WRITER_PATH;
-    char* argv[] = {path.data(), dir.data(), seed.data(), nullptr};
     pid_t pid;
-    ASSERT_EQ(posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    FILE* in = fdopen(out[0], "r");
+    FILE* in = SpawnWriter(dir, rng(), "", &pid);
+    ASSERT_NE(in, nullptr);
     ASSERT_NE(in, nullptr);
 
     // Let it acknowledge a random number of writes, then kill it mid-stream.
@@ -203,21 +214,9 @@ TEST(CrashTest, TransactionsAreAllOrNothingAcrossSigkill) {
   std::mt19937_64 rng(testing::TestSeed("CrashTest.TransactionsAreAllOrNothingAcrossSigkill"));
   std::string dir = testing::MakeTempDir();
   for (int cycle = 0; cycle < 4; ++cycle) {
-    int out[2];
-    ASSERT_EQ(pipe(out), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    std::string seed = std::to_string(rng());
-    std::string path = CRASH_WRITER_PATH;
-    std::string mode = "bank";
-    char* argv[] = {path.data(), dir.data(), seed.data(), mode.data(), nullptr};
     pid_t pid;
-    ASSERT_EQ(posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    FILE* in = fdopen(out[0], "r");
+    FILE* in = SpawnWriter(dir, rng(), "bank", &pid);
+    ASSERT_NE(in, nullptr);
     const int kill_after = 10 + static_cast<int>(rng() % 200);
     int done = 0;
     char* line = nullptr;
@@ -262,6 +261,89 @@ TEST(CrashTest, TransactionsAreAllOrNothingAcrossSigkill) {
     EXPECT_EQ(report->table_totals_corrected, 0) << "cycle " << cycle;
     EXPECT_EQ(report->index_totals_corrected, 0) << "cycle " << cycle;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// A SIGKILL while a multi-attribute GSI is being backfilled (and puts go on
+// beside it): the next Open resumes the backfill from its saved cursor, and
+// once it completes the index holds exactly the acknowledged items that have
+// every component, with exact totals.
+TEST(CrashTest, BackfillOfAMultiAttributeGsiSurvivesSigkill) {
+  std::mt19937_64 rng(testing::TestSeed("CrashTest.BackfillOfAMultiAttributeGsiSurvivesSigkill"));
+  std::string dir = testing::MakeTempDir();
+  // id -> "h1 h2 r1 r2" as last acknowledged.
+  std::map<std::string, std::string> acknowledged;
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    pid_t pid;
+    FILE* in = SpawnWriter(dir, rng(), "backfill", &pid);
+    ASSERT_NE(in, nullptr);
+    const int kill_after = 20 + static_cast<int>(rng() % 150);  // puts after READY
+    int after_ready = -1;
+    char* line = nullptr;
+    size_t cap = 0;
+    bool killed = false;
+    while (getline(&line, &cap, in) > 0) {
+      std::istringstream fields(line);
+      std::string tag, id, h1, h2, r1, r2;
+      fields >> tag;
+      if (tag == "READY") after_ready = 0;
+      if (tag != "A") continue;
+      fields >> id >> h1 >> h2 >> r1 >> r2;
+      acknowledged[id] = h1 + " " + h2 + " " + r1 + " " + r2;
+      if (after_ready >= 0 && ++after_ready == kill_after && !killed) {
+        kill(pid, SIGKILL);
+        killed = true;
+      }
+    }
+    free(line);
+    fclose(in);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited by itself: " << status;
+  }
+  auto db = Database::Open(dir, {});
+  ASSERT_OK(db);
+  ASSERT_OK((*db)->WaitForBackfills());
+  // The table is the truth (a put in flight at the kill may have landed):
+  // the index must be exactly what the table implies, and every
+  // acknowledged state must be the table's unless that id was rewritten.
+  auto table = (*db)->Scan({.table_name = "Matches"});
+  ASSERT_OK(table);
+  std::multiset<std::string> expected;
+  for (const auto& item : table->items) {
+    bool complete = true;
+    for (const char* k : {"h1", "h2", "r1", "r2"}) complete = complete && item.count(k);
+    if (!complete) continue;
+    expected.insert(item.at("id").s() + " " + item.at("h1").s() + " " +
+                    item.at("h2").n().ToString() + " " + item.at("r1").n().ToString() + " " +
+                    item.at("r2").s());
+  }
+  // Every acknowledged item is there; a put in flight at each kill may
+  // have added one more.
+  std::set<std::string> ids;
+  for (const auto& item : table->items) ids.insert(item.at("id").s());
+  for (const auto& [id, state] : acknowledged) EXPECT_TRUE(ids.count(id)) << id;
+  EXPECT_LE(ids.size(), acknowledged.size() + 3);
+  ScanRequest scan{.table_name = "Matches", .index_name = "Composite"};
+  std::multiset<std::string> indexed;
+  while (true) {
+    auto page = (*db)->Scan(scan);
+    ASSERT_OK(page);
+    for (const auto& item : page->items) {
+      indexed.insert(item.at("id").s() + " " + item.at("h1").s() + " " +
+                     item.at("h2").n().ToString() + " " + item.at("r1").n().ToString() + " " +
+                     item.at("r2").s());
+    }
+    if (!page->last_evaluated_key) break;
+    scan.exclusive_start_key = page->last_evaluated_key;
+  }
+  EXPECT_EQ(indexed, expected);
+  EXPECT_GT(expected.size(), 100u);
+  auto report = (*db)->RecountStatistics();
+  ASSERT_OK(report);
+  EXPECT_EQ(report->index_totals_corrected, 0);
+  EXPECT_EQ(report->table_totals_corrected, 0);
+  db->reset();
   std::filesystem::remove_all(dir);
 }
 

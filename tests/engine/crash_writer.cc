@@ -59,17 +59,78 @@ int Bank(Database* db, uint64_t seed) {
   }
 }
 
+// Backfill mode: a table of matches, then UpdateTable adds a GSI keyed by
+// two HASH and two RANGE attributes; while its backfill runs (a few items a
+// step), puts go on, each printed as "A <id> <h1> <h2> <r1> <r2>" once
+// acknowledged ("-" for an absent component).
+int Backfill(Database* db, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto component = [&](int choices) -> std::string {
+    return rng() % 8 ? std::to_string(rng() % choices) : "-";
+  };
+  auto put = [&](const std::string& id) -> bool {
+    std::string h1 = component(3), h2 = component(2), r1 = component(4), r2 = component(5);
+    Item item{{"id", AttributeValue::S(id)}};
+    if (h1 != "-") item["h1"] = AttributeValue::S("t" + h1);
+    if (h2 != "-") item["h2"] = AttributeValue::N(Number::FromInt64(std::stoll(h2)));
+    if (r1 != "-") item["r1"] = AttributeValue::N(Number::FromInt64(std::stoll(r1)));
+    if (r2 != "-") item["r2"] = AttributeValue::S("b" + r2);
+    if (!db->PutItem({.table_name = "Matches", .item = item}).ok()) return false;
+    std::printf("A %s %s %s %s %s\n", id.c_str(), h1.c_str(), h2.c_str(), r1.c_str(), r2.c_str());
+    std::fflush(stdout);
+    return true;
+  };
+  CreateTableRequest create;
+  create.table_name = "Matches";
+  create.key_schema = {{"id", KeyType::kHash}};
+  create.attribute_definitions = {{"id", ScalarAttributeType::kS}};
+  create.billing_mode = BillingMode::kPayPerRequest;
+  auto created = db->CreateTable(create);
+  const std::string run = std::to_string(seed % 100000) + "-";
+  if (created.ok()) {
+    for (int i = 0; i < 400; ++i) {
+      if (!put("pre-" + std::to_string(i))) return 1;
+    }
+    UpdateTableRequest add{.table_name = "Matches"};
+    add.attribute_definitions = {{"id", ScalarAttributeType::kS},
+                                 {"h1", ScalarAttributeType::kS},
+                                 {"h2", ScalarAttributeType::kN},
+                                 {"r1", ScalarAttributeType::kN},
+                                 {"r2", ScalarAttributeType::kS}};
+    CreateGlobalSecondaryIndexAction gsi;
+    gsi.index_name = "Composite";
+    gsi.key_schema = {{"h1", KeyType::kHash},
+                      {"h2", KeyType::kHash},
+                      {"r1", KeyType::kRange},
+                      {"r2", KeyType::kRange}};
+    gsi.projection = {ProjectionType::kKeysOnly, {}};
+    add.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{{.create = gsi}};
+    if (!db->UpdateTable(add).ok()) return 1;
+  } else if (created.status().code() != Status::Code::kResourceInUse) {
+    return 1;
+  }
+  std::printf("READY\n");
+  std::fflush(stdout);
+  for (uint64_t n = 0;; ++n) {
+    if (!put(rng() % 2 ? "pre-" + std::to_string(rng() % 400) : run + std::to_string(n))) return 1;
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 3 && argc != 4) {
-    std::fprintf(stderr, "usage: crash_writer <dir> <seed> [bank]\n");
+    std::fprintf(stderr, "usage: crash_writer <dir> <seed> [bank|backfill]\n");
     return 2;
   }
   Options options;
   options.sync_writes = true;
+  if (argc == 4 && std::string(argv[3]) == "backfill") options.backfill_batch_items = 3;
   auto db = Database::Open(argv[1], options);
   if (!db.ok()) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
     return 1;
+  }
+  if (argc == 4 && std::string(argv[3]) == "backfill") {
+    return Backfill(db->get(), std::stoull(argv[2]));
   }
   if (argc == 4) return Bank(db->get(), std::stoull(argv[2]));
   CreateTableRequest create;

@@ -74,8 +74,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 14 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0E");
+  // "DYNAROCK" | version 15 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0F");
   // With the secret that signs shard iterators: 32 bytes, not all zero.
   std::string secret;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "stream_iterator_secret", &secret));
@@ -143,8 +143,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 15; "
-                                                     "this build reads versions up to 14. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 16; "
+                                                     "this build reads versions up to 15. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -691,6 +691,88 @@ TEST_F(StorageLayoutTest, IndexEntriesLeaveOutTheirKey) {
     }
   }
   EXPECT_EQ(seen, (std::set<std::string>{"ByDepot", "DepotNotes", "BySpeed"}));
+}
+
+// A multi-attribute GSI (storage format 15): the descriptor lists its
+// further HASH and RANGE attributes; an entry's key holds every component
+// (KEY_FORMAT.md), and its value leaves out only the first partition and
+// the first sort component (and the table's key): the further components
+// stay in the value. A database of version 14 opens as 15 unchanged.
+TEST_F(StorageLayoutTest, MultiAttributeIndexEntries) {
+  using T = ScalarAttributeType;
+  CreateTableRequest r = testing::TableRequest("Matches", "matchId", T::kS);
+  for (auto [name, type] : {std::pair{"tournamentId", T::kS},
+                            {"region", T::kS},
+                            {"round", T::kN},
+                            {"bracket", T::kS}}) {
+    r.attribute_definitions.push_back({name, type});
+  }
+  r.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{{"ByBracket",
+                                                                  {{"tournamentId", KeyType::kHash},
+                                                                   {"region", KeyType::kHash},
+                                                                   {"round", KeyType::kRange},
+                                                                   {"bracket", KeyType::kRange},
+                                                                   {"matchId", KeyType::kRange}},
+                                                                  {ProjectionType::kKeysOnly, {}},
+                                                                  std::nullopt}};
+  const Item match{{"matchId", S("m1")}, {"tournamentId", S("WINTER")},
+                   {"region", S("EU")},  {"round", testing::N("2")},
+                   {"bracket", S("UP")}, {"score", testing::N("3")}};
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->CreateTable(r));
+    ASSERT_OK((*db)->PutItem({.table_name = "Matches", .item = match}));
+  }
+  {
+    testing::RawDb raw(dir_);
+    std::string descriptor;
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "table/Matches", &descriptor));
+    auto table = DecodeTableDescriptor(descriptor);
+    ASSERT_OK(table);
+    const IndexInfo& index = table->indexes[0];
+    ASSERT_EQ(index.more_partition_keys.size(), 1u);
+    EXPECT_EQ(index.more_partition_keys[0].name, "region");
+    ASSERT_EQ(index.more_sort_keys.size(), 2u);
+    EXPECT_EQ(index.more_sort_keys[1].name, "matchId");
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator({}, raw.cf("indexes")));
+    it->SeekToFirst();
+    ASSERT_TRUE(it->Valid());
+    std::string space;
+    format::PutFixed32BE(&space, index.space_id);
+    EXPECT_EQ(Hex(it->key().ToString()),
+              Hex(space) +
+                  " 61 D6 BC 1A ED 24 6A 94"              // XXH64("WINTER" 00 01 "EU" 00 01)
+                  " 57 49 4E 54 45 52 00 01 45 55 00 01"  // WINTER, EU
+                  " 17 04 55 50 00 01 6D 31 00 01"        // 2, UP, m1 (a component)
+                  " 6D 31 00 01");                        // m1 (the table's key)
+    const std::string value = it->value().ToString();
+    for (const char* absent : {"WINTER", "score"}) {
+      EXPECT_EQ(value.find(absent), std::string::npos) << absent;
+    }
+    EXPECT_NE(value.find("EU"), std::string::npos);  // region, a further component
+    EXPECT_NE(value.find("UP"), std::string::npos);  // bracket
+    EXPECT_EQ(*format::StoredItemSize(value), format::ItemSize(Item{{"matchId", S("m1")},
+                                                                    {"tournamentId", S("WINTER")},
+                                                                    {"region", S("EU")},
+                                                                    {"round", testing::N("2")},
+                                                                    {"bracket", S("UP")}}));
+    it->Next();
+    EXPECT_FALSE(it->Valid());
+    // Back to version 14: nothing but the record changes on the way up.
+    ASSERT_OK(raw.db()->Put({}, raw.cf("catalog"), "format", EncodeFormatRecord(14)));
+  }
+  auto db = Database::Open(dir_, {});
+  ASSERT_OK(db);
+  QueryRequest q{.table_name = "Matches", .index_name = "ByBracket"};
+  q.key_condition.partition_key_name = "tournamentId";
+  q.key_condition.partition_key_value = S("WINTER");
+  q.key_condition.more_partition_keys = {{"region", S("EU")}};
+  auto page = (*db)->Query(q);
+  ASSERT_OK(page);
+  ASSERT_EQ(page->count, 1);
+  EXPECT_EQ(page->items[0].size(), 5u);  // KEYS_ONLY: every component, and the table's key
+  EXPECT_EQ(page->items[0].at("region"), S("EU"));
 }
 
 TEST(StorageLayoutGoldenTest, TokenRecords) {

@@ -123,6 +123,49 @@ TEST(KeyCodecGoldenTest, ItemKey) {
   EXPECT_EQ(PartitionHash(""), 0xEF46DB3751D8E999ull);  // XXH64 of the empty input
 }
 
+TEST(KeyCodecGoldenTest, MultiAttributeIndexKey) {
+  // GSI 9 keyed (tournamentId, region) / (round, bracket) on a table keyed
+  // matchId: id | xxh64(enc(h1) enc(h2)) | enc(h1) enc(h2) | enc(r1) enc(r2) | enc(pk).
+  const AttributeValue h1 = AttributeValue::S("WINTER"), h2 = AttributeValue::S("EU");
+  const AttributeValue r1 = AttributeValue::N(N("2")), r2 = AttributeValue::S("UP");
+  const AttributeValue pk = AttributeValue::S("m1");
+  const AttributeValue* partition[] = {&h1, &h2};
+  const AttributeValue* sort[] = {&r1, &r2};
+  EncodedKey key = EncodeIndexKey(9, partition, sort, pk, nullptr);
+  EXPECT_EQ(Hex(key.bytes()),
+            "00 00 00 09 "              // space id
+            "61 D6 BC 1A ED 24 6A 94 "  // XXH64("WINTER" 00 01 "EU" 00 01)
+            "57 49 4E 54 45 52 00 01 "  // "WINTER"
+            "45 55 00 01 "              // "EU"
+            "17 04 "                    // 2
+            "55 50 00 01 "              // "UP"
+            "6D 31 00 01");             // "m1"
+  EXPECT_EQ(PartitionHash(EncodeBytes("WINTER") + EncodeBytes("EU")), 0x61d6bc1aed246a94ull);
+  // The collection prefix is every partition component, hashed together.
+  EXPECT_EQ(key.bytes().rfind(CollectionPrefix(9, partition).bytes(), 0), 0u);
+  // One component is byte for byte the single-attribute key.
+  const AttributeValue* one[] = {&h1};
+  const AttributeValue* first[] = {&r1};
+  EXPECT_EQ(EncodeIndexKey(9, one, first, pk, nullptr), EncodeIndexKey(9, h1, &r1, pk, nullptr));
+  EXPECT_EQ(CollectionPrefix(9, one), CollectionPrefix(9, h1));
+
+  KeySchemaTypes types{ScalarAttributeType::kS, ScalarAttributeType::kN};
+  types.more_partition.push_back(ScalarAttributeType::kS);
+  types.more_sort.push_back(ScalarAttributeType::kS);
+  auto d = DecodeIndexKey(key.bytes(), types, {ScalarAttributeType::kS, std::nullopt});
+  ASSERT_OK(d);
+  EXPECT_EQ(d->index.pk, h1);
+  EXPECT_EQ(d->index.more_pk, std::vector<AttributeValue>{h2});
+  EXPECT_EQ(*d->index.sk, r1);
+  EXPECT_EQ(d->index.more_sk, std::vector<AttributeValue>{r2});
+  EXPECT_EQ(d->pk, pk);
+  // A component short, or of another type: Corruption, never a wrong key.
+  types.more_sort.count = 0;
+  EXPECT_FALSE(DecodeIndexKey(key.bytes(), types, {ScalarAttributeType::kS, std::nullopt}).ok());
+  types.more_sort.push_back(ScalarAttributeType::kN);
+  EXPECT_FALSE(DecodeIndexKey(key.bytes(), types, {ScalarAttributeType::kS, std::nullopt}).ok());
+}
+
 // ---- Randomized ---------------------------------------------------------------
 
 class KeyCodecRandomTest : public ::testing::Test {
@@ -374,6 +417,85 @@ TEST_F(KeyCodecRandomTest, CollectionsAreContiguous) {
       ASSERT_LE(keys[i - 1].second.second, keys[i].second.second);
     } else {
       ASSERT_TRUE(finished.insert(v).second) << "collection " << v << " is split";
+    }
+  }
+}
+
+// Multi-attribute index keys: random tuples of S, N and B components. Within
+// one partition tuple, byte order is the order of the sort tuples compared
+// component by component (each by its type); each partition tuple is one
+// contiguous run; every key decodes back to its components.
+TEST_F(KeyCodecRandomTest, MultiAttributeKeysOrderAsTuples) {
+  const ScalarAttributeType kTypes[] = {ScalarAttributeType::kS, ScalarAttributeType::kN,
+                                        ScalarAttributeType::kB};
+  for (int schema = 0; schema < 20; ++schema) {
+    const size_t partitions = 1 + rng_() % 4, sorts = rng_() % 5;
+    std::vector<ScalarAttributeType> types;
+    for (size_t i = 0; i < partitions + sorts; ++i) types.push_back(kTypes[rng_() % 3]);
+    auto random_value = [&](ScalarAttributeType t, bool few) {
+      if (t == ScalarAttributeType::kN) {
+        return few ? AttributeValue::N(Number::FromInt64(static_cast<int64_t>(rng_() % 3)))
+                   : AttributeValue::N(RandomNumber());
+      }
+      std::string bytes = few ? std::string(1, static_cast<char>('a' + rng_() % 2)) : RandomBytes();
+      if (bytes.empty()) bytes = "z";
+      return t == ScalarAttributeType::kS ? AttributeValue::S(bytes) : AttributeValue::B(bytes);
+    };
+    struct Entry {
+      EncodedKey key;
+      std::vector<AttributeValue> values;  // partition components, then sort components
+    };
+    std::vector<Entry> entries;
+    for (int i = 0; i < 400; ++i) {
+      Entry e;
+      // Few partition values, so collections hold many entries.
+      for (size_t c = 0; c < types.size(); ++c)
+        e.values.push_back(random_value(types[c], c < partitions));
+      std::vector<const AttributeValue*> p, s;
+      for (size_t c = 0; c < types.size(); ++c) (c < partitions ? p : s).push_back(&e.values[c]);
+      const AttributeValue table_pk = AttributeValue::S("t" + std::to_string(i));
+      e.key = EncodeIndexKey(3, p, s, table_pk, nullptr);
+      KeySchemaTypes schema{types[0], sorts ? std::optional(types[partitions]) : std::nullopt};
+      for (size_t c = 1; c < partitions; ++c) schema.more_partition.push_back(types[c]);
+      for (size_t c = partitions + 1; c < types.size(); ++c) schema.more_sort.push_back(types[c]);
+      auto d = DecodeIndexKey(e.key.bytes(), schema, {ScalarAttributeType::kS, std::nullopt});
+      ASSERT_OK(d);
+      std::vector<AttributeValue> back{d->index.pk};
+      back.insert(back.end(), d->index.more_pk.begin(), d->index.more_pk.end());
+      if (d->index.sk) back.push_back(*d->index.sk);
+      back.insert(back.end(), d->index.more_sk.begin(), d->index.more_sk.end());
+      ASSERT_EQ(back, e.values) << "seed " << seed_;
+      entries.push_back(std::move(e));
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    auto compare = [](const AttributeValue& a, const AttributeValue& b) {
+      if (a.is(AttrType::kN)) return a.n() <=> b.n();
+      const std::string& x = a.is(AttrType::kS) ? a.s() : a.b();
+      const std::string& y = a.is(AttrType::kS) ? b.s() : b.b();
+      const int c = std::string_view(x).compare(y);  // unsigned bytes, as DynamoDB orders them
+      return c < 0   ? std::strong_ordering::less
+             : c > 0 ? std::strong_ordering::greater
+                     : std::strong_ordering::equal;
+    };
+    std::set<std::vector<std::string>> finished;
+    auto partition_of = [&](const Entry& e) {
+      std::vector<std::string> out;
+      for (size_t c = 0; c < partitions; ++c)
+        out.push_back(Hex(CollectionPrefix(0, e.values[c]).bytes()));
+      return out;
+    };
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (i > 0 && partition_of(entries[i - 1]) == partition_of(entries[i])) {
+        std::strong_ordering order = std::strong_ordering::equal;
+        for (size_t c = partitions; c < types.size() && order == 0; ++c) {
+          order = compare(entries[i - 1].values[c], entries[i].values[c]);
+        }
+        ASSERT_TRUE(order <= 0) << "seed " << seed_ << " schema " << schema;
+      } else {
+        ASSERT_TRUE(finished.insert(partition_of(entries[i])).second)
+            << "a collection is split; seed " << seed_;
+      }
     }
   }
 }

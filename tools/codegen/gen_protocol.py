@@ -175,7 +175,17 @@ MODEL_ADDITIONS["UpdateTableInput"] = {
 for shape in ("GlobalSecondaryIndex", "CreateGlobalSecondaryIndexAction",
               "UpdateGlobalSecondaryIndexAction", "TableCreationParameters"):
     MODEL_ADDITIONS[shape] = {"OnDemandThroughput": {"shape": "OnDemandThroughput"}}
+# Multi-attribute GSI keys (November 2025): a GSI's KeySchema lost its
+# maximum of 2 (botocore 1.41.0 removed it from the shared KeySchema shape;
+# the table's and an LSI's keep two, which CreateTable checks as a
+# constraint). The HASH and RANGE limits (4 each) are semantic checks in
+# engine/catalog.cc, with DynamoDB's messages.
+MEMBER_SHAPES = {
+    ("GlobalSecondaryIndex", "KeySchema"): "IndexKeySchema",
+    ("CreateGlobalSecondaryIndexAction", "KeySchema"): "IndexKeySchema",
+}
 NEW_SHAPES = {
+    "IndexKeySchema": {"type": "list", "member": {"shape": "KeySchemaElement"}, "min": 1},
     "DeletionProtectionEnabled": {"type": "boolean"},
     "ResourcePolicy": {"type": "string"},
     "OnDemandThroughput": {"type": "structure", "members": {
@@ -1123,7 +1133,7 @@ DYNAMODB = types.SimpleNamespace(
     title="DynamoDB", operations=OPERATIONS, visit_order=VISIT_ORDER, enum_order=ENUM_ORDER,
     path_overrides=PATH_OVERRIDES, table_name_hard_checks=TABLE_NAME_HARD_CHECKS,
     empty_required=EMPTY_REQUIRED, model_additions=MODEL_ADDITIONS, new_shapes=NEW_SHAPES,
-    member_shapes={},
+    member_shapes=MEMBER_SHAPES,
     protocol_ns="dynarock::protocol", model_ns="dynarock::model", out_h=OUT_H, out_cc=OUT_CC,
     out_constraints=OUT_CONSTRAINTS)
 STREAMS = types.SimpleNamespace(

@@ -560,10 +560,25 @@ struct SortKeyCondition {
 
 // The typed form of a KeyConditionExpression: partition key equality and at
 // most one sort key condition.
+// One equality of a key condition: a key attribute and its value.
+struct KeyEquality {
+  std::string attribute_name{};
+  AttributeValue value{};
+};
+// A Query's key condition. A multi-attribute GSI (up to four HASH and four
+// RANGE attributes) takes an equality on every HASH attribute, and on RANGE
+// attributes r1..rk in KeySchema order: equalities on r1..r(k-1) and any
+// condition on rk (`sort`), so the items it selects are one contiguous
+// slice of the index collection.
 struct KeyCondition {
   std::string partition_key_name{};
   AttributeValue partition_key_value{};
   std::optional<SortKeyCondition> sort{};
+  // A multi-attribute GSI's further HASH attributes, each with its value.
+  std::vector<KeyEquality> more_partition_keys{};
+  // A multi-attribute GSI's RANGE attributes before the one `sort` names,
+  // each with its value (the order given does not matter).
+  std::vector<KeyEquality> sort_equalities{};
 };
 
 enum class Select { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes, kCount };
@@ -844,6 +859,9 @@ struct DescribeCollectionRequest {
   std::string table_name{};
   std::optional<std::string> index_name{};
   AttributeValue partition_key_value{};  // of the table's (or index's) key type
+  // A multi-attribute GSI's further partition values, in KeySchema order:
+  // its collection is named by all of them.
+  std::vector<AttributeValue> more_partition_key_values{};
 };
 struct DescribeCollectionResponse {
   // A table collection's exact count and size (DynamoDB item sizes, plus
@@ -867,6 +885,8 @@ struct DescribeCollectionResponse {
 struct CollectionTraffic {
   std::optional<std::string> index_name{};  // absent: one of the table's collections
   AttributeValue partition_key_value{};
+  // A multi-attribute GSI's further partition values, in KeySchema order.
+  std::vector<AttributeValue> more_partition_key_values{};
   double read_units = 0;
   double write_units = 0;
   // read + write, the rank. Tracking is approximate (bounded memory):

@@ -109,6 +109,7 @@ Status ReadAttributeDefinitions(Element json, Position pos, std::vector<Attribut
 Status ReadKeySchema(Element json, Position pos, std::vector<KeySchemaElement>* out);
 Status ReadNonKeyAttributeNameList(Element json, Position pos, std::vector<std::string>* out);
 Status ReadLocalSecondaryIndexList(Element json, Position pos, std::vector<LocalSecondaryIndex>* out);
+Status ReadIndexKeySchema(Element json, Position pos, std::vector<KeySchemaElement>* out);
 Status ReadGlobalSecondaryIndexList(Element json, Position pos, std::vector<GlobalSecondaryIndex>* out);
 Status ReadTagList(Element json, Position pos, std::vector<Tag>* out);
 Status ReadAttributeValueList(Element json, Position pos, std::vector<AttributeValue>* out);
@@ -464,7 +465,7 @@ Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex
     DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->index_name.emplace()));
   }
   if (present[1]) {
-    DYNAROCK_RETURN_IF_ERROR(ReadKeySchema(slot[1], Position::kMember, &out->key_schema.emplace()));
+    DYNAROCK_RETURN_IF_ERROR(ReadIndexKeySchema(slot[1], Position::kMember, &out->key_schema.emplace()));
   }
   if (present[2]) {
     DYNAROCK_RETURN_IF_ERROR(ReadProjection(slot[2], Position::kMember, &out->projection.emplace()));
@@ -1537,7 +1538,7 @@ Status ReadCreateGlobalSecondaryIndexAction(Element json, Position pos, CreateGl
     DYNAROCK_RETURN_IF_ERROR(ReadProvisionedThroughput(slot[2], Position::kMember, &out->provisioned_throughput.emplace()));
   }
   if (present[3]) {
-    DYNAROCK_RETURN_IF_ERROR(ReadKeySchema(slot[3], Position::kMember, &out->key_schema.emplace()));
+    DYNAROCK_RETURN_IF_ERROR(ReadIndexKeySchema(slot[3], Position::kMember, &out->key_schema.emplace()));
   }
   if (present[4]) {
     DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[4], Position::kMember, &out->on_demand_throughput.emplace()));
@@ -2509,6 +2510,16 @@ Status ReadLocalSecondaryIndexList(Element json, Position pos, std::vector<Local
     auto& v = out->emplace_back();
     if (e.is_null()) continue;  // a null element stays the default value
     DYNAROCK_RETURN_IF_ERROR(ReadLocalSecondaryIndex(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
+Status ReadIndexKeySchema(Element json, Position pos, std::vector<KeySchemaElement>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadKeySchemaElement(e, Position::kElement, &v));
   }
   return Status::OK();
 }

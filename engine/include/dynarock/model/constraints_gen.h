@@ -118,6 +118,8 @@ std::string RenderLocalSecondaryIndex(const V& v);
 template <typename V>
 std::string RenderLocalSecondaryIndexList(const V& v);
 template <typename V>
+std::string RenderIndexKeySchema(const V& v);
+template <typename V>
 std::string RenderLongObject(const V& v);
 template <typename V>
 std::string RenderOnDemandThroughput(const V& v);
@@ -475,6 +477,8 @@ template <typename V>
 void CheckLocalSecondaryIndex(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckLocalSecondaryIndexList(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckIndexKeySchema(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckGlobalSecondaryIndex(const V& v, const Path& path, Violations* out);
 template <typename V>
@@ -1386,6 +1390,18 @@ std::string RenderLocalSecondaryIndexList([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderIndexKeySchema([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderKeySchemaElement(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
 std::string RenderLongObject([[maybe_unused]] const V& v) {
   return std::to_string(v);
 }
@@ -1426,7 +1442,7 @@ std::string RenderGlobalSecondaryIndex([[maybe_unused]] const V& v) {
   }
   out += ", keySchema=";
   if constexpr (requires { v.key_schema; }) {
-    out += IsPresent(v.key_schema) ? RenderKeySchema(Get(v.key_schema)) : "null";
+    out += IsPresent(v.key_schema) ? RenderIndexKeySchema(Get(v.key_schema)) : "null";
   } else {
     out += "null";
   }
@@ -3099,7 +3115,7 @@ std::string RenderCreateGlobalSecondaryIndexAction([[maybe_unused]] const V& v) 
   }
   out += ", keySchema=";
   if constexpr (requires { v.key_schema; }) {
-    out += IsPresent(v.key_schema) ? RenderKeySchema(Get(v.key_schema)) : "null";
+    out += IsPresent(v.key_schema) ? RenderIndexKeySchema(Get(v.key_schema)) : "null";
   } else {
     out += "null";
   }
@@ -4688,6 +4704,15 @@ void CheckLocalSecondaryIndexList(const V& v, const Path& path, Violations* out)
 }
 
 template <typename V>
+void CheckIndexKeySchema(const V& v, const Path& path, Violations* out) {
+  out->Length([&] { return RenderIndexKeySchema(v); }, v.size(), Bound::kMin, 1, path);
+  size_t i = 0;
+  for (const auto& e : v) {
+    CheckKeySchemaElement(e, Path::Member(path, ++i), out);
+  }
+}
+
+template <typename V>
 void CheckGlobalSecondaryIndex(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.index_name; }) {
     if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
@@ -4695,7 +4720,7 @@ void CheckGlobalSecondaryIndex(const V& v, const Path& path, Violations* out) {
   }
   if constexpr (requires { v.key_schema; }) {
     if (!IsGiven(v.key_schema)) out->NotNull(Path(path, "keySchema"));
-    if (IsGiven(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
+    if (IsGiven(v.key_schema)) CheckIndexKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
   if constexpr (requires { v.projection; }) {
     if (!IsGiven(v.projection)) out->NotNull(Path(path, "projection"));
@@ -5540,7 +5565,7 @@ void CheckCreateGlobalSecondaryIndexAction(const V& v, const Path& path, Violati
   }
   if constexpr (requires { v.key_schema; }) {
     if (!IsGiven(v.key_schema)) out->NotNull(Path(path, "keySchema"));
-    if (IsGiven(v.key_schema)) CheckKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
+    if (IsGiven(v.key_schema)) CheckIndexKeySchema(Get(v.key_schema), Path(path, "keySchema"), out);
   }
 }
 
