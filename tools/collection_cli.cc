@@ -16,7 +16,10 @@ namespace dynarock::cli {
 namespace {
 
 struct CollectionArgs {
-  std::string db_dir, table, partition_key, index, from, to, begins_with;
+  std::string db_dir, table, index, from, to, begins_with;
+  // One value per partition key attribute: a multi-attribute GSI's
+  // collection is named by up to four.
+  std::vector<std::string> partition_values;
   bool reverse = false, json = false;
   int64_t limit = 0;  // 0: every item
   std::vector<std::string> attributes;
@@ -57,10 +60,23 @@ std::string Cell(const AttributeValue& v) {
 }
 
 // What a collection is read by: the key schema of the table or of the
-// index asked for, with the key attributes' types.
+// index asked for, with the key attributes' types: its partition key
+// attributes (several for a multi-attribute GSI) and its first sort key
+// attribute, which --from, --to and --begins-with bound.
 struct CollectionKeys {
-  std::string pk_name, sk_name;  // sk_name empty: no sort key
-  ScalarAttributeType pk_type = ScalarAttributeType::kS, sk_type = ScalarAttributeType::kS;
+  std::vector<std::string> pk_names;
+  std::vector<ScalarAttributeType> pk_types;
+  std::string sk_name;  // empty: no sort key
+  ScalarAttributeType sk_type = ScalarAttributeType::kS;
+
+  // "tournamentId = WINTER, region = EU"
+  std::string Label(const std::vector<std::string>& values) const {
+    std::string out;
+    for (size_t i = 0; i < pk_names.size() && i < values.size(); ++i) {
+      out += (i ? ", " : "") + pk_names[i] + " = " + values[i];
+    }
+    return out;
+  }
 };
 
 bool Ranged(const CollectionArgs& a) {
@@ -92,24 +108,44 @@ Result<CollectionKeys> KeysOf(const TableDescription& t, const CollectionArgs& a
     return ScalarAttributeType::kS;
   };
   CollectionKeys k;
-  k.pk_name = schema[0].attribute_name;
-  k.pk_type = type_of(k.pk_name);
-  if (schema.size() > 1) {
-    k.sk_name = schema[1].attribute_name;
-    k.sk_type = type_of(k.sk_name);
+  for (const auto& e : schema) {
+    if (e.key_type == KeyType::kHash) {
+      k.pk_names.push_back(e.attribute_name);
+      k.pk_types.push_back(type_of(e.attribute_name));
+    } else if (k.sk_name.empty()) {
+      k.sk_name = e.attribute_name;
+      k.sk_type = type_of(e.attribute_name);
+    }
+  }
+  if (a.partition_values.size() != k.pk_names.size()) {
+    std::string names;
+    for (const auto& n : k.pk_names) names += (names.empty() ? "" : ", ") + n;
+    return Status::InvalidArgument(
+        a.table + (a.index.empty() ? "" : "." + a.index) + " is keyed by " +
+        std::to_string(k.pk_names.size()) + " partition key attribute" +
+        (k.pk_names.size() == 1 ? "" : "s") + " (" + names + "): give " +
+        std::to_string(k.pk_names.size()) + " value" + (k.pk_names.size() == 1 ? "" : "s") +
+        ", not " + std::to_string(a.partition_values.size()));
   }
   return k;
 }
 
-// The Query of the collection `pk`, within the sort key range asked for.
+// The Query of the collection named by `pk` (a value per partition key
+// attribute), within the sort key range asked for.
 Result<QueryRequest> CollectionQuery(const CollectionArgs& a, const CollectionKeys& k,
-                                     const AttributeValue& pk) {
+                                     const std::vector<AttributeValue>& pk) {
   QueryRequest q{.table_name = a.table};
   if (!a.index.empty()) q.index_name = a.index;
-  q.expression_attribute_names = ExpressionAttributeNames{{"#p", k.pk_name}};
-  q.expression_attribute_values = ExpressionAttributeValues{{":p", pk}};
+  q.expression_attribute_names.emplace();
+  q.expression_attribute_values.emplace();
   q.scan_index_forward = !a.reverse;
-  std::string condition = "#p = :p";
+  std::string condition;
+  for (size_t i = 0; i < pk.size(); ++i) {
+    const std::string n = std::to_string(i);
+    (*q.expression_attribute_names)["#p" + n] = k.pk_names[i];
+    (*q.expression_attribute_values)[":p" + n] = pk[i];
+    condition += (i ? " AND #p" : "#p") + n + " = :p" + n;
+  }
   if (Ranged(a) && k.sk_name.empty()) {
     return Status::InvalidArgument(a.table + (a.index.empty() ? "" : "." + a.index) +
                                    " has no sort key: --from, --to and --begins-with do not apply");
@@ -149,12 +185,12 @@ Result<std::vector<Item>> ReadItems(Database* db, QueryRequest q, const Collecti
   std::vector<Item> items;
   Progress progress;
   while (a.limit == 0 || static_cast<int64_t>(items.size()) < a.limit) {
-    progress.Show(fmt::format("reading {} = {}: {} items, {:.1f} s", k.pk_name, a.partition_key,
+    progress.Show(fmt::format("reading {}: {} items, {:.1f} s", k.Label(a.partition_values),
                               items.size(), progress.elapsed()));
     auto page = db->Query(q);
     if (!page.ok()) {
-      return Status::InvalidArgument(page.status().ToString() + " (collection " + k.pk_name +
-                                     " = " + a.partition_key + " of " + a.table + ")");
+      return Status::InvalidArgument(page.status().ToString() + " (collection " +
+                                     k.Label(a.partition_values) + " of " + a.table + ")");
     }
     for (auto& item : page->items) {
       if (a.limit != 0 && static_cast<int64_t>(items.size()) >= a.limit) break;
@@ -169,11 +205,12 @@ Result<std::vector<Item>> ReadItems(Database* db, QueryRequest q, const Collecti
 
 // The header: what the collection is, how big, and where it lies on disk.
 Status PrintSummary(Database* db, const CollectionArgs& a, const CollectionKeys& k,
-                    const AttributeValue& pk, const std::vector<Item>& items) {
-  auto about =
-      db->DescribeCollection({.table_name = a.table,
-                              .index_name = a.index.empty() ? std::nullopt : std::optional(a.index),
-                              .partition_key_value = pk});
+                    const std::vector<AttributeValue>& pk, const std::vector<Item>& items) {
+  auto about = db->DescribeCollection(
+      {.table_name = a.table,
+       .index_name = a.index.empty() ? std::nullopt : std::optional(a.index),
+       .partition_key_value = pk[0],
+       .more_partition_key_values = std::vector<AttributeValue>(pk.begin() + 1, pk.end())});
   if (!about.ok()) return Status::InvalidArgument(about.status().ToString());
   std::string where = fmt::format("{} SST file{}", about->sst_files,
                                   about->sst_files == 1 ? "" : "s");
@@ -198,8 +235,8 @@ Status PrintSummary(Database* db, const CollectionArgs& a, const CollectionKeys&
     for (const auto& item : items) bytes += static_cast<int64_t>(format::ItemSize(item));
     size = fmt::format("{} entries read, {}", items.size(), HumanBytes(static_cast<double>(bytes)));
   }
-  fmt::print("{}{}  {} = {}  {}  {}\n", a.table, a.index.empty() ? "" : "." + a.index, k.pk_name,
-             a.partition_key, size, where);
+  fmt::print("{}{}  {}  {}  {}\n", a.table, a.index.empty() ? "" : "." + a.index,
+             k.Label(a.partition_values), size, where);
   if (Ranged(a) || a.limit != 0) {
     fmt::print("showing {} item{}{}\n", items.size(), items.size() == 1 ? "" : "s",
                a.reverse ? ", newest first" : "");
@@ -215,7 +252,8 @@ void PrintItemTable(const CollectionArgs& a, const CollectionKeys& k,
   if (columns.empty()) {
     for (const auto& item : items) {
       for (const auto& [name, value] : item) {
-        const bool key = name == k.pk_name || name == k.sk_name;
+        const bool key = name == k.sk_name ||
+                         std::find(k.pk_names.begin(), k.pk_names.end(), name) != k.pk_names.end();
         if (!key && std::find(columns.begin(), columns.end(), name) == columns.end()) {
           columns.push_back(name);
         }
@@ -253,9 +291,13 @@ int RunCollection(const CollectionArgs& a) {
   }
   auto keys = KeysOf(described->table, a);
   if (!keys.ok()) return Fail(keys.status().message());
-  auto pk = TypedKey(a.partition_key, keys->pk_type, keys->pk_name);
-  if (!pk.ok()) return Fail(pk.status().message());
-  auto q = CollectionQuery(a, *keys, *pk);
+  std::vector<AttributeValue> pk;
+  for (size_t i = 0; i < keys->pk_names.size(); ++i) {
+    auto v = TypedKey(a.partition_values[i], keys->pk_types[i], keys->pk_names[i]);
+    if (!v.ok()) return Fail(v.status().message());
+    pk.push_back(std::move(*v));
+  }
+  auto q = CollectionQuery(a, *keys, pk);
   if (!q.ok()) return Fail(q.status().message());
   auto items = ReadItems(db->get(), std::move(*q), a, *keys);
   if (!items.ok()) return Fail(items.status().message());
@@ -263,10 +305,25 @@ int RunCollection(const CollectionArgs& a) {
     for (const auto& item : *items) fmt::print("{}\n", format::ToJson(item));
     return 0;
   }
-  Status printed = PrintSummary(db->get(), a, *keys, *pk, *items);
+  Status printed = PrintSummary(db->get(), a, *keys, pk, *items);
   if (!printed.ok()) return Fail(printed.message());
   PrintItemTable(a, *keys, *items);
   return 0;
+}
+
+// The HASH attributes of a key schema, in its order.
+std::vector<std::string> HashNames(const std::vector<KeySchemaElement>& ks) {
+  std::vector<std::string> out;
+  for (const auto& e : ks) {
+    if (e.key_type == KeyType::kHash) out.push_back(e.attribute_name);
+  }
+  return out;
+}
+
+std::string Joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
 }
 
 struct CollectionsArgs {
@@ -288,7 +345,8 @@ int RunCollections(const CollectionsArgs& a) {
   }
   const TableDescription& t = described->table;
   struct Part {
-    std::string label, index, key_name;
+    std::string label, index;
+    std::vector<std::string> key_names;  // the HASH attributes
     int64_t total_bytes;
     int64_t entries = 0;  // for the progress line
   };
@@ -301,17 +359,16 @@ int RunCollections(const CollectionsArgs& a) {
       with_lsi += l.index_size_bytes + 100 * l.item_count;
     }
   }
-  std::vector<Part> parts = {
-      {a.table, "", t.key_schema[0].attribute_name, with_lsi, t.item_count}};
+  std::vector<Part> parts = {{a.table, "", HashNames(t.key_schema), with_lsi, t.item_count}};
   if (t.local_secondary_indexes) {
     for (const auto& l : *t.local_secondary_indexes) {
-      parts.push_back({a.table + "." + l.index_name, l.index_name, l.key_schema[0].attribute_name,
+      parts.push_back({a.table + "." + l.index_name, l.index_name, HashNames(l.key_schema),
                        l.index_size_bytes, l.item_count});
     }
   }
   if (t.global_secondary_indexes) {
     for (const auto& g : *t.global_secondary_indexes) {
-      parts.push_back({a.table + "." + g.index_name, g.index_name, g.key_schema[0].attribute_name,
+      parts.push_back({a.table + "." + g.index_name, g.index_name, HashNames(g.key_schema),
                        g.index_size_bytes, g.item_count});
     }
   }
@@ -342,12 +399,18 @@ int RunCollections(const CollectionsArgs& a) {
     fmt::print("{}largest collections of {} ({}; {} in all)\n", p ? "\n" : "", part.label,
                part.index.empty() ? fmt::format("{} items", t.item_count) : "index",
                HumanBytes(static_cast<double>(part.total_bytes)));
-    std::vector<std::vector<std::string>> rows = {{part.key_name, "items", "size", "share"}};
+    std::vector<std::vector<std::string>> rows = {
+        {Joined(part.key_names), "items", "size", "share"}};
     for (const auto& c : *top) {
       const double share = part.total_bytes > 0 ? 100.0 * static_cast<double>(c.size_bytes) /
                                                       static_cast<double>(part.total_bytes)
                                                 : 0.0;
-      rows.push_back({Fit(Cell(c.key.begin()->second)), std::to_string(c.item_count),
+      std::string key;  // the partition values, in KeySchema order
+      for (const auto& name : part.key_names) {
+        auto v = c.key.find(name);
+        if (v != c.key.end()) key += (key.empty() ? "" : ", ") + Cell(v->second);
+      }
+      rows.push_back({Fit(key), std::to_string(c.item_count),
                       HumanBytes(static_cast<double>(c.size_bytes)),
                       fmt::format("{:.1f}%", share)});
     }
@@ -378,9 +441,12 @@ void AddCollectionCommands(CLI::App* app, std::function<int()>* run) {
       ->required()
       ->check(CLI::ExistingDirectory);
   c->add_option("table", args->table, "table name")->required();
-  c->add_option("partition_key", args->partition_key,
-                "the partition key value (numbers as text, binary in base64)")
-      ->required();
+  c->add_option("partition_key", args->partition_values,
+                "the partition key value (numbers as text, binary in base64); a multi-attribute "
+                "GSI's collection takes one value per partition key attribute, in KeySchema "
+                "order")
+      ->required()
+      ->expected(1, 4);
   c->add_option("--index", args->index, "a collection of this LSI or GSI instead of the table");
   c->add_option("--from", args->from, "sort keys from this one (inclusive)");
   c->add_option("--to", args->to, "sort keys up to this one (inclusive)");

@@ -208,3 +208,56 @@ largest collections of Telemetry.ByDepot (index; 402 B in all)
   depotCode  items   size   share
   DEP-LON-3      5  402 B  100.0%
 """
+
+
+def test_a_multi_attribute_gsi_collection_is_named_by_all_its_partition_values(fleet_db):
+    c = boto3.client("dynamodb", endpoint_url=SERVER["endpoint"], region_name="us-east-1",
+                     aws_access_key_id="local", aws_secret_access_key="local")
+    keys = [{"AttributeName": n, "KeyType": t} for n, t in
+            [("tournamentId", "HASH"), ("region", "HASH"), ("round", "RANGE"), ("bracket", "RANGE")]]
+    c.create_table(
+        TableName="Matches", KeySchema=[{"AttributeName": "matchId", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": t} for n, t in
+                              [("matchId", "S"), ("tournamentId", "S"), ("region", "S"),
+                               ("round", "N"), ("bracket", "S")]],
+        GlobalSecondaryIndexes=[{"IndexName": "ByBracket", "KeySchema": keys,
+                                 "Projection": {"ProjectionType": "ALL"}}],
+        BillingMode="PAY_PER_REQUEST")
+    for i, (t, r, rnd, b) in enumerate([("WINTER", "EU", 2, "UP"), ("WINTER", "EU", 1, "LOW"),
+                                        ("WINTER", "NA", 1, "UP"), ("WINTER", "EU", 1, "UP")]):
+        c.put_item(TableName="Matches", Item={
+            "matchId": {"S": "m%d" % i}, "tournamentId": {"S": t}, "region": {"S": r},
+            "round": {"N": str(rnd)}, "bracket": {"S": b}})
+    rc, out, err = collection(fleet_db, "Matches", "WINTER", "EU", "--index", "ByBracket",
+                              "--json")
+    assert rc == 0, err
+    # By round, then bracket: the index order.
+    assert [json.loads(l)["matchId"]["S"] for l in out.splitlines()] == ["m1", "m3", "m0"]
+    rc, out, err = collection(fleet_db, "Matches", "WINTER", "EU", "--index", "ByBracket",
+                              "--from", "2")
+    assert rc == 0, err
+    assert out.startswith("Matches.ByBracket  tournamentId = WINTER, region = EU  1 entries read")
+    rc, out, err = collection(fleet_db, "Matches", "WINTER", "--index", "ByBracket")
+    assert rc == 1
+    assert "Matches.ByBracket is keyed by 2 partition key attributes (tournamentId, region): " \
+        "give 2 values, not 1" in err
+    r = subprocess.run([os.environ["DYNAROCK_BIN"], "collections", fleet_db, "Matches"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "tournamentId, region" in r.stdout and "WINTER, EU" in r.stdout
+    # The console's API: a list of values names the collection.
+    endpoint = SERVER["endpoint"]
+    status, largest = get_json(endpoint + "/console/api/largest?table=Matches")
+    assert status == 200
+    index = [(x["Key"], x["ItemCount"]) for x in largest["Collections"]
+             if x.get("IndexName") == "ByBracket"]
+    assert index == [({"tournamentId": {"S": "WINTER"}, "region": {"S": "EU"}}, 3),
+                     ({"tournamentId": {"S": "WINTER"}, "region": {"S": "NA"}}, 1)]
+    about = endpoint + "/console/api/collection?table=Matches&index=ByBracket&key="
+    status, body = get_json(about + quote('[{"S":"WINTER"},{"S":"EU"}]'))
+    assert status == 200, body
+    status, error = get_json(about + quote('{"S":"WINTER"}'))
+    assert status == 400 and error["message"] == \
+        "The collection is named by 2 partition key values, not 1"
+    status, error = get_json(about + quote("[]"))
+    assert status == 400 and "1 to 4, not 0" in error["message"]

@@ -277,6 +277,25 @@ function keyText(schema, types) {
   return schema.map((k) => `${k.AttributeName} (${types[k.AttributeName] || "?"})`).join(" · ");
 }
 
+// A key schema's partition key attributes (a multi-attribute GSI has up to
+// four) and its first sort key attribute, which the query builder bounds.
+function hashNames(schema) {
+  return schema.filter((k) => k.KeyType === "HASH").map((k) => k.AttributeName);
+}
+function firstRange(schema) {
+  return schema.find((k) => k.KeyType === "RANGE")?.AttributeName;
+}
+
+// A collection's partition values as its page's `pk` parameter: one value
+// as DynamoDB JSON, several as a list of them in KeySchema order.
+function pkParam(values) {
+  return JSON.stringify(values.length === 1 ? values[0] : values);
+}
+function pkValues(param) {
+  const v = JSON.parse(param || "null");
+  return v === null ? [] : Array.isArray(v) ? v : [v];
+}
+
 function attributeTypes(table) {
   return Object.fromEntries(table.AttributeDefinitions.map((d) => [d.AttributeName, d.AttributeType]));
 }
@@ -333,17 +352,28 @@ async function tablePage(name) {
   const types = attributeTypes(t);
   const indexes = indexesOf(t);
   const target = el("select", { id: "open-index" },
-                    el("option", { value: "" }, `the table (${t.KeySchema[0].AttributeName})`),
+                    el("option", { value: "" }, `the table (${hashNames(t.KeySchema).join(", ")})`),
                     indexes.map((i) => el("option", { value: i.IndexName },
-                                          `${i.IndexName} (${i.KeySchema[0].AttributeName})`)));
-  const value = el("input", { id: "open-key", placeholder: "partition key value", required: true });
+                                          `${i.IndexName} (${hashNames(i.KeySchema).join(", ")})`)));
+  // One input per partition key attribute of what is opened.
+  const schemaOf = () => {
+    const index = indexes.find((i) => i.IndexName === target.value);
+    return index ? index.KeySchema : t.KeySchema;
+  };
+  const valuesBox = el("span", {});
+  const inputs = () => [...valuesBox.querySelectorAll("input")];
+  const showInputs = () => valuesBox.replaceChildren(...hashNames(schemaOf()).map((n, i) =>
+    el("label", {}, hashNames(schemaOf()).length === 1 ? "partition key" : n,
+       el("input", { id: i === 0 ? "open-key" : `open-key-${i}`, placeholder: `${n} value`,
+                     required: true }))));
+  target.addEventListener("change", showInputs);
+  showInputs();
   const open = el("form", { class: "controls", onsubmit: (e) => {
     e.preventDefault();
-    const index = indexes.find((i) => i.IndexName === target.value);
-    const pkName = (index ? index.KeySchema : t.KeySchema)[0].AttributeName;
+    const names = hashNames(schemaOf());
     location.hash = collectionHash(name, {
-      index: target.value, pk: JSON.stringify(typed(types[pkName], value.value)) });
-  } }, el("label", {}, "collection of", target), el("label", {}, "partition key", value),
+      index: target.value, pk: pkParam(inputs().map((input, i) => typed(types[names[i]], input.value))) });
+  } }, el("label", {}, "collection of", target), valuesBox,
      el("button", { type: "submit", id: "open-button" }, "Open"));
 
   const largestBox = el("div", {}, el("p", { class: "empty" }, "reading…"));
@@ -366,10 +396,12 @@ async function tablePage(name) {
     for (const c of collections) {
       const k = c.IndexName || "";
       if (!parts.has(k)) parts.set(k, []);
-      const [[keyName, keyValue]] = Object.entries(c.Key);
-      c.link = link(cell(keyValue), collectionHash(name, {
-        index: c.IndexName, pk: JSON.stringify(keyValue) }));
-      c.keyName = keyName;
+      const index = indexes.find((i) => i.IndexName === c.IndexName);
+      const names = hashNames(index ? index.KeySchema : t.KeySchema);
+      const values = names.map((n) => c.Key[n]);
+      c.link = link(values.map(cell).join(", "), collectionHash(name, {
+        index: c.IndexName, pk: pkParam(values) }));
+      c.keyName = names.join(", ");
       parts.get(k).push(c);
     }
     return parts;
@@ -397,20 +429,23 @@ async function tablePage(name) {
 
 // The Query a collection page sends, from its parameters.
 function collectionQuery(name, schema, types, p) {
-  const [pk, sk] = schema;
+  const names = hashNames(schema);
+  const values = pkValues(p.pk);
+  const sk = firstRange(schema);
   const request = {
     TableName: name,
-    KeyConditionExpression: "#pk = :pk",
-    ExpressionAttributeNames: { "#pk": pk.AttributeName },
-    ExpressionAttributeValues: { ":pk": JSON.parse(p.pk) },
+    KeyConditionExpression: names.map((n, i) => (names.length === 1 ? "#pk = :pk" : `#pk${i} = :pk${i}`))
+                                 .join(" AND "),
+    ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [names.length === 1 ? "#pk" : `#pk${i}`, n])),
+    ExpressionAttributeValues: Object.fromEntries(values.map((v, i) => [names.length === 1 ? ":pk" : `:pk${i}`, v])),
     ScanIndexForward: p.order !== "desc",
     Limit: Number(p.limit || 50),
   };
   if (p.index) request.IndexName = p.index;
   const op = p.op || "";
   if (sk && op) {
-    const skType = types[sk.AttributeName];
-    request.ExpressionAttributeNames["#sk"] = sk.AttributeName;
+    const skType = types[sk];
+    request.ExpressionAttributeNames["#sk"] = sk;
     request.ExpressionAttributeValues[":a"] = typed(skType, p.a || "");
     if (op === "between") {
       request.ExpressionAttributeValues[":b"] = typed(skType, p.b || "");
@@ -430,12 +465,16 @@ async function collectionPage(name, p) {
   const index = p.index ? indexesOf(t).find((i) => i.IndexName === p.index) : null;
   if (p.index && !index) throw new Error(`${name} has no index ${p.index}`);
   const schema = index ? index.KeySchema : t.KeySchema;
-  const skName = schema[1]?.AttributeName;
-  const pkValue = JSON.parse(p.pk || "null");
-  if (!pkValue) throw new Error("No partition key value given.");
-  const pkText = cell(pkValue);
+  const skName = firstRange(schema);
+  const pkNames = hashNames(schema);
+  const pkList = pkValues(p.pk);
+  if (pkList.length === 0) throw new Error("No partition key value given.");
+  if (pkList.length !== pkNames.length) {
+    throw new Error(`${index ? index.IndexName : name} is keyed by ${pkNames.join(", ")}: give a value for each.`);
+  }
+  const pkText = pkNames.map((n, i) => `${n} = ${cell(pkList[i])}`).join(", ");
   crumbs(link("tables", "#/"), link(name, tableHash(name)),
-         el("span", {}, `${index ? index.IndexName + ": " : ""}${schema[0].AttributeName} = ${pkText}`));
+         el("span", {}, `${index ? index.IndexName + ": " : ""}${pkText}`));
 
   // What only the engine knows: the collection's size and where it lies.
   const about = await consoleApi("collection", { table: name, index: p.index, key: p.pk });
@@ -482,7 +521,7 @@ async function collectionPage(name, p) {
   const requestBox = el("pre", { class: "request", id: "request" });
   const itemsBox = el("div", {});
   const detail = el("div", { id: "detail" });
-  show(el("h1", {}, `${schema[0].AttributeName} = ${pkText}`),
+  show(el("h1", {}, pkText),
        el("div", {}, index ? `${index.kind} ${index.IndexName} of ${name}` : `table ${name}`),
        facts,
        el("div", { class: "panel" }, builder,
@@ -500,7 +539,7 @@ async function collectionPage(name, p) {
     const rows = r.Items.map((item, i) => {
       const size = itemSize(item);
       total += size;
-      const others = Object.entries(item).filter(([k]) => k !== schema[0].AttributeName && k !== skName);
+      const others = Object.entries(item).filter(([k]) => !pkNames.includes(k) && k !== skName);
       const row = el("tr", { class: "item", "data-sk": skName ? cell(item[skName]) : "" },
                      el("td", { class: "num" }, page.count + i + 1),
                      el("td", { class: "mono" }, skName ? cell(item[skName]) : ""),

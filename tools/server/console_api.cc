@@ -89,13 +89,21 @@ Result<std::string> NameParam(const std::map<std::string, std::string>& params,
 }
 
 // The partition key attribute of the table, or of its index `index`.
-std::string KeyName(const TableDescription& t, const std::optional<std::string>& index) {
+// The partition key attributes of the table or of its GSI `index` (a
+// multi-attribute GSI has up to four), in KeySchema order.
+std::vector<std::string> KeyNames(const TableDescription& t,
+                                  const std::optional<std::string>& index) {
+  const std::vector<KeySchemaElement>* ks = &t.key_schema;
   if (index && t.global_secondary_indexes) {
     for (const auto& g : *t.global_secondary_indexes) {
-      if (g.index_name == *index) return g.key_schema[0].attribute_name;
+      if (g.index_name == *index) ks = &g.key_schema;
     }
   }
-  return t.key_schema[0].attribute_name;
+  std::vector<std::string> names;
+  for (const auto& e : *ks) {
+    if (e.key_type == KeyType::kHash) names.push_back(e.attribute_name);
+  }
+  return names;
 }
 
 // The names of the table's indexes, LSIs first, as DescribeTable lists them.
@@ -174,8 +182,12 @@ wire::WireResponse Hottest(Database* db, std::string_view query) {
     w.StartArray();
     for (const auto& c : hottest->collections) {
       w.StartObject();
-      WriteCollection(w, c.index_name,
-                      Item{{KeyName(described->table, c.index_name), c.partition_key_value}});
+      const std::vector<std::string> names = KeyNames(described->table, c.index_name);
+      Item key{{names[0], c.partition_key_value}};
+      for (size_t i = 0; i + 1 < names.size() && i < c.more_partition_key_values.size(); ++i) {
+        key.emplace(names[i + 1], c.more_partition_key_values[i]);
+      }
+      WriteCollection(w, c.index_name, key);
       w.Key("ReadUnits");
       w.Double(c.read_units);
       w.Key("WriteUnits");
@@ -254,13 +266,29 @@ wire::WireResponse Collection(Database* db, std::string_view query) {
     if (!index.ok()) return wire::ErrorResponse(index.status());
     request.index_name = *index;
   }
-  auto key = format::ParseAttributeValueJson(params->at("key"));
+  // One value, or (a multi-attribute GSI's collection) a list of them, one
+  // per partition key attribute in KeySchema order.
+  const std::string& text = params->at("key");
+  const bool list = text.find_first_not_of(" \t\r\n") != std::string::npos &&
+                    text[text.find_first_not_of(" \t\r\n")] == '[';
+  auto key = format::ParseAttributeValueJson(list ? "{\"L\":" + text + "}" : text);
   if (!key.ok()) {
     return wire::ErrorResponse(Status::Validation(
         "Parameter 'key' must be the partition key value in DynamoDB JSON, such as "
         "{\"S\":\"VEH#V-7741\"}: " + key.status().message()));
   }
-  request.partition_key_value = std::move(*key);
+  if (list && (key->l().empty() || key->l().size() > 4)) {
+    return wire::ErrorResponse(Status::Validation(
+        "Parameter 'key' lists one value per partition key attribute: 1 to 4, not " +
+        std::to_string(key->l().size())));
+  }
+  if (list) {
+    std::vector<AttributeValue> values = key->l();
+    request.partition_key_value = std::move(values[0]);
+    request.more_partition_key_values.assign(values.begin() + 1, values.end());
+  } else {
+    request.partition_key_value = std::move(*key);
+  }
   auto about = db->DescribeCollection(request);
   if (!about.ok()) return wire::ErrorResponse(about.status());
   rapidjson::StringBuffer buf;
