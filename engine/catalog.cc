@@ -95,6 +95,63 @@ Status CheckGlobalKeySchema(const std::vector<KeySchemaElement>& ks) {
   return Status::OK();
 }
 
+}  // namespace
+
+Status CheckOnDemandThroughput(const std::optional<OnDemandThroughput>& t) {
+  if (!t) return Status::OK();
+  if (!t->max_read_request_units && !t->max_write_request_units) {
+    return InvalidParameter(
+        "OnDemandThroughput must specify MaxReadRequestUnits, MaxWriteRequestUnits, or both");
+  }
+  for (auto [name, v] : {std::pair{"MaxReadRequestUnits", t->max_read_request_units},
+                         {"MaxWriteRequestUnits", t->max_write_request_units}}) {
+    if (v && *v < 1 && *v != -1) {
+      return InvalidParameter(std::string(name) + " must be at least 1, or -1 to remove the " +
+                              "maximum; given " + std::to_string(*v));
+    }
+  }
+  return Status::OK();
+}
+
+Status CheckWarmThroughput(const std::optional<WarmThroughput>& t) {
+  if (!t) return Status::OK();
+  if (!t->read_units_per_second && !t->write_units_per_second) {
+    return InvalidParameter(
+        "WarmThroughput must specify ReadUnitsPerSecond, WriteUnitsPerSecond, or both");
+  }
+  for (auto [name, v] : {std::pair{"ReadUnitsPerSecond", t->read_units_per_second},
+                         {"WriteUnitsPerSecond", t->write_units_per_second}}) {
+    if (v && *v < 1) {
+      return InvalidParameter(std::string(name) + " must be at least 1; given " +
+                              std::to_string(*v));
+    }
+  }
+  return Status::OK();
+}
+
+void ApplyThroughputSettings(const std::optional<OnDemandThroughput>& on_demand,
+                             const std::optional<WarmThroughput>& warm,
+                             ThroughputSettings* settings) {
+  if (on_demand) {
+    auto set = [](const std::optional<int64_t>& v, int64_t* out) {
+      if (v) *out = *v == -1 ? 0 : *v;
+    };
+    set(on_demand->max_read_request_units, &settings->max_read_request_units);
+    set(on_demand->max_write_request_units, &settings->max_write_request_units);
+  }
+  if (warm) {
+    if (warm->read_units_per_second) {
+      settings->warm_read_units = std::max(settings->warm_read_units, *warm->read_units_per_second);
+    }
+    if (warm->write_units_per_second) {
+      settings->warm_write_units =
+          std::max(settings->warm_write_units, *warm->write_units_per_second);
+    }
+  }
+}
+
+namespace {
+
 // An index's projection: its type given, NonKeyAttributes with INCLUDE
 // only, each named once.
 Status CheckProjection(const Projection& p) {
@@ -248,8 +305,11 @@ class IndexesBuilder {
         return InvalidParameter("ProvisionedThroughput should not be specified for index: " +
                                 g.index_name + " when BillingMode is PAY_PER_REQUEST");
       }
+      DYNAROCK_RETURN_IF_ERROR(CheckOnDemandThroughput(g.on_demand_throughput));
+      DYNAROCK_RETURN_IF_ERROR(CheckWarmThroughput(g.warm_throughput));
       DYNAROCK_RETURN_IF_ERROR(Add(g.index_name, g.key_schema, g.projection, true));
       if (g.provisioned_throughput) indexes_.back().throughput = *g.provisioned_throughput;
+      ApplyThroughputSettings(g.on_demand_throughput, g.warm_throughput, &indexes_.back().settings);
     }
     return Status::OK();
   }
@@ -290,6 +350,8 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
   // (model::CheckModel): what follows are DynamoDB's semantic rules, in its order.
   const BillingMode billing = r.billing_mode.value_or(BillingMode::kProvisioned);
   DYNAROCK_RETURN_IF_ERROR(CheckBilling(r, billing));
+  DYNAROCK_RETURN_IF_ERROR(CheckOnDemandThroughput(r.on_demand_throughput));
+  DYNAROCK_RETURN_IF_ERROR(CheckWarmThroughput(r.warm_throughput));
   DYNAROCK_RETURN_IF_ERROR(CheckKeySchema(r.key_schema));
   DYNAROCK_RETURN_IF_ERROR(CheckAttributeDefinitions(r));
   IndexesBuilder indexes(r);
@@ -311,6 +373,7 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
   t.indexes = std::move(built);
   t.billing_mode = billing;
   if (r.provisioned_throughput) t.throughput = *r.provisioned_throughput;
+  ApplyThroughputSettings(r.on_demand_throughput, r.warm_throughput, &t.settings);
   return t;
 }
 
@@ -349,8 +412,8 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
     }
   }
   check.global_secondary_indexes->push_back({create.index_name, create.key_schema,
-                                             create.projection,
-                                             create.provisioned_throughput});
+                                             create.projection, create.provisioned_throughput,
+                                             create.on_demand_throughput, create.warm_throughput});
   // Only the key attributes of the table and its indexes may be defined.
   std::vector<AttributeDefinition> used;
   for (const auto& d : check.attribute_definitions) {
@@ -407,6 +470,27 @@ std::string TableArn(std::string_view region, std::string_view account_id,
   return arn;
 }
 
+namespace {
+
+// Described once a maximum was set: the other one, if unset, as -1 (no
+// maximum), as DynamoDB's API documents -1.
+std::optional<OnDemandThroughput> DescribeOnDemand(const ThroughputSettings& s) {
+  if (s.max_read_request_units == 0 && s.max_write_request_units == 0) return std::nullopt;
+  auto value = [](int64_t v) { return v == 0 ? int64_t{-1} : v; };
+  return OnDemandThroughput{value(s.max_read_request_units), value(s.max_write_request_units)};
+}
+
+// Described once given: the values given.
+std::optional<WarmThroughput> DescribeWarm(const ThroughputSettings& s) {
+  if (s.warm_read_units == 0 && s.warm_write_units == 0) return std::nullopt;
+  WarmThroughput w;
+  if (s.warm_read_units) w.read_units_per_second = s.warm_read_units;
+  if (s.warm_write_units) w.write_units_per_second = s.warm_write_units;
+  return w;
+}
+
+}  // namespace
+
 TableDescription Describe(const TableInfo& t, std::string_view region,
                           std::string_view account_id) {
   TableDescription d;
@@ -433,6 +517,11 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
     d.table_class_summary =
         TableClassSummary{t.table_class, static_cast<double>(t.table_class_since_ms) / 1000.0};
   }
+  d.on_demand_throughput = DescribeOnDemand(t.settings);
+  if (auto warm = DescribeWarm(t.settings)) {
+    d.warm_throughput =
+        TableWarmThroughputDescription{warm->read_units_per_second, warm->write_units_per_second};
+  }
   if (t.stream) {
     d.latest_stream_arn = d.table_arn + "/stream/" + t.stream->label;
     d.latest_stream_label = t.stream->label;
@@ -452,6 +541,11 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
       g.backfilling = i.backfilling;
       g.provisioned_throughput = i.throughput;
       g.index_arn = std::move(arn);
+      g.on_demand_throughput = DescribeOnDemand(i.settings);
+      if (auto warm = DescribeWarm(i.settings)) {
+        g.warm_throughput = GlobalSecondaryIndexWarmThroughputDescription{
+            warm->read_units_per_second, warm->write_units_per_second};
+      }
       d.global_secondary_indexes->push_back(std::move(g));
     } else {
       if (!d.local_secondary_indexes) d.local_secondary_indexes.emplace();
@@ -498,6 +592,31 @@ static_assert(static_cast<int>(ProjectionType::kKeysOnly) == 0 &&
               static_cast<int>(ProjectionType::kInclude) == 1 &&
               static_cast<int>(ProjectionType::kAll) == 2);  // catalog.fbs: IndexDescriptor.projection
 
+namespace {
+
+// Written only when set (storage format 16): a descriptor without them is
+// byte for byte version 15's.
+template <typename Builder>
+void AddSettings(Builder& b, const ThroughputSettings& s) {
+  if (s.max_read_request_units) b.add_max_read_request_units(s.max_read_request_units);
+  if (s.max_write_request_units) b.add_max_write_request_units(s.max_write_request_units);
+  if (s.warm_read_units) b.add_warm_read_units(s.warm_read_units);
+  if (s.warm_write_units) b.add_warm_write_units(s.warm_write_units);
+}
+
+template <typename Descriptor>
+Result<ThroughputSettings> SettingsOf(const Descriptor* d) {
+  ThroughputSettings s{d->max_read_request_units(), d->max_write_request_units(),
+                       d->warm_read_units(), d->warm_write_units()};
+  if (s.max_read_request_units < 0 || s.max_write_request_units < 0 || s.warm_read_units < 0 ||
+      s.warm_write_units < 0) {
+    return Status::Corruption("catalog: negative throughput setting");
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string EncodeTableDescriptor(const TableInfo& t) {
   flatbuffers::FlatBufferBuilder b(256);
   std::vector<flatbuffers::Offset<fb::AttributeDefinition>> defs;
@@ -538,6 +657,7 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
     ib.add_read_capacity_units(i.throughput.read_capacity_units);
     ib.add_write_capacity_units(i.throughput.write_capacity_units);
     ib.add_backfilling(i.backfilling);
+    AddSettings(ib, i.settings);
     index_offsets.push_back(ib.Finish());
   }
   auto indexes_offset = b.CreateVector(index_offsets);
@@ -584,6 +704,7 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   d.add_deletion_protection(t.deletion_protection);
   d.add_table_class(static_cast<uint8_t>(t.table_class));
   d.add_table_class_since_ms(t.table_class_since_ms);
+  AddSettings(d, t.settings);
   d.add_tags(tags_offset);
   if (t.stream) {
     d.add_latest_stream_id(t.stream->id);
@@ -684,6 +805,7 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
       }
       i.throughput = {x->read_capacity_units(), x->write_capacity_units()};
       i.backfilling = x->backfilling();
+      DYNAROCK_ASSIGN_OR_RETURN(i.settings, SettingsOf(x));
       t.indexes.push_back(std::move(i));
     }
   }
@@ -700,6 +822,7 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
   }
   t.table_class = static_cast<TableClass>(d->table_class());
   t.table_class_since_ms = d->table_class_since_ms();
+  DYNAROCK_ASSIGN_OR_RETURN(t.settings, SettingsOf(d));
   if (t.pitr_recovery_days < 1 || t.pitr_recovery_days > 35) {
     return Status::Corruption("table descriptor: RecoveryPeriodInDays " +
                               std::to_string(t.pitr_recovery_days));

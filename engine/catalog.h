@@ -20,6 +20,13 @@ namespace dynarock {
 inline constexpr size_t kMaxIndexPartitionKeys = 4;
 inline constexpr size_t kMaxIndexSortKeys = 4;
 
+// A table's or a GSI's OnDemandThroughput maxima and WarmThroughput, as
+// stored: 0 is "none" (no maximum; no warm throughput given).
+struct ThroughputSettings {
+  int64_t max_read_request_units = 0, max_write_request_units = 0;
+  int64_t warm_read_units = 0, warm_write_units = 0;
+};
+
 // One key attribute of a table: its name and type.
 struct KeyAttribute {
   std::string name;
@@ -52,6 +59,7 @@ struct IndexInfo {
   ProjectionType projection = ProjectionType::kKeysOnly;
   std::vector<std::string> non_key_attributes;
   ProvisionedThroughput throughput;
+  ThroughputSettings settings;  // GSIs only
   bool backfilling = false;
 
   bool multi_attribute() const { return !more_partition_keys.empty() || !more_sort_keys.empty(); }
@@ -170,6 +178,7 @@ struct TableInfo {
   // TableClassSummary in its description).
   TableClass table_class = TableClass::kStandard;
   int64_t table_class_since_ms = 0;
+  ThroughputSettings settings;
   // The latest stream, if the table ever had one; `enabled` false after a
   // disable (DescribeTable still reports its ARN and label).
   struct Stream {
@@ -205,6 +214,17 @@ struct TableInfo {
     s.table_partition = format::KeyAttributeRef{partition_key.name, partition_key.type};
     if (sort_key) s.table_sort = format::KeyAttributeRef{sort_key->name, sort_key->type};
     return s;
+  }
+  // An on-demand table with an OnDemandThroughput maximum, its own or a
+  // GSI's: its requests are admitted and charged against it.
+  bool has_maxima() const {
+    if (billing_mode != BillingMode::kPayPerRequest) return false;
+    auto any = [](const ThroughputSettings& s) {
+      return s.max_read_request_units != 0 || s.max_write_request_units != 0;
+    };
+    bool found = any(settings);
+    for (const auto& i : indexes) found |= i.global && any(i.settings);
+    return found;
   }
   KeySpace key_space() const {
     KeySpace k{name, space_id, {partition_key}, {}};
@@ -278,6 +298,17 @@ std::string TtlCursorKey(uint32_t space_id);
 // "backfill_cursor/<8 hex digits of the GSI's space id>": the item key after
 // which a GSI backfill resumes (since format version 3).
 std::string BackfillCursorKey(uint32_t index_space_id);
+// OnDemandThroughput and WarmThroughput of a request: each member given
+// at least 1 (a maximum may be -1, which removes it), at least one member.
+// ValidationException otherwise.
+Status CheckOnDemandThroughput(const std::optional<OnDemandThroughput>& t);
+Status CheckWarmThroughput(const std::optional<WarmThroughput>& t);
+// Applies them to *settings: a maximum set or removed (-1); a warm
+// throughput raised, never lowered.
+void ApplyThroughputSettings(const std::optional<OnDemandThroughput>& on_demand,
+                             const std::optional<WarmThroughput>& warm,
+                             ThroughputSettings* settings);
+
 // "names/<8 hex digits of the table's space id>/<8 hex digits of the id>": an
 // attribute name the table interns (format/attribute_names.h; since format
 // version 12). Every name of one table lies under InternedNamesPrefix.
@@ -306,9 +337,10 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // their key attributes; 11 -> 12 interns attribute names; 12 -> 13 stores
 // index entries without the attributes their key holds; 13 -> 14 adds the
 // descriptors' table class; 14 -> 15 adds multi-attribute GSI keys;
-// STORAGE_LAYOUT.md has them all).
+// 15 -> 16 adds on-demand maxima and warm throughput; STORAGE_LAYOUT.md has
+// them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 15;
+inline constexpr uint32_t kStorageFormatVersion = 16;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

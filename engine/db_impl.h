@@ -448,6 +448,15 @@ class Database::Impl {
   // (always without partition limits); else DynamoDB's throttling error.
   Status AdmitCollection(const TableInfo& table, const IndexInfo* index, const AttributeValue& pk,
                          bool write);
+  // True if any action's table has an OnDemandThroughput maximum.
+  static bool AnyMaxima(const std::vector<write::Action>& actions);
+  // OnDemandThroughput: OK if the table's (or GSI's) maximum admits a read
+  // (or write) now, or it has none (or is not on-demand); else DynamoDB's
+  // throttling error. AdmitCollection asks it first.
+  Status AdmitMaximum(const TableInfo& table, const IndexInfo* index, bool write);
+  // Charges what a request consumed to the maxima it falls under.
+  void ChargeMaximum(const TableInfo& table, const IndexInfo* index, double read_units,
+                     double write_units);
   // The same for an index collection named by all its partition values.
   Status AdmitCollection(const TableInfo& table, const IndexInfo* index,
                          format::KeyValues partition, bool write);
@@ -468,6 +477,7 @@ class Database::Impl {
 
   const Options options_;
   Traffic traffic_;
+  MaxThroughput max_throughput_;  // OnDemandThroughput's maxima
   std::string path_;  // the database directory
   // Options::read_only: the secondary instance's own directory (removed at close).
   std::string secondary_dir_;

@@ -22,8 +22,52 @@ Status Database::Impl::AdmitCollection(const TableInfo& table, const IndexInfo* 
   return AdmitCollection(table, index, one, write);
 }
 
+namespace {
+
+// The maxima a request on `index` (null: the table) falls under: a GSI's
+// own, an LSI's or the table's the table's. None unless on-demand.
+const ThroughputSettings* MaximaOf(const TableInfo& table, const IndexInfo* index) {
+  if (table.billing_mode != BillingMode::kPayPerRequest) return nullptr;
+  return index != nullptr && index->global ? &index->settings : &table.settings;
+}
+
+}  // namespace
+
+Status Database::Impl::AdmitMaximum(const TableInfo& table, const IndexInfo* index, bool write) {
+  const ThroughputSettings* s = MaximaOf(table, index);
+  if (s == nullptr) return Status::OK();
+  const int64_t units = write ? s->max_write_request_units : s->max_read_request_units;
+  if (units == 0 || max_throughput_.Admits(NowMs(), TrafficSpace(table, index), write, units)) {
+    return Status::OK();
+  }
+  const bool gsi = index != nullptr && index->global;
+  auto detail = std::make_shared<ThrottlingDetail>();
+  std::string resource = TableArn(options_.region, options_.account_id, table.name);
+  if (gsi) resource += "/index/" + index->name;
+  detail->reasons.push_back({std::string(gsi ? "Index" : "Table") + (write ? "Write" : "Read") +
+                                 "MaxOnDemandThroughputExceeded",
+                             std::move(resource)});
+  return Status::Throttling(
+             "Throughput exceeds the maximum OnDemandThroughput configured on table or index")
+      .WithPayload(std::move(detail));
+}
+
+void Database::Impl::ChargeMaximum(const TableInfo& table, const IndexInfo* index,
+                                   double read_units, double write_units) {
+  const ThroughputSettings* s = MaximaOf(table, index);
+  if (s == nullptr) return;
+  const uint32_t space = TrafficSpace(table, index);
+  if (s->max_read_request_units != 0 && read_units > 0) {
+    max_throughput_.Charge(NowMs(), space, false, s->max_read_request_units, read_units);
+  }
+  if (s->max_write_request_units != 0 && write_units > 0) {
+    max_throughput_.Charge(NowMs(), space, true, s->max_write_request_units, write_units);
+  }
+}
+
 Status Database::Impl::AdmitCollection(const TableInfo& table, const IndexInfo* index,
                                        format::KeyValues partition, bool write) {
+  DYNAROCK_RETURN_IF_ERROR(AdmitMaximum(table, index, write));
   if (!traffic_.limiting()) return Status::OK();
   const format::EncodedKey collection =
       format::CollectionPrefix(TrafficSpace(table, index), partition);
@@ -41,6 +85,7 @@ void Database::Impl::RecordCollection(const TableInfo& table, const IndexInfo* i
 void Database::Impl::RecordCollection(const TableInfo& table, const IndexInfo* index,
                                       format::KeyValues partition, double read_units,
                                       double write_units) {
+  ChargeMaximum(table, index, read_units, write_units);
   if (!TracksTraffic() || (read_units <= 0 && write_units <= 0)) return;
   const uint32_t space = TrafficSpace(table, index);
   const format::EncodedKey collection = format::CollectionPrefix(space, partition);
@@ -50,6 +95,7 @@ void Database::Impl::RecordCollection(const TableInfo& table, const IndexInfo* i
 void Database::Impl::RecordTableCollection(const TableInfo& table,
                                            std::string_view collection_prefix, double read_units,
                                            double write_units) {
+  ChargeMaximum(table, nullptr, read_units, write_units);
   if (!TracksTraffic() || (read_units <= 0 && write_units <= 0)) return;
   traffic_.Record(NowMs(), table.space_id, collection_prefix, read_units, write_units);
 }

@@ -223,6 +223,9 @@ Status Database::Impl::UpgradeFormat(uint32_t version) {
   // more_partition_keys and more_sort_keys of a multi-attribute GSI, whose
   // entries' keys hold every component (KEY_FORMAT.md); version 14 has none.
   if (version == 14) DYNAROCK_RETURN_IF_ERROR(reached(15));
+  // 15 -> 16: none but the record: table and index descriptors gain the
+  // optional OnDemandThroughput maxima and WarmThroughput (absent: none).
+  if (version == 15) DYNAROCK_RETURN_IF_ERROR(reached(16));
   return Status::OK();
 }
 

@@ -729,6 +729,7 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
                 target.index,
                 FetchesTableItems(target.index, r.select, read.projection.has_value()),
                 r.item_encoding};
+  DYNAROCK_RETURN_IF_ERROR(AdmitMaximum(table, target.index, /*write=*/false));
   PageCost cost;
   DYNAROCK_ASSIGN_OR_RETURN(auto page, RunPage(table, spec, &cost));
   // Scan: every item evaluated, whatever the filter, rounded up once; an
@@ -738,6 +739,11 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
              ScanReadUnits(static_cast<int64_t>(cost.bytes), r.consistent_read,
                            r.total_segments ? static_cast<uint32_t>(*r.total_segments) : 1));
   if (cost.fetched_4k_units) meter.Read(table.name, nullptr, cost.FetchUnits(r.consistent_read));
+  ChargeMaximum(table, target.index,
+                ScanReadUnits(static_cast<int64_t>(cost.bytes), r.consistent_read,
+                              r.total_segments ? static_cast<uint32_t>(*r.total_segments) : 1) +
+                    cost.FetchUnits(r.consistent_read),
+                0);
   page.consumed_capacity = meter.For(table.name);
   return page;
 }

@@ -270,7 +270,11 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   table->deleted = true;
   tables_.erase(request.table_name);
   traffic_.Forget(id);
-  for (const auto& index : table->info.indexes) traffic_.Forget(index.space_id);
+  max_throughput_.Forget(id);
+  for (const auto& index : table->info.indexes) {
+    traffic_.Forget(index.space_id);
+    max_throughput_.Forget(index.space_id);
+  }
   return response;
 }
 
@@ -283,7 +287,7 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
   const auto& updates = request.global_secondary_index_updates;
   if (!request.provisioned_throughput && !request.billing_mode && !request.stream_specification &&
       !request.deletion_protection_enabled && !request.table_class &&
-      (!updates || updates->empty())) {
+      !request.on_demand_throughput && !request.warm_throughput && (!updates || updates->empty())) {
     return Status::Validation(
         "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
         "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
@@ -302,9 +306,22 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
                                 " for WriteCapacityUnits is out of bounds");
     }
   }
+  DYNAROCK_RETURN_IF_ERROR(CheckOnDemandThroughput(request.on_demand_throughput));
+  DYNAROCK_RETURN_IF_ERROR(CheckWarmThroughput(request.warm_throughput));
   if (updates) {
     std::set<std::string> names;
     for (const GlobalSecondaryIndexUpdate& u : *updates) {
+      if (u.update) {
+        if (!u.update->provisioned_throughput && !u.update->on_demand_throughput &&
+            !u.update->warm_throughput) {
+          return InvalidParameter(
+              "One of ProvisionedThroughput, OnDemandThroughput or WarmThroughput must be "
+              "specified for index: " +
+              u.update->index_name);
+        }
+        DYNAROCK_RETURN_IF_ERROR(CheckOnDemandThroughput(u.update->on_demand_throughput));
+        DYNAROCK_RETURN_IF_ERROR(CheckWarmThroughput(u.update->warm_throughput));
+      }
       const int members =
           u.create.has_value() + u.delete_index_name.has_value() + u.update.has_value();
       if (members == 0) {
@@ -362,8 +379,8 @@ Status CheckCapacityChange(const UpdateTableRequest& request, const TableInfo& i
   const auto& index_updates = IndexUpdates(request);
   bool index_throughput = false;
   for (const auto& u : index_updates) {
-    index_throughput |=
-        u.update.has_value() || (u.create && u.create->provisioned_throughput.has_value());
+    index_throughput |= (u.update && u.update->provisioned_throughput.has_value()) ||
+                        (u.create && u.create->provisioned_throughput.has_value());
   }
   if (new_mode == BillingMode::kPayPerRequest &&
       (request.provisioned_throughput || index_throughput)) {
@@ -388,7 +405,8 @@ Status CheckCapacityChange(const UpdateTableRequest& request, const TableInfo& i
       bool given = false;
       bool deleted = false;
       for (const auto& u : index_updates) {
-        given |= u.update && u.update->index_name == i.name;
+        given |= u.update && u.update->index_name == i.name &&
+                 u.update->provisioned_throughput.has_value();
         deleted |= u.delete_index_name && *u.delete_index_name == i.name;
       }
       if (!given && !deleted) missing += (missing.empty() ? "" : ",") + i.name;
@@ -399,7 +417,8 @@ Status CheckCapacityChange(const UpdateTableRequest& request, const TableInfo& i
   }
   if (info.billing_mode == BillingMode::kProvisioned && new_mode == BillingMode::kProvisioned &&
       request.provisioned_throughput && !request.stream_specification &&
-      !request.deletion_protection_enabled && !request.table_class && index_updates.empty() &&
+      !request.deletion_protection_enabled && !request.table_class &&
+      !request.on_demand_throughput && !request.warm_throughput && index_updates.empty() &&
       request.provisioned_throughput->read_capacity_units == info.throughput.read_capacity_units &&
       request.provisioned_throughput->write_capacity_units ==
           info.throughput.write_capacity_units) {
@@ -435,6 +454,7 @@ Status ApplyCapacityChange(const UpdateTableRequest& request, int64_t now_ms, Ta
     info->table_class = *request.table_class;
     info->table_class_since_ms = now_ms;
   }
+  ApplyThroughputSettings(request.on_demand_throughput, request.warm_throughput, &info->settings);
   if (info->billing_mode == BillingMode::kPayPerRequest) {
     info->throughput = {};
     for (auto& i : info->indexes) i.throughput = {};
@@ -448,7 +468,9 @@ Status ApplyCapacityChange(const UpdateTableRequest& request, int64_t now_ms, Ta
       return Status::ResourceNotFound(
           "Requested resource not found: Index: " + u.update->index_name + " not found");
     }
-    pos->throughput = u.update->provisioned_throughput;
+    if (u.update->provisioned_throughput) pos->throughput = *u.update->provisioned_throughput;
+    ApplyThroughputSettings(u.update->on_demand_throughput, u.update->warm_throughput,
+                            &pos->settings);
   }
   return Status::OK();
 }

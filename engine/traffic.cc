@@ -428,4 +428,35 @@ void Traffic::Forget(uint32_t space_id) {
   spaces_.erase(space_id);
 }
 
+MaxThroughput::Bucket& MaxThroughput::Refill(int64_t now_ms, uint64_t key,
+                                             int64_t units_per_second) {
+  const auto rate = static_cast<double>(units_per_second);
+  auto [it, added] = buckets_.try_emplace(key, Bucket{rate, now_ms});
+  Bucket& b = it->second;
+  if (!added && now_ms > b.at_ms) {
+    b.credit = std::min(rate, b.credit + rate * static_cast<double>(now_ms - b.at_ms) / 1000.0);
+    b.at_ms = now_ms;
+  }
+  b.credit = std::min(b.credit, rate);  // a lowered maximum holds at once
+  return b;
+}
+
+bool MaxThroughput::Admits(int64_t now_ms, uint32_t space_id, bool write,
+                           int64_t units_per_second) {
+  std::lock_guard lock(mu_);
+  return Refill(now_ms, uint64_t{space_id} << 1 | write, units_per_second).credit > 0;
+}
+
+void MaxThroughput::Charge(int64_t now_ms, uint32_t space_id, bool write, int64_t units_per_second,
+                           double units) {
+  std::lock_guard lock(mu_);
+  Refill(now_ms, uint64_t{space_id} << 1 | write, units_per_second).credit -= units;
+}
+
+void MaxThroughput::Forget(uint32_t space_id) {
+  std::lock_guard lock(mu_);
+  buckets_.erase(uint64_t{space_id} << 1);
+  buckets_.erase(uint64_t{space_id} << 1 | 1);
+}
+
 }  // namespace dynarock

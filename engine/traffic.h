@@ -146,6 +146,32 @@ class TokenBuckets {
   size_t sweep_at_ = 1024;  // size at which full buckets are next swept
 };
 
+// OnDemandThroughput's maxima: for each table or GSI (by space id) that has
+// one, a read and a write bucket refilled at the maximum per second and
+// holding at most one second's units. A request is admitted while its
+// bucket is above zero, then charged what it consumed (as TokenBuckets).
+// Only spaces with a maximum have buckets. Thread-safe.
+class MaxThroughput {
+ public:
+  // REQUIRES: units_per_second > 0.
+  bool Admits(int64_t now_ms, uint32_t space_id, bool write, int64_t units_per_second);
+  void Charge(int64_t now_ms, uint32_t space_id, bool write, int64_t units_per_second,
+              double units);
+  // A deleted table's or index's buckets.
+  void Forget(uint32_t space_id);
+
+ private:
+  struct Bucket {
+    double credit;
+    int64_t at_ms;
+  };
+  // Refilled to now (a new one starts full). REQUIRES: mu_ held.
+  Bucket& Refill(int64_t now_ms, uint64_t key, int64_t units_per_second);
+
+  std::mutex mu_;
+  std::unordered_map<uint64_t, Bucket> buckets_;  // space id << 1 | write
+};
+
 // The database's traffic: a SlidingHeavyHitters per space (table or GSI)
 // and, with limits, read and write TokenBuckets per collection. Collections
 // are named by their key prefix (format::CollectionPrefix: space id, hash,

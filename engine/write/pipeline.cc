@@ -112,19 +112,28 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
   // 7-8. Stream records, and one WriteBatch.
   DYNAROCK_RETURN_IF_ERROR(CommitWrites(actions, outcomes, options, &pending));
   // 9. Capacity.
-  if (options.meter != nullptr || TracksTraffic()) {
+  if (options.meter != nullptr || TracksTraffic() || AnyMaxima(actions)) {
     ChargeWrites(actions, outcomes, options, pending, index_writes_end);
   }
   return outcomes;
 }
 
+bool Database::Impl::AnyMaxima(const std::vector<write::Action>& actions) {
+  for (const write::Action& a : actions) {
+    if (a.table->has_maxima()) return true;
+  }
+  return false;
+}
+
 bool Database::Impl::AdmitWrites(const std::vector<write::Action>& actions,
                                  std::vector<write::Outcome>* outcomes) {
-  if (!traffic_.limiting()) return false;
+  const bool limiting = traffic_.limiting();
+  if (!limiting && !AnyMaxima(actions)) return false;
   bool throttled = false;
   for (size_t i = 0; i < actions.size(); ++i) {
     const write::Action& a = actions[i];
     if (a.ttl_expired_at_s) continue;  // TTL's own deletions: free, as DynamoDB's
+    if (!limiting && !a.table->has_maxima()) continue;
     Status admitted =
         AdmitCollection(*a.table, nullptr, *a.partition, a.kind != write::Kind::kConditionCheck);
     if (!admitted.ok()) {
@@ -172,12 +181,14 @@ Result<bool> Database::Impl::ReadAndEvaluate(const std::vector<write::Action>& a
 
 bool Database::Impl::AdmitIndexWrites(const std::vector<write::Action>& actions,
                                       std::vector<write::Outcome>* outcomes) {
-  if (!traffic_.limiting()) return false;
+  const bool limiting = traffic_.limiting();
+  if (!limiting && !AnyMaxima(actions)) return false;
   bool throttled = false;
   for (size_t i = 0; i < actions.size(); ++i) {
     const write::Action& a = actions[i];
     write::Outcome& o = (*outcomes)[i];
     if (!Writes(a, o) || a.ttl_expired_at_s) continue;
+    if (!limiting && !a.table->has_maxima()) continue;
     // The entry's old and new collections of each GSI it is in.
     const Item* before = o.before ? &*o.before : nullptr;
     for (const Item* item : {before, o.after()}) {

@@ -74,8 +74,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 15 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 0F");
+  // "DYNAROCK" | version 16 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 10");
   // With the secret that signs shard iterators: 32 bytes, not all zero.
   std::string secret;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "stream_iterator_secret", &secret));
@@ -143,8 +143,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 16; "
-                                                     "this build reads versions up to 15. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 17; "
+                                                     "this build reads versions up to 16. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -773,6 +773,61 @@ TEST_F(StorageLayoutTest, MultiAttributeIndexEntries) {
   ASSERT_EQ(page->count, 1);
   EXPECT_EQ(page->items[0].size(), 5u);  // KEYS_ONLY: every component, and the table's key
   EXPECT_EQ(page->items[0].at("region"), S("EU"));
+}
+
+// OnDemandThroughput maxima and WarmThroughput (storage format 16): in the
+// table's and the GSI's descriptors, only when given; a database of
+// version 15 opens as 16 unchanged.
+TEST_F(StorageLayoutTest, ThroughputSettingsRoundTrip) {
+  using T = ScalarAttributeType;
+  CreateTableRequest r = testing::TableRequest("Capped", "k", T::kS);
+  r.attribute_definitions.push_back({"g", T::kS});
+  r.on_demand_throughput = OnDemandThroughput{.max_read_request_units = 40};
+  r.warm_throughput =
+      WarmThroughput{.read_units_per_second = 15000, .write_units_per_second = 6000};
+  GlobalSecondaryIndex g{"ByG", {{"g", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}};
+  g.on_demand_throughput = OnDemandThroughput{.max_write_request_units = 9};
+  r.global_secondary_indexes = std::vector<GlobalSecondaryIndex>{g};
+  CreateTableRequest plain = testing::TableRequest("Plain", "k", T::kS);
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->CreateTable(r));
+    ASSERT_OK((*db)->CreateTable(plain));
+  }
+  {
+    testing::RawDb raw(dir_);
+    std::string descriptor;
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "table/Capped", &descriptor));
+    auto table = DecodeTableDescriptor(descriptor);
+    ASSERT_OK(table);
+    EXPECT_EQ(table->settings.max_read_request_units, 40);
+    EXPECT_EQ(table->settings.max_write_request_units, 0);
+    EXPECT_EQ(table->settings.warm_read_units, 15000);
+    EXPECT_EQ(table->settings.warm_write_units, 6000);
+    EXPECT_EQ(table->indexes[0].settings.max_write_request_units, 9);
+    // A table without them has none written: its descriptor is version 15's.
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "table/Plain", &descriptor));
+    auto bare = DecodeTableDescriptor(descriptor);
+    ASSERT_OK(bare);
+    TableInfo without = *bare;
+    without.settings = ThroughputSettings{1, 2, 3, 4};
+    EXPECT_LT(descriptor.size(), EncodeTableDescriptor(without).size());
+    ASSERT_OK(raw.db()->Put({}, raw.cf("catalog"), "format", EncodeFormatRecord(15)));
+  }
+  auto db = Database::Open(dir_, {});
+  ASSERT_OK(db);
+  auto d = (*db)->DescribeTable({"Capped"});
+  ASSERT_OK(d);
+  ASSERT_TRUE(d->table.on_demand_throughput);
+  EXPECT_EQ(d->table.on_demand_throughput->max_read_request_units, 40);
+  EXPECT_EQ(d->table.on_demand_throughput->max_write_request_units, -1);
+  ASSERT_TRUE(d->table.warm_throughput);
+  EXPECT_EQ(d->table.warm_throughput->read_units_per_second, 15000);
+  const auto& index = (*d->table.global_secondary_indexes)[0];
+  ASSERT_TRUE(index.on_demand_throughput);
+  EXPECT_EQ(index.on_demand_throughput->max_write_request_units, 9);
+  EXPECT_FALSE(index.warm_throughput);
 }
 
 TEST(StorageLayoutGoldenTest, TokenRecords) {

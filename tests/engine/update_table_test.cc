@@ -218,7 +218,7 @@ TEST_F(UpdateTableTest, ValidationAsDynamoDB) {
   EXPECT_EQ(db_->UpdateTable(to_provisioned).status(),
             invalid("ProvisionedThroughput must be specified for index: ByDepot"));
   to_provisioned.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{
-      {.update = UpdateGlobalSecondaryIndexAction{"ByDepot", {3, 4}}}};
+      {.update = UpdateGlobalSecondaryIndexAction{"ByDepot", ProvisionedThroughput{3, 4}}}};
   auto switched = db_->UpdateTable(to_provisioned);
   ASSERT_OK(switched);
   EXPECT_EQ(switched->table_description.billing_mode, BillingMode::kProvisioned);
@@ -239,7 +239,7 @@ TEST_F(UpdateTableTest, ValidationAsDynamoDB) {
   ASSERT_OK(db_->UpdateTable(same));
   UpdateTableRequest unknown{.table_name = "Telemetry"};
   unknown.global_secondary_index_updates = std::vector<GlobalSecondaryIndexUpdate>{
-      {.update = UpdateGlobalSecondaryIndexAction{"NoSuch", {1, 1}}}};
+      {.update = UpdateGlobalSecondaryIndexAction{"NoSuch", ProvisionedThroughput{1, 1}}}};
   EXPECT_EQ(db_->UpdateTable(unknown).status(),
             Status::ResourceNotFound("Requested resource not found: Index: NoSuch not found"));
   Reopen();

@@ -317,28 +317,75 @@ def test_deletion_protection_and_refused_newer_members(endpoint):
     assert status == 200 and out["TableDescription"]["TableStatus"] == "DELETING"
 
     # What Dynarock cannot honour is refused, and nothing is created.
-    gsi = {"IndexName": "ByG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-           "Projection": {"ProjectionType": "ALL"}}
-    with_gsi = {**base, "AttributeDefinitions": base["AttributeDefinitions"] +
-                [{"AttributeName": "g", "AttributeType": "S"}]}
-    limits = {"MaxReadRequestUnits": 100, "MaxWriteRequestUnits": 100}
-    for body, word in [({**base, "OnDemandThroughput": limits}, "OnDemandThroughput"),
-                       ({**with_gsi, "GlobalSecondaryIndexes": [{**gsi, "OnDemandThroughput": limits}]},
-                        "OnDemandThroughput"),
-                       ({**base, "ResourcePolicy": '{"Version": "2012-10-17"}'}, "ResourcePolicy")]:
-        status, out = call(endpoint, "CreateTable", body)
-        assert status == 400 and out["__type"].endswith("#ValidationException"), out
-        assert word in out["message"], out
+    status, out = call(endpoint, "CreateTable",
+                       {**base, "ResourcePolicy": '{"Version": "2012-10-17"}'})
+    assert status == 400 and out["__type"].endswith("#ValidationException"), out
+    assert "ResourcePolicy" in out["message"], out
     status, out = call(endpoint, "DescribeTable", {"TableName": name})
     assert out["__type"].endswith("#ResourceNotFoundException")
-    status, out = call(endpoint, "CreateTable", base)
-    assert status == 200 and out["TableDescription"]["DeletionProtectionEnabled"] is False
+
+
+def test_on_demand_maxima_and_warm_throughput_are_stored_described_and_honoured(endpoint):
+    # OnDemandThroughput (May 2024): the most request units per second an
+    # on-demand table or GSI takes; -1 removes a maximum. WarmThroughput
+    # (November 2024): described as given, never lowered.
+    name = "Capped-" + uuid.uuid4().hex[:8]
+    gsi = {"IndexName": "ByG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+           "Projection": {"ProjectionType": "ALL"},
+           "OnDemandThroughput": {"MaxWriteRequestUnits": 7}}
+    status, out = call(endpoint, "CreateTable", {
+        "TableName": name, "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"},
+                                 {"AttributeName": "g", "AttributeType": "S"}],
+        "BillingMode": "PAY_PER_REQUEST", "GlobalSecondaryIndexes": [gsi],
+        "OnDemandThroughput": {"MaxReadRequestUnits": 5},
+        "WarmThroughput": {"ReadUnitsPerSecond": 13000}})
+    assert status == 200, out
+    table = out["TableDescription"]
+    assert table["OnDemandThroughput"] == {"MaxReadRequestUnits": 5, "MaxWriteRequestUnits": -1}
+    assert table["WarmThroughput"] == {"ReadUnitsPerSecond": 13000, "Status": "ACTIVE"}
+    assert table["GlobalSecondaryIndexes"][0]["OnDemandThroughput"] == {
+        "MaxReadRequestUnits": -1, "MaxWriteRequestUnits": 7}
+    # Honoured: reads beyond 5 units a second are throttled, with the reason.
+    throttled = None
+    for i in range(40):
+        status, out = call(endpoint, "GetItem", {"TableName": name, "Key": {"k": {"S": "x"}},
+                                                 "ConsistentRead": True})
+        if status != 200:
+            throttled = out
+            break
+    assert throttled is not None, "40 strongly consistent reads in a burst, none throttled"
+    assert throttled["__type"].endswith("#ThrottlingException"), throttled
+    assert throttled["throttlingReasons"][0]["reason"] == "TableReadMaxOnDemandThroughputExceeded"
+    # Writes fall under the GSI's maximum when they write the index.
+    throttled = None
+    for i in range(40):
+        status, out = call(endpoint, "PutItem", {"TableName": name, "Item": {
+            "k": {"S": "w%d" % i}, "g": {"S": "G"}}})
+        if status != 200:
+            throttled = out
+            break
+    assert throttled is not None and throttled["throttlingReasons"][0]["reason"] == \
+        "IndexWriteMaxOnDemandThroughputExceeded", throttled
+    # Changed and removed by UpdateTable; warm throughput only rises.
     status, out = call(endpoint, "UpdateTable", {
-        "TableName": name, "AttributeDefinitions": [{"AttributeName": "g", "AttributeType": "S"}],
-        "GlobalSecondaryIndexUpdates": [{"Create": {**gsi, "OnDemandThroughput": limits}}]})
-    assert status == 400 and "OnDemandThroughput" in out["message"]
-    status, out = call(endpoint, "DescribeTable", {"TableName": name})
-    assert "GlobalSecondaryIndexes" not in out["Table"]
+        "TableName": name, "OnDemandThroughput": {"MaxReadRequestUnits": -1},
+        "WarmThroughput": {"ReadUnitsPerSecond": 100, "WriteUnitsPerSecond": 5000},
+        "GlobalSecondaryIndexUpdates": [{"Update": {
+            "IndexName": "ByG", "OnDemandThroughput": {"MaxWriteRequestUnits": -1}}}]})
+    assert status == 200, out
+    table = out["TableDescription"]
+    assert "OnDemandThroughput" not in table
+    assert "OnDemandThroughput" not in table["GlobalSecondaryIndexes"][0]
+    assert table["WarmThroughput"] == {"ReadUnitsPerSecond": 13000, "WriteUnitsPerSecond": 5000,
+                                       "Status": "ACTIVE"}
+    for body, word in [({"OnDemandThroughput": {}}, "OnDemandThroughput must specify"),
+                       ({"OnDemandThroughput": {"MaxReadRequestUnits": 0}},
+                        "MaxReadRequestUnits must be at least 1, or -1"),
+                       ({"WarmThroughput": {"WriteUnitsPerSecond": -1}},
+                        "WriteUnitsPerSecond must be at least 1")]:
+        status, out = call(endpoint, "UpdateTable", {"TableName": name, **body})
+        assert status == 400 and word in out["message"], out
     call(endpoint, "DeleteTable", {"TableName": name})
 
 

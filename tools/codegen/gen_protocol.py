@@ -161,20 +161,38 @@ MODEL_ADDITIONS["PointInTimeRecoverySpecification"] = {
 MODEL_ADDITIONS["ExportTableToPointInTimeInput"] = {
     "ExportType": {"shape": "ExportType"},
     "IncrementalExportSpecification": {"shape": "IncrementalExportSpecification"}}
-# CreateTable/UpdateTable's DeletionProtectionEnabled (March 2023), and two
-# members Dynarock refuses (tools/server/wire_requests.cc): the maximum
-# on-demand throughput (OnDemandThroughput, May 2024) and a resource-based
-# IAM policy (ResourcePolicy, March 2024).
+# CreateTable/UpdateTable's DeletionProtectionEnabled (March 2023), a
+# resource-based IAM policy (ResourcePolicy, March 2024), the maximum
+# on-demand throughput (OnDemandThroughput, May 2024) and warm throughput
+# (WarmThroughput, November 2024), on tables and GSIs, in requests and in
+# descriptions.
 MODEL_ADDITIONS["CreateTableInput"] = {
     "DeletionProtectionEnabled": {"shape": "DeletionProtectionEnabled"},
     "ResourcePolicy": {"shape": "ResourcePolicy"},
-    "OnDemandThroughput": {"shape": "OnDemandThroughput"}}
+    "OnDemandThroughput": {"shape": "OnDemandThroughput"},
+    "WarmThroughput": {"shape": "WarmThroughput"}}
 MODEL_ADDITIONS["UpdateTableInput"] = {
     "DeletionProtectionEnabled": {"shape": "DeletionProtectionEnabled"},
-    "OnDemandThroughput": {"shape": "OnDemandThroughput"}}
+    "OnDemandThroughput": {"shape": "OnDemandThroughput"},
+    "WarmThroughput": {"shape": "WarmThroughput"}}
 for shape in ("GlobalSecondaryIndex", "CreateGlobalSecondaryIndexAction",
-              "UpdateGlobalSecondaryIndexAction", "TableCreationParameters"):
-    MODEL_ADDITIONS[shape] = {"OnDemandThroughput": {"shape": "OnDemandThroughput"}}
+              "UpdateGlobalSecondaryIndexAction"):
+    MODEL_ADDITIONS[shape] = {"OnDemandThroughput": {"shape": "OnDemandThroughput"},
+                              "WarmThroughput": {"shape": "WarmThroughput"}}
+MODEL_ADDITIONS["TableCreationParameters"] = {
+    "OnDemandThroughput": {"shape": "OnDemandThroughput"}}
+MODEL_ADDITIONS["TableDescription"] = {
+    "OnDemandThroughput": {"shape": "OnDemandThroughput"},
+    "WarmThroughput": {"shape": "TableWarmThroughputDescription"}}
+MODEL_ADDITIONS["GlobalSecondaryIndexDescription"] = {
+    "OnDemandThroughput": {"shape": "OnDemandThroughput"},
+    "WarmThroughput": {"shape": "GlobalSecondaryIndexWarmThroughputDescription"}}
+# Members whose requirement the newer model dropped: a GSI update may give
+# only OnDemandThroughput or WarmThroughput (on an on-demand table it has
+# no ProvisionedThroughput to give).
+SHAPE_CHANGES = {
+    "UpdateGlobalSecondaryIndexAction": {"required": ["IndexName"]},
+}
 # Multi-attribute GSI keys (November 2025): a GSI's KeySchema lost its
 # maximum of 2 (botocore 1.41.0 removed it from the shared KeySchema shape;
 # the table's and an LSI's keep two, which CreateTable checks as a
@@ -192,6 +210,18 @@ NEW_SHAPES = {
         "MaxReadRequestUnits": {"shape": "LongObject"},
         "MaxWriteRequestUnits": {"shape": "LongObject"}}},
     "LongObject": {"type": "long"},
+    "PositiveLongObject": {"type": "long", "min": 1},
+    "WarmThroughput": {"type": "structure", "members": {
+        "ReadUnitsPerSecond": {"shape": "LongObject"},
+        "WriteUnitsPerSecond": {"shape": "LongObject"}}},
+    "TableWarmThroughputDescription": {"type": "structure", "members": {
+        "ReadUnitsPerSecond": {"shape": "PositiveLongObject"},
+        "WriteUnitsPerSecond": {"shape": "PositiveLongObject"},
+        "Status": {"shape": "TableStatus"}}},
+    "GlobalSecondaryIndexWarmThroughputDescription": {"type": "structure", "members": {
+        "ReadUnitsPerSecond": {"shape": "PositiveLongObject"},
+        "WriteUnitsPerSecond": {"shape": "PositiveLongObject"},
+        "Status": {"shape": "IndexStatus"}}},
     "RecoveryPeriodInDays": {"type": "integer", "min": 1, "max": 35},
     "ExportType": {"type": "string", "enum": ["FULL_EXPORT", "INCREMENTAL_EXPORT"]},
     "ExportViewType": {"type": "string", "enum": ["NEW_IMAGE", "NEW_AND_OLD_IMAGES"]},
@@ -254,6 +284,8 @@ class Model:
                 self.shapes[shape]["members"].setdefault(name, member)
         for (shape, name), new_shape in svc.member_shapes.items():
             self.shapes[shape]["members"][name] = {"shape": new_shape}
+        for shape, changes in getattr(svc, "shape_changes", {}).items():
+            self.shapes[shape].update(changes)
         self.reachable = []
         seen = set()
 
@@ -1133,7 +1165,7 @@ DYNAMODB = types.SimpleNamespace(
     title="DynamoDB", operations=OPERATIONS, visit_order=VISIT_ORDER, enum_order=ENUM_ORDER,
     path_overrides=PATH_OVERRIDES, table_name_hard_checks=TABLE_NAME_HARD_CHECKS,
     empty_required=EMPTY_REQUIRED, model_additions=MODEL_ADDITIONS, new_shapes=NEW_SHAPES,
-    member_shapes=MEMBER_SHAPES,
+    member_shapes=MEMBER_SHAPES, shape_changes=SHAPE_CHANGES,
     protocol_ns="dynarock::protocol", model_ns="dynarock::model", out_h=OUT_H, out_cc=OUT_CC,
     out_constraints=OUT_CONSTRAINTS)
 STREAMS = types.SimpleNamespace(

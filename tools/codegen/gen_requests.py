@@ -35,13 +35,8 @@ REFUSED = "refused when set (wire_requests.cc, RefuseUnsupported)"
 NOT_CARRIED = {
     ("CreateTableInput", "SSESpecification"): REFUSED,
     ("CreateTableInput", "ResourcePolicy"): REFUSED,
-    ("CreateTableInput", "OnDemandThroughput"): REFUSED,
-    ("GlobalSecondaryIndex", "OnDemandThroughput"): REFUSED,
     ("UpdateTableInput", "SSESpecification"): REFUSED,
     ("UpdateTableInput", "ReplicaUpdates"): REFUSED,
-    ("UpdateTableInput", "OnDemandThroughput"): REFUSED,
-    ("CreateGlobalSecondaryIndexAction", "OnDemandThroughput"): REFUSED,
-    ("UpdateGlobalSecondaryIndexAction", "OnDemandThroughput"): REFUSED,
     ("ListTagsOfResourceInput", "NextToken"):
         "every tag (at most 50) is answered in one page, so no answer carries a NextToken",
 }

@@ -22,6 +22,37 @@ void Throughput(Writer& w, const ProvisionedThroughput& t) {
   w.EndObject();
 }
 
+// OnDemandThroughput and WarmThroughput as CreateTable takes them: the
+// members set (a maximum of -1, none, is left out).
+void WriteThroughputSettings(Writer& w, const std::optional<OnDemandThroughput>& on_demand,
+                             std::optional<int64_t> warm_read, std::optional<int64_t> warm_write) {
+  if (on_demand) {
+    w.Key("OnDemandThroughput");
+    w.StartObject();
+    for (auto [name, v] : {std::pair{"MaxReadRequestUnits", on_demand->max_read_request_units},
+                           {"MaxWriteRequestUnits", on_demand->max_write_request_units}}) {
+      if (v && *v > 0) {
+        w.Key(name);
+        w.Int64(*v);
+      }
+    }
+    w.EndObject();
+  }
+  if (warm_read || warm_write) {
+    w.Key("WarmThroughput");
+    w.StartObject();
+    if (warm_read) {
+      w.Key("ReadUnitsPerSecond");
+      w.Int64(*warm_read);
+    }
+    if (warm_write) {
+      w.Key("WriteUnitsPerSecond");
+      w.Int64(*warm_write);
+    }
+    w.EndObject();
+  }
+}
+
 // [{"AttributeName": ..., "KeyType": "HASH"|"RANGE"}, ...]
 void WriteKeySchema(Writer& w, const std::vector<KeySchemaElement>& ks) {
   w.StartArray();
@@ -102,9 +133,14 @@ std::string TableDefinitionJson(const TableDescription& d,
   };
   indexes("LocalSecondaryIndexes", d.local_secondary_indexes, [](const auto&) {});
   indexes("GlobalSecondaryIndexes", d.global_secondary_indexes, [&](const auto& i) {
-    if (!provisioned) return;
-    w.Key("ProvisionedThroughput");
-    Throughput(w, i.provisioned_throughput);
+    if (provisioned) {
+      w.Key("ProvisionedThroughput");
+      Throughput(w, i.provisioned_throughput);
+    }
+    WriteThroughputSettings(
+        w, i.on_demand_throughput,
+        i.warm_throughput ? i.warm_throughput->read_units_per_second : std::nullopt,
+        i.warm_throughput ? i.warm_throughput->write_units_per_second : std::nullopt);
   });
   if (d.stream_specification && d.stream_specification->stream_enabled) {
     w.Key("StreamSpecification");
@@ -117,6 +153,10 @@ std::string TableDefinitionJson(const TableDescription& d,
     }
     w.EndObject();
   }
+  WriteThroughputSettings(
+      w, d.on_demand_throughput,
+      d.warm_throughput ? d.warm_throughput->read_units_per_second : std::nullopt,
+      d.warm_throughput ? d.warm_throughput->write_units_per_second : std::nullopt);
   if (d.table_class_summary) {  // a class was given: a restore gives it again
     w.Key("TableClass");
     w.String(protocol::Name(d.table_class_summary->table_class));

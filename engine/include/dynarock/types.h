@@ -71,11 +71,42 @@ struct LocalSecondaryIndex {
 
 // A GSI has its own partition key (and optional sort key). Dynarock updates
 // GSIs in the same batch as the table, so they are strongly consistent.
+enum class IndexStatus { kCreating, kUpdating, kDeleting, kActive };
+enum class TableStatus { kCreating, kActive, kDeleting, kUpdating };
+
+// The most read and write request units per second an on-demand table (or
+// GSI) may take: requests beyond them are throttled. Each member is at least
+// 1, or -1 to remove that maximum (UpdateTable).
+struct OnDemandThroughput {
+  std::optional<int64_t> max_read_request_units{};
+  std::optional<int64_t> max_write_request_units{};
+};
+// The read and write units per second a table (or GSI) can take at once
+// (DynamoDB's pre-warming): stored as given, never lowered; locally it
+// changes nothing else.
+struct WarmThroughput {
+  std::optional<int64_t> read_units_per_second{};
+  std::optional<int64_t> write_units_per_second{};
+};
+// How DescribeTable reports it: the values given, and ACTIVE.
+struct TableWarmThroughputDescription {
+  std::optional<int64_t> read_units_per_second{};
+  std::optional<int64_t> write_units_per_second{};
+  TableStatus status = TableStatus::kActive;
+};
+struct GlobalSecondaryIndexWarmThroughputDescription {
+  std::optional<int64_t> read_units_per_second{};
+  std::optional<int64_t> write_units_per_second{};
+  IndexStatus status = IndexStatus::kActive;
+};
+
 struct GlobalSecondaryIndex {
   std::string index_name{};
   std::vector<KeySchemaElement> key_schema{};
   Projection projection{};
   std::optional<ProvisionedThroughput> provisioned_throughput{};
+  std::optional<OnDemandThroughput> on_demand_throughput{};
+  std::optional<WarmThroughput> warm_throughput{};
 };
 
 // DynamoDB Streams: a table's stream carries one record per item change
@@ -113,9 +144,9 @@ struct CreateTableRequest {
   // STANDARD unless given. Stored and described; it changes nothing else
   // locally (DynamoDB's Infrequent Access class changes only the price).
   std::optional<TableClass> table_class{};
+  std::optional<OnDemandThroughput> on_demand_throughput{};
+  std::optional<WarmThroughput> warm_throughput{};
 };
-
-enum class IndexStatus { kCreating, kUpdating, kDeleting, kActive };
 
 struct LocalSecondaryIndexDescription {
   std::string index_name{};
@@ -136,9 +167,9 @@ struct GlobalSecondaryIndexDescription {
   int64_t index_size_bytes = 0;
   int64_t item_count = 0;
   std::string index_arn{};
+  std::optional<OnDemandThroughput> on_demand_throughput{};
+  std::optional<GlobalSecondaryIndexWarmThroughputDescription> warm_throughput{};
 };
-
-enum class TableStatus { kCreating, kActive, kDeleting, kUpdating };
 
 struct TableDescription {
   std::string table_name{};
@@ -166,6 +197,9 @@ struct TableDescription {
   bool deletion_protection_enabled = false;
   // Present once a table class was given (at creation or by UpdateTable).
   std::optional<TableClassSummary> table_class_summary{};
+  // Present once a maximum, or a warm throughput, was given.
+  std::optional<OnDemandThroughput> on_demand_throughput{};
+  std::optional<TableWarmThroughputDescription> warm_throughput{};
 };
 
 struct CreateTableResponse {
@@ -197,11 +231,16 @@ struct CreateGlobalSecondaryIndexAction {
   std::vector<KeySchemaElement> key_schema{};
   Projection projection{};
   std::optional<ProvisionedThroughput> provisioned_throughput{};
+  std::optional<OnDemandThroughput> on_demand_throughput{};
+  std::optional<WarmThroughput> warm_throughput{};
 };
-// A GSI's own provisioned throughput (provisioned tables only).
+// A GSI's own provisioned throughput (provisioned tables only), its
+// on-demand maximum, or its warm throughput: at least one.
 struct UpdateGlobalSecondaryIndexAction {
   std::string index_name{};
-  ProvisionedThroughput provisioned_throughput{};
+  std::optional<ProvisionedThroughput> provisioned_throughput{};
+  std::optional<OnDemandThroughput> on_demand_throughput{};
+  std::optional<WarmThroughput> warm_throughput{};
 };
 // Exactly one member set.
 struct GlobalSecondaryIndexUpdate {
@@ -221,6 +260,8 @@ struct UpdateTableRequest {
   // and is no error).
   std::optional<bool> deletion_protection_enabled{};
   std::optional<TableClass> table_class{};
+  std::optional<OnDemandThroughput> on_demand_throughput{};
+  std::optional<WarmThroughput> warm_throughput{};
 };
 struct UpdateTableResponse {
   TableDescription table_description{};

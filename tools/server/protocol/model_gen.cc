@@ -28,6 +28,7 @@ Status ReadKeySchemaElement(Element json, Position pos, KeySchemaElement* out);
 Status ReadProjection(Element json, Position pos, Projection* out);
 Status ReadLocalSecondaryIndex(Element json, Position pos, LocalSecondaryIndex* out);
 Status ReadOnDemandThroughput(Element json, Position pos, OnDemandThroughput* out);
+Status ReadWarmThroughput(Element json, Position pos, WarmThroughput* out);
 Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex* out);
 Status ReadStreamSpecification(Element json, Position pos, StreamSpecification* out);
 Status ReadSSESpecification(Element json, Position pos, SSESpecification* out);
@@ -446,10 +447,31 @@ Status ReadOnDemandThroughput(Element json, Position pos, OnDemandThroughput* ou
   return Status::OK();
 }
 
+Status ReadWarmThroughput(Element json, Position pos, WarmThroughput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.WarmThroughput"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "ReadUnitsPerSecond") i = 0;
+    else if (key == "WriteUnitsPerSecond") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadLong(slot[0], Position::kMember, &out->read_units_per_second.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadLong(slot[1], Position::kMember, &out->write_units_per_second.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.GlobalSecondaryIndex"));
-  Element slot[5];
-  bool present[5] = {};
+  Element slot[6];
+  bool present[6] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "IndexName") i = 0;
@@ -457,6 +479,7 @@ Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex
     else if (key == "Projection") i = 2;
     else if (key == "ProvisionedThroughput") i = 3;
     else if (key == "OnDemandThroughput") i = 4;
+    else if (key == "WarmThroughput") i = 5;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -475,6 +498,9 @@ Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex
   }
   if (present[4]) {
     DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[4], Position::kMember, &out->on_demand_throughput.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadWarmThroughput(slot[5], Position::kMember, &out->warm_throughput.emplace()));
   }
   return Status::OK();
 }
@@ -548,8 +574,8 @@ Status ReadTag(Element json, Position pos, Tag* out) {
 
 Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.CreateTableInput"));
-  Element slot[14];
-  bool present[14] = {};
+  Element slot[15];
+  bool present[15] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "AttributeDefinitions") i = 0;
@@ -566,6 +592,7 @@ Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
     else if (key == "DeletionProtectionEnabled") i = 11;
     else if (key == "ResourcePolicy") i = 12;
     else if (key == "OnDemandThroughput") i = 13;
+    else if (key == "WarmThroughput") i = 14;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -611,6 +638,9 @@ Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
   }
   if (present[13]) {
     DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[13], Position::kMember, &out->on_demand_throughput.emplace()));
+  }
+  if (present[14]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadWarmThroughput(slot[14], Position::kMember, &out->warm_throughput.emplace()));
   }
   return Status::OK();
 }
@@ -1490,13 +1520,14 @@ Status ReadUpdateItemInput(Element json, Position pos, UpdateItemInput* out) {
 
 Status ReadUpdateGlobalSecondaryIndexAction(Element json, Position pos, UpdateGlobalSecondaryIndexAction* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.UpdateGlobalSecondaryIndexAction"));
-  Element slot[3];
-  bool present[3] = {};
+  Element slot[4];
+  bool present[4] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "IndexName") i = 0;
     else if (key == "ProvisionedThroughput") i = 1;
     else if (key == "OnDemandThroughput") i = 2;
+    else if (key == "WarmThroughput") i = 3;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -1510,13 +1541,16 @@ Status ReadUpdateGlobalSecondaryIndexAction(Element json, Position pos, UpdateGl
   if (present[2]) {
     DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[2], Position::kMember, &out->on_demand_throughput.emplace()));
   }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadWarmThroughput(slot[3], Position::kMember, &out->warm_throughput.emplace()));
+  }
   return Status::OK();
 }
 
 Status ReadCreateGlobalSecondaryIndexAction(Element json, Position pos, CreateGlobalSecondaryIndexAction* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.CreateGlobalSecondaryIndexAction"));
-  Element slot[5];
-  bool present[5] = {};
+  Element slot[6];
+  bool present[6] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "Projection") i = 0;
@@ -1524,6 +1558,7 @@ Status ReadCreateGlobalSecondaryIndexAction(Element json, Position pos, CreateGl
     else if (key == "ProvisionedThroughput") i = 2;
     else if (key == "KeySchema") i = 3;
     else if (key == "OnDemandThroughput") i = 4;
+    else if (key == "WarmThroughput") i = 5;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -1542,6 +1577,9 @@ Status ReadCreateGlobalSecondaryIndexAction(Element json, Position pos, CreateGl
   }
   if (present[4]) {
     DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[4], Position::kMember, &out->on_demand_throughput.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadWarmThroughput(slot[5], Position::kMember, &out->warm_throughput.emplace()));
   }
   return Status::OK();
 }
@@ -1736,8 +1774,8 @@ Status ReadReplicationGroupUpdate(Element json, Position pos, ReplicationGroupUp
 
 Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.UpdateTableInput"));
-  Element slot[11];
-  bool present[11] = {};
+  Element slot[12];
+  bool present[12] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "TableName") i = 0;
@@ -1751,6 +1789,7 @@ Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
     else if (key == "TableClass") i = 8;
     else if (key == "DeletionProtectionEnabled") i = 9;
     else if (key == "OnDemandThroughput") i = 10;
+    else if (key == "WarmThroughput") i = 11;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -1787,6 +1826,9 @@ Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
   }
   if (present[10]) {
     DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[10], Position::kMember, &out->on_demand_throughput.emplace()));
+  }
+  if (present[11]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadWarmThroughput(slot[11], Position::kMember, &out->warm_throughput.emplace()));
   }
   return Status::OK();
 }

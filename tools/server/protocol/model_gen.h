@@ -30,6 +30,7 @@ struct KeySchemaElement;
 struct Projection;
 struct LocalSecondaryIndex;
 struct OnDemandThroughput;
+struct WarmThroughput;
 struct GlobalSecondaryIndex;
 struct StreamSpecification;
 struct SSESpecification;
@@ -177,12 +178,18 @@ struct OnDemandThroughput {
   std::optional<int64_t> max_write_request_units;  // MaxWriteRequestUnits
 };
 
+struct WarmThroughput {
+  std::optional<int64_t> read_units_per_second;  // ReadUnitsPerSecond
+  std::optional<int64_t> write_units_per_second;  // WriteUnitsPerSecond
+};
+
 struct GlobalSecondaryIndex {
   std::optional<std::string> index_name;  // IndexName
   std::optional<std::vector<KeySchemaElement>> key_schema;  // KeySchema
   std::optional<Projection> projection;  // Projection
   std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
   std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
+  std::optional<WarmThroughput> warm_throughput;  // WarmThroughput
 };
 
 struct StreamSpecification {
@@ -216,6 +223,7 @@ struct CreateTableInput {
   std::optional<bool> deletion_protection_enabled;  // DeletionProtectionEnabled
   std::optional<std::string> resource_policy;  // ResourcePolicy
   std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
+  std::optional<WarmThroughput> warm_throughput;  // WarmThroughput
 };
 
 struct ExpectedAttributeValue {
@@ -437,6 +445,7 @@ struct UpdateGlobalSecondaryIndexAction {
   std::optional<std::string> index_name;  // IndexName
   std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
   std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
+  std::optional<WarmThroughput> warm_throughput;  // WarmThroughput
 };
 
 struct CreateGlobalSecondaryIndexAction {
@@ -445,6 +454,7 @@ struct CreateGlobalSecondaryIndexAction {
   std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
   std::optional<std::vector<KeySchemaElement>> key_schema;  // KeySchema
   std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
+  std::optional<WarmThroughput> warm_throughput;  // WarmThroughput
 };
 
 struct DeleteGlobalSecondaryIndexAction {
@@ -504,6 +514,7 @@ struct UpdateTableInput {
   std::optional<std::string> table_class;  // TableClass
   std::optional<bool> deletion_protection_enabled;  // DeletionProtectionEnabled
   std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
+  std::optional<WarmThroughput> warm_throughput;  // WarmThroughput
 };
 
 struct TimeToLiveSpecification {

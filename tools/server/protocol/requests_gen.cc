@@ -26,6 +26,7 @@ Status ToGlobalSecondaryIndexUpdate(GlobalSecondaryIndexUpdate&& in, dynarock::G
 Status ToKeySchemaElement(KeySchemaElement&& in, dynarock::KeySchemaElement* out, Status* deferred);
 Status ToKeysAndAttributes(KeysAndAttributes&& in, dynarock::KeysAndAttributes* out, Status* deferred);
 Status ToLocalSecondaryIndex(LocalSecondaryIndex&& in, dynarock::LocalSecondaryIndex* out, Status* deferred);
+Status ToOnDemandThroughput(OnDemandThroughput&& in, dynarock::OnDemandThroughput* out, Status* deferred);
 Status ToParameterizedStatement(ParameterizedStatement&& in, dynarock::ParameterizedStatement* out, Status* deferred);
 Status ToPointInTimeRecoverySpecification(PointInTimeRecoverySpecification&& in, dynarock::UpdateContinuousBackupsRequest* out, Status* deferred);
 Status ToProjection(Projection&& in, dynarock::Projection* out, Status* deferred);
@@ -38,6 +39,7 @@ Status ToTransactGetItem(TransactGetItem&& in, dynarock::TransactGet* out, Statu
 Status ToTransactWriteItem(TransactWriteItem&& in, dynarock::TransactWriteItem* out, Status* deferred);
 Status ToUpdate(Update&& in, dynarock::TransactUpdate* out, Status* deferred);
 Status ToUpdateGlobalSecondaryIndexAction(UpdateGlobalSecondaryIndexAction&& in, dynarock::UpdateGlobalSecondaryIndexAction* out, Status* deferred);
+Status ToWarmThroughput(WarmThroughput&& in, dynarock::WarmThroughput* out, Status* deferred);
 Status ToWriteRequest(WriteRequest&& in, dynarock::WriteRequest* out, Status* deferred);
 
 dynarock::AttributeAction ToAttributeAction(const std::string& name) {
@@ -233,7 +235,6 @@ Status ToConditionCheck(ConditionCheck&& in, dynarock::TransactConditionCheck* o
   return Status::OK();
 }
 
-// OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
 Status ToCreateGlobalSecondaryIndexAction(CreateGlobalSecondaryIndexAction&& in, dynarock::CreateGlobalSecondaryIndexAction* out, [[maybe_unused]] Status* deferred) {
   if (in.projection) {
     DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection, deferred));
@@ -251,6 +252,14 @@ Status ToCreateGlobalSecondaryIndexAction(CreateGlobalSecondaryIndexAction&& in,
       auto& y0 = out->key_schema.emplace_back();
       DYNAROCK_RETURN_IF_ERROR(ToKeySchemaElement(std::move(x0), &y0, deferred));
     }
+  }
+  if (in.on_demand_throughput) {
+    out->on_demand_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToOnDemandThroughput(std::move((*in.on_demand_throughput)), &(*out->on_demand_throughput), deferred));
+  }
+  if (in.warm_throughput) {
+    out->warm_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
   }
   return Status::OK();
 }
@@ -335,7 +344,6 @@ Status ToGet(Get&& in, dynarock::TransactGet* out, [[maybe_unused]] Status* defe
   return Status::OK();
 }
 
-// OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
 Status ToGlobalSecondaryIndex(GlobalSecondaryIndex&& in, dynarock::GlobalSecondaryIndex* out, [[maybe_unused]] Status* deferred) {
   if (in.index_name) {
     out->index_name = std::move((*in.index_name));
@@ -353,6 +361,14 @@ Status ToGlobalSecondaryIndex(GlobalSecondaryIndex&& in, dynarock::GlobalSeconda
   if (in.provisioned_throughput) {
     out->provisioned_throughput.emplace();
     DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput), deferred));
+  }
+  if (in.on_demand_throughput) {
+    out->on_demand_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToOnDemandThroughput(std::move((*in.on_demand_throughput)), &(*out->on_demand_throughput), deferred));
+  }
+  if (in.warm_throughput) {
+    out->warm_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
   }
   return Status::OK();
 }
@@ -428,6 +444,16 @@ Status ToLocalSecondaryIndex(LocalSecondaryIndex&& in, dynarock::LocalSecondaryI
   }
   if (in.projection) {
     DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection, deferred));
+  }
+  return Status::OK();
+}
+
+Status ToOnDemandThroughput(OnDemandThroughput&& in, dynarock::OnDemandThroughput* out, [[maybe_unused]] Status* deferred) {
+  if (in.max_read_request_units) {
+    out->max_read_request_units = (*in.max_read_request_units);
+  }
+  if (in.max_write_request_units) {
+    out->max_write_request_units = (*in.max_write_request_units);
   }
   return Status::OK();
 }
@@ -607,13 +633,31 @@ Status ToUpdate(Update&& in, dynarock::TransactUpdate* out, [[maybe_unused]] Sta
   return Status::OK();
 }
 
-// OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
 Status ToUpdateGlobalSecondaryIndexAction(UpdateGlobalSecondaryIndexAction&& in, dynarock::UpdateGlobalSecondaryIndexAction* out, [[maybe_unused]] Status* deferred) {
   if (in.index_name) {
     out->index_name = std::move((*in.index_name));
   }
   if (in.provisioned_throughput) {
-    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &out->provisioned_throughput, deferred));
+    out->provisioned_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToProvisionedThroughput(std::move((*in.provisioned_throughput)), &(*out->provisioned_throughput), deferred));
+  }
+  if (in.on_demand_throughput) {
+    out->on_demand_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToOnDemandThroughput(std::move((*in.on_demand_throughput)), &(*out->on_demand_throughput), deferred));
+  }
+  if (in.warm_throughput) {
+    out->warm_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
+  }
+  return Status::OK();
+}
+
+Status ToWarmThroughput(WarmThroughput&& in, dynarock::WarmThroughput* out, [[maybe_unused]] Status* deferred) {
+  if (in.read_units_per_second) {
+    out->read_units_per_second = (*in.read_units_per_second);
+  }
+  if (in.write_units_per_second) {
+    out->write_units_per_second = (*in.write_units_per_second);
   }
   return Status::OK();
 }
@@ -683,7 +727,6 @@ Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out,
 
 // SSESpecification: refused when set (wire_requests.cc, RefuseUnsupported).
 // ResourcePolicy: refused when set (wire_requests.cc, RefuseUnsupported).
-// OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
 Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.attribute_definitions) {
     out->attribute_definitions.reserve((*in.attribute_definitions).size());
@@ -741,6 +784,14 @@ Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, [[may
   }
   if (in.deletion_protection_enabled) {
     out->deletion_protection_enabled = (*in.deletion_protection_enabled);
+  }
+  if (in.on_demand_throughput) {
+    out->on_demand_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToOnDemandThroughput(std::move((*in.on_demand_throughput)), &(*out->on_demand_throughput), deferred));
+  }
+  if (in.warm_throughput) {
+    out->warm_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
   }
   return Status::OK();
 }
@@ -1265,7 +1316,6 @@ Status ToRequest(UpdateItemInput&& in, dynarock::UpdateItemRequest* out, [[maybe
 
 // SSESpecification: refused when set (wire_requests.cc, RefuseUnsupported).
 // ReplicaUpdates: refused when set (wire_requests.cc, RefuseUnsupported).
-// OnDemandThroughput: refused when set (wire_requests.cc, RefuseUnsupported).
 Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.table_name) {
     out->table_name = std::move((*in.table_name));
@@ -1302,6 +1352,14 @@ Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out, [[may
   }
   if (in.deletion_protection_enabled) {
     out->deletion_protection_enabled = (*in.deletion_protection_enabled);
+  }
+  if (in.on_demand_throughput) {
+    out->on_demand_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToOnDemandThroughput(std::move((*in.on_demand_throughput)), &(*out->on_demand_throughput), deferred));
+  }
+  if (in.warm_throughput) {
+    out->warm_throughput.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
   }
   return Status::OK();
 }

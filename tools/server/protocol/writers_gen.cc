@@ -138,6 +138,7 @@ void WriteOnDemandThroughput(JsonWriter& w, const OnDemandThroughput& v);
 void WriteProjection(JsonWriter& w, const Projection& v);
 void WriteProvisionedThroughput(JsonWriter& w, const ProvisionedThroughput& v);
 void WriteSSESpecification(JsonWriter& w, const SSESpecification& v);
+void WriteWarmThroughput(JsonWriter& w, const WarmThroughput& v);
 
 void WriteAttributeDefinition(JsonWriter& w, const AttributeDefinition& v) {
   w.StartObject();
@@ -194,6 +195,10 @@ void WriteGlobalSecondaryIndex(JsonWriter& w, const GlobalSecondaryIndex& v) {
   if (v.on_demand_throughput) {
     w.Key("OnDemandThroughput");
     WriteOnDemandThroughput(w, *v.on_demand_throughput);
+  }
+  if (v.warm_throughput) {
+    w.Key("WarmThroughput");
+    WriteWarmThroughput(w, *v.warm_throughput);
   }
   w.EndObject();
 }
@@ -267,6 +272,19 @@ void WriteSSESpecification(JsonWriter& w, const SSESpecification& v) {
   if (v.kms_master_key_id) {
     w.Key("KMSMasterKeyId");
     Str(w, *v.kms_master_key_id);
+  }
+  w.EndObject();
+}
+
+void WriteWarmThroughput(JsonWriter& w, const WarmThroughput& v) {
+  w.StartObject();
+  if (v.read_units_per_second) {
+    w.Key("ReadUnitsPerSecond");
+    w.Int64(*v.read_units_per_second);
+  }
+  if (v.write_units_per_second) {
+    w.Key("WriteUnitsPerSecond");
+    w.Int64(*v.write_units_per_second);
   }
   w.EndObject();
 }
@@ -360,10 +378,12 @@ void WriteConsumedCapacity(JsonWriter& w, const dynarock::ConsumedCapacity& v);
 void WriteContinuousBackupsDescription(JsonWriter& w, const dynarock::ContinuousBackupsDescription& v);
 void WriteDeleteRequest(JsonWriter& w, const dynarock::DeleteRequest& v);
 void WriteGlobalSecondaryIndexDescription(JsonWriter& w, const dynarock::GlobalSecondaryIndexDescription& v);
+void WriteGlobalSecondaryIndexWarmThroughputDescription(JsonWriter& w, const dynarock::GlobalSecondaryIndexWarmThroughputDescription& v);
 void WriteItemCollectionMetrics(JsonWriter& w, const dynarock::ItemCollectionMetrics& v);
 void WriteKeySchemaElement(JsonWriter& w, const dynarock::KeySchemaElement& v);
 void WriteKeysAndAttributes(JsonWriter& w, const dynarock::KeysAndAttributes& v);
 void WriteLocalSecondaryIndexDescription(JsonWriter& w, const dynarock::LocalSecondaryIndexDescription& v);
+void WriteOnDemandThroughput(JsonWriter& w, const dynarock::OnDemandThroughput& v);
 void WritePointInTimeRecoveryDescription(JsonWriter& w, const dynarock::ContinuousBackupsDescription& v);
 void WriteProjection(JsonWriter& w, const dynarock::Projection& v);
 void WriteProvisionedThroughputDescription(JsonWriter& w, const dynarock::ProvisionedThroughput& v);
@@ -371,6 +391,7 @@ void WritePutRequest(JsonWriter& w, const dynarock::PutRequest& v);
 void WriteStreamSpecification(JsonWriter& w, const dynarock::StreamSpecification& v);
 void WriteTableClassSummary(JsonWriter& w, const dynarock::TableClassSummary& v);
 void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v);
+void WriteTableWarmThroughputDescription(JsonWriter& w, const dynarock::TableWarmThroughputDescription& v);
 void WriteThrottlingReason(JsonWriter& w, const dynarock::ThrottlingReason& v);
 void WriteTimeToLiveDescription(JsonWriter& w, const dynarock::DescribeTimeToLiveResponse& v);
 void WriteTimeToLiveSpecification(JsonWriter& w, const dynarock::TimeToLiveSpecification& v);
@@ -525,6 +546,29 @@ void WriteGlobalSecondaryIndexDescription(JsonWriter& w, const dynarock::GlobalS
   w.Int64(v.item_count);
   w.Key("IndexArn");
   Str(w, v.index_arn);
+  if (v.on_demand_throughput.has_value()) {
+    w.Key("OnDemandThroughput");
+    WriteOnDemandThroughput(w, *v.on_demand_throughput);
+  }
+  if (v.warm_throughput.has_value()) {
+    w.Key("WarmThroughput");
+    WriteGlobalSecondaryIndexWarmThroughputDescription(w, *v.warm_throughput);
+  }
+  w.EndObject();
+}
+
+void WriteGlobalSecondaryIndexWarmThroughputDescription(JsonWriter& w, const dynarock::GlobalSecondaryIndexWarmThroughputDescription& v) {
+  w.StartObject();
+  if (v.read_units_per_second.has_value()) {
+    w.Key("ReadUnitsPerSecond");
+    w.Int64(*v.read_units_per_second);
+  }
+  if (v.write_units_per_second.has_value()) {
+    w.Key("WriteUnitsPerSecond");
+    w.Int64(*v.write_units_per_second);
+  }
+  w.Key("Status");
+  w.String(Name(v.status));
   w.EndObject();
 }
 
@@ -604,6 +648,19 @@ void WriteLocalSecondaryIndexDescription(JsonWriter& w, const dynarock::LocalSec
   w.Int64(v.item_count);
   w.Key("IndexArn");
   Str(w, v.index_arn);
+  w.EndObject();
+}
+
+void WriteOnDemandThroughput(JsonWriter& w, const dynarock::OnDemandThroughput& v) {
+  w.StartObject();
+  if (v.max_read_request_units.has_value()) {
+    w.Key("MaxReadRequestUnits");
+    w.Int64(*v.max_read_request_units);
+  }
+  if (v.max_write_request_units.has_value()) {
+    w.Key("MaxWriteRequestUnits");
+    w.Int64(*v.max_write_request_units);
+  }
   w.EndObject();
 }
 
@@ -755,8 +812,31 @@ void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v) {
     w.Key("TableClassSummary");
     WriteTableClassSummary(w, *v.table_class_summary);
   }
+  if (v.on_demand_throughput.has_value()) {
+    w.Key("OnDemandThroughput");
+    WriteOnDemandThroughput(w, *v.on_demand_throughput);
+  }
+  if (v.warm_throughput.has_value()) {
+    w.Key("WarmThroughput");
+    WriteTableWarmThroughputDescription(w, *v.warm_throughput);
+  }
   w.Key("DeletionProtectionEnabled");
   w.Bool(v.deletion_protection_enabled);
+  w.EndObject();
+}
+
+void WriteTableWarmThroughputDescription(JsonWriter& w, const dynarock::TableWarmThroughputDescription& v) {
+  w.StartObject();
+  if (v.read_units_per_second.has_value()) {
+    w.Key("ReadUnitsPerSecond");
+    w.Int64(*v.read_units_per_second);
+  }
+  if (v.write_units_per_second.has_value()) {
+    w.Key("WriteUnitsPerSecond");
+    w.Int64(*v.write_units_per_second);
+  }
+  w.Key("Status");
+  w.String(Name(v.status));
   w.EndObject();
 }
 

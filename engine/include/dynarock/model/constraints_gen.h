@@ -124,6 +124,8 @@ std::string RenderLongObject(const V& v);
 template <typename V>
 std::string RenderOnDemandThroughput(const V& v);
 template <typename V>
+std::string RenderWarmThroughput(const V& v);
+template <typename V>
 std::string RenderGlobalSecondaryIndex(const V& v);
 template <typename V>
 std::string RenderGlobalSecondaryIndexList(const V& v);
@@ -1429,6 +1431,28 @@ std::string RenderOnDemandThroughput([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderWarmThroughput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "WarmThroughput(";
+  out += "readUnitsPerSecond=";
+  if constexpr (requires { v.read_units_per_second; }) {
+    out += IsPresent(v.read_units_per_second) ? RenderLongObject(Get(v.read_units_per_second)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", writeUnitsPerSecond=";
+  if constexpr (requires { v.write_units_per_second; }) {
+    out += IsPresent(v.write_units_per_second) ? RenderLongObject(Get(v.write_units_per_second)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
 std::string RenderGlobalSecondaryIndex([[maybe_unused]] const V& v) {
   if constexpr (requires { DebugString(v); }) {
     return DebugString(v);
@@ -1461,6 +1485,12 @@ std::string RenderGlobalSecondaryIndex([[maybe_unused]] const V& v) {
   out += ", onDemandThroughput=";
   if constexpr (requires { v.on_demand_throughput; }) {
     out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", warmThroughput=";
+  if constexpr (requires { v.warm_throughput; }) {
+    out += IsPresent(v.warm_throughput) ? RenderWarmThroughput(Get(v.warm_throughput)) : "null";
   } else {
     out += "null";
   }
@@ -1725,6 +1755,12 @@ std::string RenderCreateTableInput([[maybe_unused]] const V& v) {
   out += ", onDemandThroughput=";
   if constexpr (requires { v.on_demand_throughput; }) {
     out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", warmThroughput=";
+  if constexpr (requires { v.warm_throughput; }) {
+    out += IsPresent(v.warm_throughput) ? RenderWarmThroughput(Get(v.warm_throughput)) : "null";
   } else {
     out += "null";
   }
@@ -3085,6 +3121,12 @@ std::string RenderUpdateGlobalSecondaryIndexAction([[maybe_unused]] const V& v) 
   } else {
     out += "null";
   }
+  out += ", warmThroughput=";
+  if constexpr (requires { v.warm_throughput; }) {
+    out += IsPresent(v.warm_throughput) ? RenderWarmThroughput(Get(v.warm_throughput)) : "null";
+  } else {
+    out += "null";
+  }
   return out + ")";
   }
 }
@@ -3122,6 +3164,12 @@ std::string RenderCreateGlobalSecondaryIndexAction([[maybe_unused]] const V& v) 
   out += ", onDemandThroughput=";
   if constexpr (requires { v.on_demand_throughput; }) {
     out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", warmThroughput=";
+  if constexpr (requires { v.warm_throughput; }) {
+    out += IsPresent(v.warm_throughput) ? RenderWarmThroughput(Get(v.warm_throughput)) : "null";
   } else {
     out += "null";
   }
@@ -3445,6 +3493,12 @@ std::string RenderUpdateTableInput([[maybe_unused]] const V& v) {
   out += ", onDemandThroughput=";
   if constexpr (requires { v.on_demand_throughput; }) {
     out += IsPresent(v.on_demand_throughput) ? RenderOnDemandThroughput(Get(v.on_demand_throughput)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", warmThroughput=";
+  if constexpr (requires { v.warm_throughput; }) {
+    out += IsPresent(v.warm_throughput) ? RenderWarmThroughput(Get(v.warm_throughput)) : "null";
   } else {
     out += "null";
   }
@@ -5545,8 +5599,7 @@ void CheckUpdateGlobalSecondaryIndexAction(const V& v, const Path& path, Violati
     if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
   }
   if constexpr (requires { v.provisioned_throughput; }) {
-    if (!IsGiven(v.provisioned_throughput)) out->NotNull(Path(path, "provisionedThroughput"));
-    if (IsGiven(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
+    if (IsPresent(v.provisioned_throughput)) CheckProvisionedThroughput(Get(v.provisioned_throughput), Path(path, "provisionedThroughput"), out);
   }
 }
 
