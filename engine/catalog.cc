@@ -679,6 +679,16 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   auto pk = b.CreateString(t.partition_key.name);
   flatbuffers::Offset<flatbuffers::String> sk;
   if (t.sort_key) sk = b.CreateString(t.sort_key->name);
+  auto policy_of = [&](const std::optional<AttachedPolicy>& p) {
+    flatbuffers::Offset<fb::ResourcePolicy> out;
+    if (!p) return out;
+    auto document = b.CreateString(p->document);
+    auto revision = b.CreateString(p->revision_id);
+    auto label = p->stream_label.empty() ? 0 : b.CreateString(p->stream_label);
+    return fb::CreateResourcePolicy(b, document, revision, label);
+  };
+  auto policy = policy_of(t.policy);
+  auto stream_policy = policy_of(t.stream_policy);
   fb::TableDescriptorBuilder d(b);
   d.add_format_version(kDescriptorVersion);
   d.add_name(name);
@@ -702,6 +712,8 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   // 35, the default, is stored as 0 (absent), so older descriptors read the same.
   d.add_pitr_recovery_days(t.pitr_recovery_days == 35 ? 0 : t.pitr_recovery_days);
   d.add_deletion_protection(t.deletion_protection);
+  if (policy.o != 0) d.add_policy(policy);
+  if (stream_policy.o != 0) d.add_stream_policy(stream_policy);
   d.add_table_class(static_cast<uint8_t>(t.table_class));
   d.add_table_class_since_ms(t.table_class_since_ms);
   AddSettings(d, t.settings);
@@ -823,6 +835,13 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
   t.table_class = static_cast<TableClass>(d->table_class());
   t.table_class_since_ms = d->table_class_since_ms();
   DYNAROCK_ASSIGN_OR_RETURN(t.settings, SettingsOf(d));
+  auto policy_from = [](const fb::ResourcePolicy* p) -> std::optional<AttachedPolicy> {
+    if (p == nullptr) return std::nullopt;
+    return AttachedPolicy{p->document()->str(), p->revision_id()->str(),
+                          p->stream_label() ? p->stream_label()->str() : ""};
+  };
+  t.policy = policy_from(d->policy());
+  t.stream_policy = policy_from(d->stream_policy());
   if (t.pitr_recovery_days < 1 || t.pitr_recovery_days > 35) {
     return Status::Corruption("table descriptor: RecoveryPeriodInDays " +
                               std::to_string(t.pitr_recovery_days));

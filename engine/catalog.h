@@ -27,6 +27,14 @@ struct ThroughputSettings {
   int64_t warm_read_units = 0, warm_write_units = 0;
 };
 
+// A resource-based policy: its JSON document and revision id, and for a
+// stream's the label of the stream it is attached to.
+struct AttachedPolicy {
+  std::string document;
+  std::string revision_id;
+  std::string stream_label;
+};
+
 // One key attribute of a table: its name and type.
 struct KeyAttribute {
   std::string name;
@@ -179,6 +187,10 @@ struct TableInfo {
   TableClass table_class = TableClass::kStandard;
   int64_t table_class_since_ms = 0;
   ThroughputSettings settings;
+  // PutResourcePolicy's (or CreateTable's ResourcePolicy), and its latest
+  // stream's.
+  std::optional<AttachedPolicy> policy;
+  std::optional<AttachedPolicy> stream_policy;
   // The latest stream, if the table ever had one; `enabled` false after a
   // disable (DescribeTable still reports its ARN and label).
   struct Stream {
@@ -337,10 +349,10 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // their key attributes; 11 -> 12 interns attribute names; 12 -> 13 stores
 // index entries without the attributes their key holds; 13 -> 14 adds the
 // descriptors' table class; 14 -> 15 adds multi-attribute GSI keys;
-// 15 -> 16 adds on-demand maxima and warm throughput; STORAGE_LAYOUT.md has
-// them all).
+// 15 -> 16 adds on-demand maxima and warm throughput; 16 -> 17 adds
+// resource-based policies; STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 16;
+inline constexpr uint32_t kStorageFormatVersion = 17;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

@@ -75,6 +75,17 @@ Result<std::vector<std::pair<std::string, std::string>>> Database::ServiceRecord
 }
 Status Database::TagResource(const TagResourceRequest& r) { return impl_->TagResource(r); }
 Status Database::UntagResource(const UntagResourceRequest& r) { return impl_->UntagResource(r); }
+Result<PutResourcePolicyResponse> Database::PutResourcePolicy(const PutResourcePolicyRequest& r) {
+  return impl_->PutResourcePolicy(r);
+}
+Result<GetResourcePolicyResponse> Database::GetResourcePolicy(const GetResourcePolicyRequest& r) {
+  return impl_->GetResourcePolicy(r);
+}
+Result<DeleteResourcePolicyResponse> Database::DeleteResourcePolicy(
+    const DeleteResourcePolicyRequest& r) {
+  return impl_->DeleteResourcePolicy(r);
+}
+
 Result<ListTagsOfResourceResponse> Database::ListTagsOfResource(
     const ListTagsOfResourceRequest& r) {
   return impl_->ListTagsOfResource(r);

@@ -150,6 +150,10 @@ class Database::Impl {
   Status TagResource(const TagResourceRequest& request);
   Status UntagResource(const UntagResourceRequest& request);
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
+  Result<PutResourcePolicyResponse> PutResourcePolicy(const PutResourcePolicyRequest& request);
+  Result<GetResourcePolicyResponse> GetResourcePolicy(const GetResourcePolicyRequest& request);
+  Result<DeleteResourcePolicyResponse> DeleteResourcePolicy(
+      const DeleteResourcePolicyRequest& request);
   // The table a tagging request's ARN names (VALIDATION.md 5.8):
   // ValidationException for an empty or non-table ARN, AccessDenied (naming
   // `operation`) for one that is not an ARN, or names no table of this
@@ -256,6 +260,11 @@ class Database::Impl {
   Status ReplaceTable(const std::shared_ptr<TableState>& old, TableInfo info,
                       rocksdb::WriteBatch* extra);
   // Tag/UntagResource: applies `change` to the tags of the table `arn` names.
+  // The policy `arn` names (a table's, or its latest stream's) changed by
+  // `change` under the table's exclusive lock, then stored.
+  Status ChangePolicy(
+      std::string_view arn,
+      const std::function<Status(std::optional<AttachedPolicy>*, const std::string&)>& change);
   Status ChangeTags(std::string_view arn, std::string_view operation,
                     const std::function<Status(TableInfo*)>& change);
 

@@ -226,6 +226,9 @@ Status Database::Impl::UpgradeFormat(uint32_t version) {
   // 15 -> 16: none but the record: table and index descriptors gain the
   // optional OnDemandThroughput maxima and WarmThroughput (absent: none).
   if (version == 15) DYNAROCK_RETURN_IF_ERROR(reached(16));
+  // 16 -> 17: none but the record: table descriptors gain the optional
+  // resource-based policies of the table and of its latest stream.
+  if (version == 16) DYNAROCK_RETURN_IF_ERROR(reached(17));
   return Status::OK();
 }
 

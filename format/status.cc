@@ -38,6 +38,8 @@ std::string_view Status::ErrorName() const {
       return "ThrottlingException";
     case Code::kDuplicateItem:
       return "DuplicateItemException";
+    case Code::kPolicyNotFound:
+      return "PolicyNotFoundException";
     case Code::kInternal:
     case Code::kCorruption:
     case Code::kIOError:

@@ -130,8 +130,13 @@ int RunDump(const DumpArgs& a) {
 
   std::optional<std::string> ttl_attribute;
   if (ttl->enabled) ttl_attribute = ttl->attribute_name;
+  auto policy = (*db)->GetResourcePolicy({.resource_arn = described->table.table_arn});
+  if (!policy.ok() && policy.status().code() != Status::Code::kPolicyNotFound) {
+    return Fail(policy.status());
+  }
   const std::string definition =
-      wire::TableDefinitionJson(described->table, tags->tags, ttl_attribute);
+      wire::TableDefinitionJson(described->table, tags->tags, ttl_attribute,
+                                policy.ok() ? policy->policy : std::optional<std::string>());
   const fs::path def_path = fs::path(result->export_dir) / kDefinitionFile;
   {
     std::ofstream out(def_path, std::ios::binary);

@@ -31,5 +31,8 @@ Status CheckModel(const BatchExecuteStatementRequest& r) {
   return CheckBatchExecuteStatement(r);
 }
 Status CheckModel(const ExecuteTransactionRequest& r) { return CheckExecuteTransaction(r); }
+Status CheckModel(const PutResourcePolicyRequest& r) { return CheckPutResourcePolicy(r); }
+Status CheckModel(const GetResourcePolicyRequest& r) { return CheckGetResourcePolicy(r); }
+Status CheckModel(const DeleteResourcePolicyRequest& r) { return CheckDeleteResourcePolicy(r); }
 
 }  // namespace dynarock::model

@@ -36,6 +36,9 @@ Status CheckModel(const ListTagsOfResourceRequest& r);
 Status CheckModel(const ExecuteStatementRequest& r);
 Status CheckModel(const BatchExecuteStatementRequest& r);
 Status CheckModel(const ExecuteTransactionRequest& r);
+Status CheckModel(const PutResourcePolicyRequest& r);
+Status CheckModel(const GetResourcePolicyRequest& r);
+Status CheckModel(const DeleteResourcePolicyRequest& r);
 
 }  // namespace dynarock::model
 

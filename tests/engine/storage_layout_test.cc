@@ -74,8 +74,8 @@ TEST_F(StorageLayoutTest, NewDatabaseGetsTheFormatRecord) {
   auto raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "format", &record));
-  // "DYNAROCK" | version 16 (big-endian)
-  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 10");
+  // "DYNAROCK" | version 17 (big-endian)
+  EXPECT_EQ(Hex(record), "44 59 4E 41 52 4F 43 4B 00 00 00 11");
   // With the secret that signs shard iterators: 32 bytes, not all zero.
   std::string secret;
   ASSERT_OK(raw->Get(rocksdb::ReadOptions(), handles[1], "stream_iterator_secret", &secret));
@@ -143,8 +143,8 @@ TEST_F(StorageLayoutTest, NewerFormatVersionIsRefusedAndLeftUntouched) {
 
   auto db = Database::Open(dir_, {});
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 17; "
-                                                     "this build reads versions up to 16. It was "
+  EXPECT_EQ(db.status(), Status::NotSupported(dir_ + " was written in storage format version 18; "
+                                                     "this build reads versions up to 17. It was "
                                                      "left untouched"));
   raw = RawOpen(kColumnFamilies, &handles);
   std::string record;
@@ -828,6 +828,54 @@ TEST_F(StorageLayoutTest, ThroughputSettingsRoundTrip) {
   ASSERT_TRUE(index.on_demand_throughput);
   EXPECT_EQ(index.on_demand_throughput->max_write_request_units, 9);
   EXPECT_FALSE(index.warm_throughput);
+}
+
+// Resource-based policies (storage format 17): the table's and its latest
+// stream's, with their revision ids, in the table's descriptor; a database
+// of version 16 opens as 17 unchanged.
+TEST_F(StorageLayoutTest, ResourcePoliciesPersist) {
+  CreateTableRequest r = testing::TableRequest("Policed", "k", ScalarAttributeType::kS);
+  r.resource_policy = R"({"Version":"2012-10-17","Statement":[]})";
+  r.stream_specification = StreamSpecification{true, StreamViewType::kKeysOnly};
+  std::string table_revision, stream_revision, stream_arn;
+  {
+    auto db = Database::Open(dir_, {});
+    ASSERT_OK(db);
+    auto created = (*db)->CreateTable(r);
+    ASSERT_OK(created);
+    stream_arn = *created->table_description.latest_stream_arn;
+    auto got = (*db)->GetResourcePolicy({created->table_description.table_arn});
+    ASSERT_OK(got);
+    EXPECT_EQ(got->policy, r.resource_policy);
+    table_revision = *got->revision_id;
+    auto put = (*db)->PutResourcePolicy({.resource_arn = stream_arn, .policy = "{}"});
+    ASSERT_OK(put);
+    stream_revision = *put->revision_id;
+    EXPECT_EQ(
+        (*db)->PutResourcePolicy({.resource_arn = stream_arn, .policy = "[]"}).status().code(),
+        Status::Code::kValidation);
+  }
+  {
+    testing::RawDb raw(dir_);
+    std::string descriptor;
+    ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "table/Policed", &descriptor));
+    auto table = DecodeTableDescriptor(descriptor);
+    ASSERT_OK(table);
+    ASSERT_TRUE(table->policy && table->stream_policy);
+    EXPECT_EQ(table->policy->revision_id, table_revision);
+    EXPECT_EQ(table->stream_policy->document, "{}");
+    EXPECT_EQ(table->stream_policy->stream_label, table->stream->label);
+    ASSERT_OK(raw.db()->Put({}, raw.cf("catalog"), "format", EncodeFormatRecord(16)));
+  }
+  auto db = Database::Open(dir_, {});
+  ASSERT_OK(db);
+  auto got = (*db)->GetResourcePolicy({stream_arn});
+  ASSERT_OK(got);
+  EXPECT_EQ(got->revision_id, stream_revision);
+  // Deleting the table deletes its policies.
+  ASSERT_OK((*db)->DeleteTable({.table_name = "Policed"}));
+  EXPECT_EQ((*db)->GetResourcePolicy({stream_arn}).status().code(),
+            Status::Code::kResourceNotFound);
 }
 
 TEST(StorageLayoutGoldenTest, TokenRecords) {

@@ -28,7 +28,6 @@ def test_unknown_operation(endpoint):
     for op, word in [("CreateBackup", "ExportTableToPointInTime"),
                      ("CreateGlobalTable", "Alternator"),
                      ("EnableKinesisStreamingDestination", "DynamoDB Streams"),
-                     ("PutResourcePolicy", "IAM"),
                      ("DescribeContributorInsights", "dynarock top")]:
         status, _, body = post(endpoint, "DynamoDB_20120810." + op, b'{"TableName": "abc"}')
         answer = json.loads(body)

@@ -61,6 +61,8 @@ OPERATIONS = [
     "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports",
     # PartiQL (engine/partiql/).
     "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
+    # Resource-based policies (March 2024; NEW_OPERATIONS below).
+    "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy",
 ]
 
 # VALIDATION.md 4.5: the order DynamoDB visits members in, for the type pass
@@ -187,6 +189,14 @@ MODEL_ADDITIONS["TableDescription"] = {
 MODEL_ADDITIONS["GlobalSecondaryIndexDescription"] = {
     "OnDemandThroughput": {"shape": "OnDemandThroughput"},
     "WarmThroughput": {"shape": "GlobalSecondaryIndexWarmThroughputDescription"}}
+# Operations newer than the model: resource-based policies (March 2024),
+# as the newer model defines them.
+NEW_OPERATIONS = {
+    name: {"name": name, "http": {"method": "POST", "requestUri": "/"},
+           "input": {"shape": name + "Input"}, "output": {"shape": name + "Output"}}
+    for name in ("PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy")
+}
+
 # Members whose requirement the newer model dropped: a GSI update may give
 # only OnDemandThroughput or WarmThroughput (on an on-demand table it has
 # no ProvisionedThroughput to give).
@@ -211,6 +221,27 @@ NEW_SHAPES = {
         "MaxWriteRequestUnits": {"shape": "LongObject"}}},
     "LongObject": {"type": "long"},
     "PositiveLongObject": {"type": "long", "min": 1},
+    "ResourceArnString": {"type": "string", "max": 1283, "min": 1},
+    "PolicyRevisionId": {"type": "string", "max": 255, "min": 1},
+    "ConfirmRemoveSelfResourceAccess": {"type": "boolean"},
+    "PutResourcePolicyInput": {"type": "structure", "required": ["ResourceArn", "Policy"],
+                               "members": {
+        "ResourceArn": {"shape": "ResourceArnString"},
+        "Policy": {"shape": "ResourcePolicy"},
+        "ExpectedRevisionId": {"shape": "PolicyRevisionId"},
+        "ConfirmRemoveSelfResourceAccess": {"shape": "ConfirmRemoveSelfResourceAccess"}}},
+    "PutResourcePolicyOutput": {"type": "structure", "members": {
+        "RevisionId": {"shape": "PolicyRevisionId"}}},
+    "GetResourcePolicyInput": {"type": "structure", "required": ["ResourceArn"], "members": {
+        "ResourceArn": {"shape": "ResourceArnString"}}},
+    "GetResourcePolicyOutput": {"type": "structure", "members": {
+        "Policy": {"shape": "ResourcePolicy"},
+        "RevisionId": {"shape": "PolicyRevisionId"}}},
+    "DeleteResourcePolicyInput": {"type": "structure", "required": ["ResourceArn"], "members": {
+        "ResourceArn": {"shape": "ResourceArnString"},
+        "ExpectedRevisionId": {"shape": "PolicyRevisionId"}}},
+    "DeleteResourcePolicyOutput": {"type": "structure", "members": {
+        "RevisionId": {"shape": "PolicyRevisionId"}}},
     "WarmThroughput": {"type": "structure", "members": {
         "ReadUnitsPerSecond": {"shape": "LongObject"},
         "WriteUnitsPerSecond": {"shape": "LongObject"}}},
@@ -286,6 +317,8 @@ class Model:
             self.shapes[shape]["members"][name] = {"shape": new_shape}
         for shape, changes in getattr(svc, "shape_changes", {}).items():
             self.shapes[shape].update(changes)
+        for name, op in getattr(svc, "new_operations", {}).items():
+            self.m["operations"].setdefault(name, op)
         self.reachable = []
         seen = set()
 
@@ -1165,7 +1198,7 @@ DYNAMODB = types.SimpleNamespace(
     title="DynamoDB", operations=OPERATIONS, visit_order=VISIT_ORDER, enum_order=ENUM_ORDER,
     path_overrides=PATH_OVERRIDES, table_name_hard_checks=TABLE_NAME_HARD_CHECKS,
     empty_required=EMPTY_REQUIRED, model_additions=MODEL_ADDITIONS, new_shapes=NEW_SHAPES,
-    member_shapes=MEMBER_SHAPES, shape_changes=SHAPE_CHANGES,
+    member_shapes=MEMBER_SHAPES, shape_changes=SHAPE_CHANGES, new_operations=NEW_OPERATIONS,
     protocol_ns="dynarock::protocol", model_ns="dynarock::model", out_h=OUT_H, out_cc=OUT_CC,
     out_constraints=OUT_CONSTRAINTS)
 STREAMS = types.SimpleNamespace(

@@ -34,7 +34,6 @@ IN_FIELD = {
 REFUSED = "refused when set (wire_requests.cc, RefuseUnsupported)"
 NOT_CARRIED = {
     ("CreateTableInput", "SSESpecification"): REFUSED,
-    ("CreateTableInput", "ResourcePolicy"): REFUSED,
     ("UpdateTableInput", "SSESpecification"): REFUSED,
     ("UpdateTableInput", "ReplicaUpdates"): REFUSED,
     ("ListTagsOfResourceInput", "NextToken"):
@@ -49,7 +48,8 @@ OPERATIONS = [
     "TransactWriteItems", "TransactGetItems", "UpdateTimeToLive", "DescribeTimeToLive",
     "TagResource", "UntagResource", "ListTagsOfResource", "ExecuteStatement",
     "BatchExecuteStatement", "ExecuteTransaction", "UpdateContinuousBackups",
-    "DescribeContinuousBackups",
+    "DescribeContinuousBackups", "PutResourcePolicy", "GetResourcePolicy",
+    "DeleteResourcePolicy",
 ]
 
 

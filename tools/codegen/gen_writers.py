@@ -158,7 +158,8 @@ DYNAMODB_OPERATIONS = [
     "GetItem", "DeleteItem", "UpdateItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem",
     "TransactWriteItems", "TransactGetItems", "ExecuteStatement", "BatchExecuteStatement",
     "ExecuteTransaction", "UpdateTimeToLive", "DescribeTimeToLive", "ListTagsOfResource",
-    "UpdateContinuousBackups", "DescribeContinuousBackups",
+    "UpdateContinuousBackups", "DescribeContinuousBackups", "PutResourcePolicy",
+    "GetResourcePolicy", "DeleteResourcePolicy",
 ]
 # Operations whose engine response is not <Op>Response.
 RESPONSE_TYPE = {"UpdateContinuousBackups": "ContinuousBackupsDescription",

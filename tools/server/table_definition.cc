@@ -85,7 +85,8 @@ void WriteProjection(Writer& w, const Projection& p) {
 
 std::string TableDefinitionJson(const TableDescription& d,
                                 const std::map<std::string, std::string>& tags,
-                                const std::optional<std::string>& ttl_attribute) {
+                                const std::optional<std::string>& ttl_attribute,
+                                const std::optional<std::string>& resource_policy) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.SetIndent(' ', 2);
@@ -173,6 +174,10 @@ std::string TableDefinitionJson(const TableDescription& d,
       w.EndObject();
     }
     w.EndArray();
+  }
+  if (resource_policy) {
+    w.Key("ResourcePolicy");
+    Str(w, *resource_policy);
   }
   if (ttl_attribute) {
     w.Key("TimeToLiveSpecification");

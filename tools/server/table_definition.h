@@ -25,9 +25,12 @@ struct TableDefinition {
   std::optional<std::string> ttl_attribute;  // TTL enabled on it
 };
 
+// `resource_policy`: the table's resource-based policy, as CreateTable's
+// ResourcePolicy (a stream's is not kept: a restored table's stream is new).
 std::string TableDefinitionJson(const TableDescription& table,
                                 const std::map<std::string, std::string>& tags,
-                                const std::optional<std::string>& ttl_attribute);
+                                const std::optional<std::string>& ttl_attribute,
+                                const std::optional<std::string>& resource_policy = std::nullopt);
 
 // Reads the JSON with the CreateTable request reader the server uses (so
 // its type and constraint errors are DynamoDB's); unknown members are

@@ -163,6 +163,10 @@ const std::map<std::string, Op, std::less<>>& Operations() {
       {"ImportTable", ServeJob(&jobs::JobManager::ImportTable)},
       {"DescribeImport", ServeJob(&jobs::JobManager::DescribeImport)},
       {"ListImports", ServeJob(&jobs::JobManager::ListImports)},
+      {"PutResourcePolicy", Serve<protocol::PutResourcePolicyInput>(&Database::PutResourcePolicy)},
+      {"GetResourcePolicy", Serve<protocol::GetResourcePolicyInput>(&Database::GetResourcePolicy)},
+      {"DeleteResourcePolicy",
+       Serve<protocol::DeleteResourcePolicyInput>(&Database::DeleteResourcePolicy)},
       {"ExecuteStatement", Serve<protocol::ExecuteStatementInput>(&Database::ExecuteStatement)},
       {"BatchExecuteStatement",
        Serve<protocol::BatchExecuteStatementInput>(&Database::BatchExecuteStatement)},
@@ -273,8 +277,6 @@ std::optional<std::string> NotServed(std::string_view op) {
   static constexpr std::string_view kInsights =
       "Contributor Insights is not implemented: `dynarock top` (or GET "
       "/console/api/hottest) shows the most accessed item collections of a table and its GSIs";
-  static constexpr std::string_view kPolicies =
-      "resource-based policies are not implemented: Dynarock has no IAM";
   static const std::map<std::string_view, std::string_view> reasons = {
       {"CreateBackup", kBackups},
       {"DeleteBackup", kBackups},
@@ -297,9 +299,6 @@ std::optional<std::string> NotServed(std::string_view op) {
       {"DescribeContributorInsights", kInsights},
       {"ListContributorInsights", kInsights},
       {"UpdateContributorInsights", kInsights},
-      {"GetResourcePolicy", kPolicies},
-      {"PutResourcePolicy", kPolicies},
-      {"DeleteResourcePolicy", kPolicies},
   };
   auto it = reasons.find(op);
   if (it == reasons.end()) return std::nullopt;

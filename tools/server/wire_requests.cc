@@ -29,13 +29,7 @@ Status Refuse(const std::optional<p::SSESpecification>& sse,
 }  // namespace
 
 Status RefuseUnsupported(const p::CreateTableInput& in) {
-  DYNAROCK_RETURN_IF_ERROR(Refuse(in.sse_specification, nullptr));
-  if (in.resource_policy) {
-    return Status::Validation(
-        "Dynarock does not support ResourcePolicy: it has no IAM policies to attach (create "
-        "the table without one)");
-  }
-  return Status::OK();
+  return Refuse(in.sse_specification, nullptr);
 }
 
 Status RefuseUnsupported(const p::UpdateTableInput& in) {

@@ -233,6 +233,17 @@ class Database {
   Result<DescribeTimeToLiveResponse> DescribeTimeToLive(const DescribeTimeToLiveRequest& request);
   Status TagResource(const TagResourceRequest& request);
   Status UntagResource(const UntagResourceRequest& request);
+  // Resource-based policies on a table's ARN or its latest stream's. Dynarock
+  // has no IAM: a policy is validated (a JSON object of at most 20 KB,
+  // ValidationException otherwise), stored with the table and versioned;
+  // it grants and denies nothing. ResourceNotFoundException for a table or
+  // stream that does not exist; PolicyNotFoundException for no policy (Get),
+  // or an ExpectedRevisionId that is not the current one. Putting the
+  // current document again keeps its revision id.
+  Result<PutResourcePolicyResponse> PutResourcePolicy(const PutResourcePolicyRequest& request);
+  Result<GetResourcePolicyResponse> GetResourcePolicy(const GetResourcePolicyRequest& request);
+  Result<DeleteResourcePolicyResponse> DeleteResourcePolicy(
+      const DeleteResourcePolicyRequest& request);
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
 
   // ---- Point-in-time recovery, the prerequisite of a point-in-time export.

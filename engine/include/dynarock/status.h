@@ -64,6 +64,8 @@ class [[nodiscard]] Status {
     kThrottling,                     // ThrottlingException
     // A PartiQL INSERT of a key that exists (DuplicateItemException).
     kDuplicateItem,
+    // No resource-based policy (or not the revision expected).
+    kPolicyNotFound,  // PolicyNotFoundException
   };
 
   Status() = default;  // OK
@@ -129,6 +131,7 @@ class [[nodiscard]] Status {
     return {Code::kProvisionedThroughputExceeded, std::move(msg)};
   }
   static Status Throttling(std::string msg) { return {Code::kThrottling, std::move(msg)}; }
+  static Status PolicyNotFound(std::string msg) { return {Code::kPolicyNotFound, std::move(msg)}; }
   static Status DuplicateItem(std::string msg = "Duplicate primary key exists in table") {
     return {Code::kDuplicateItem, std::move(msg)};
   }

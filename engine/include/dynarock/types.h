@@ -146,6 +146,9 @@ struct CreateTableRequest {
   std::optional<TableClass> table_class{};
   std::optional<OnDemandThroughput> on_demand_throughput{};
   std::optional<WarmThroughput> warm_throughput{};
+  // A resource-based policy document (JSON, at most 20 KB) attached to the
+  // table at creation, as PutResourcePolicy would attach it.
+  std::optional<std::string> resource_policy{};
 };
 
 struct LocalSecondaryIndexDescription {
@@ -263,6 +266,35 @@ struct UpdateTableRequest {
   std::optional<OnDemandThroughput> on_demand_throughput{};
   std::optional<WarmThroughput> warm_throughput{};
 };
+// Resource-based policies: a JSON policy document attached to a table or
+// to its latest stream, by ARN, with a revision id. Dynarock has no IAM:
+// a policy grants and denies nothing here; it is validated as a JSON object
+// of at most 20 KB, stored with the table, and kept by dump and restore.
+struct PutResourcePolicyRequest {
+  std::string resource_arn{};
+  std::string policy{};
+  // If given, the policy is replaced only if this is its current revision.
+  std::optional<std::string> expected_revision_id{};
+  bool confirm_remove_self_resource_access = false;  // accepted; nothing to lock out here
+};
+struct PutResourcePolicyResponse {
+  std::optional<std::string> revision_id{};
+};
+struct GetResourcePolicyRequest {
+  std::string resource_arn{};
+};
+struct GetResourcePolicyResponse {
+  std::optional<std::string> policy{};
+  std::optional<std::string> revision_id{};
+};
+struct DeleteResourcePolicyRequest {
+  std::string resource_arn{};
+  std::optional<std::string> expected_revision_id{};
+};
+struct DeleteResourcePolicyResponse {
+  std::optional<std::string> revision_id{};  // the deleted policy's; absent if none was attached
+};
+
 struct UpdateTableResponse {
   TableDescription table_description{};
 };

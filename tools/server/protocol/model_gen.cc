@@ -93,6 +93,9 @@ Status ReadBatchStatementRequest(Element json, Position pos, BatchStatementReque
 Status ReadBatchExecuteStatementInput(Element json, Position pos, BatchExecuteStatementInput* out);
 Status ReadParameterizedStatement(Element json, Position pos, ParameterizedStatement* out);
 Status ReadExecuteTransactionInput(Element json, Position pos, ExecuteTransactionInput* out);
+Status ReadPutResourcePolicyInput(Element json, Position pos, PutResourcePolicyInput* out);
+Status ReadGetResourcePolicyInput(Element json, Position pos, GetResourcePolicyInput* out);
+Status ReadDeleteResourcePolicyInput(Element json, Position pos, DeleteResourcePolicyInput* out);
 Status ReadStringSetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
 Status ReadNumberSetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
 Status ReadBinarySetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
@@ -2386,6 +2389,73 @@ Status ReadExecuteTransactionInput(Element json, Position pos, ExecuteTransactio
   return Status::OK();
 }
 
+Status ReadPutResourcePolicyInput(Element json, Position pos, PutResourcePolicyInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.PutResourcePolicyInput"));
+  Element slot[4];
+  bool present[4] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "ResourceArn") i = 0;
+    else if (key == "Policy") i = 1;
+    else if (key == "ExpectedRevisionId") i = 2;
+    else if (key == "ConfirmRemoveSelfResourceAccess") i = 3;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->resource_arn.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[1], Position::kMember, &out->policy.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[2], Position::kMember, &out->expected_revision_id.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadBoolean(slot[3], Position::kMember, &out->confirm_remove_self_resource_access.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadGetResourcePolicyInput(Element json, Position pos, GetResourcePolicyInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.GetResourcePolicyInput"));
+  Element slot[1];
+  bool present[1] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "ResourceArn") i = 0;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->resource_arn.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadDeleteResourcePolicyInput(Element json, Position pos, DeleteResourcePolicyInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.DeleteResourcePolicyInput"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "ResourceArn") i = 0;
+    else if (key == "ExpectedRevisionId") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->resource_arn.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[1], Position::kMember, &out->expected_revision_id.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadStringSetAttributeValue(Element json, Position pos, std::vector<std::string>* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
   for (Element e : Array(json)) {
@@ -2945,5 +3015,23 @@ Status Read(Element json, ExecuteTransactionInput* out) {
 }
 
 Status Check(const ExecuteTransactionInput& in) { return dynarock::model::CheckExecuteTransaction(in); }
+
+Status Read(Element json, PutResourcePolicyInput* out) {
+  return ReadPutResourcePolicyInput(json, Position::kMember, out);
+}
+
+Status Check(const PutResourcePolicyInput& in) { return dynarock::model::CheckPutResourcePolicy(in); }
+
+Status Read(Element json, GetResourcePolicyInput* out) {
+  return ReadGetResourcePolicyInput(json, Position::kMember, out);
+}
+
+Status Check(const GetResourcePolicyInput& in) { return dynarock::model::CheckGetResourcePolicy(in); }
+
+Status Read(Element json, DeleteResourcePolicyInput* out) {
+  return ReadDeleteResourcePolicyInput(json, Position::kMember, out);
+}
+
+Status Check(const DeleteResourcePolicyInput& in) { return dynarock::model::CheckDeleteResourcePolicy(in); }
 
 }  // namespace dynarock::protocol

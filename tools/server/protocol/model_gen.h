@@ -95,6 +95,9 @@ struct BatchStatementRequest;
 struct BatchExecuteStatementInput;
 struct ParameterizedStatement;
 struct ExecuteTransactionInput;
+struct PutResourcePolicyInput;
+struct GetResourcePolicyInput;
+struct DeleteResourcePolicyInput;
 
 struct AttributeValue {
   AttributeValue();
@@ -650,6 +653,22 @@ struct ExecuteTransactionInput {
   std::optional<std::string> return_consumed_capacity;  // ReturnConsumedCapacity
 };
 
+struct PutResourcePolicyInput {
+  std::optional<std::string> resource_arn;  // ResourceArn
+  std::optional<std::string> policy;  // Policy
+  std::optional<std::string> expected_revision_id;  // ExpectedRevisionId
+  std::optional<bool> confirm_remove_self_resource_access;  // ConfirmRemoveSelfResourceAccess
+};
+
+struct GetResourcePolicyInput {
+  std::optional<std::string> resource_arn;  // ResourceArn
+};
+
+struct DeleteResourcePolicyInput {
+  std::optional<std::string> resource_arn;  // ResourceArn
+  std::optional<std::string> expected_revision_id;  // ExpectedRevisionId
+};
+
 // BatchGetItem: phase 6 (types), 7 (hard checks) and 8 (constraints).
 Status Read(Element json, BatchGetItemInput* out);
 Status Check(const BatchGetItemInput& in);
@@ -749,6 +768,15 @@ Status Check(const BatchExecuteStatementInput& in);
 // ExecuteTransaction: phase 6 (types), 7 (hard checks) and 8 (constraints).
 Status Read(Element json, ExecuteTransactionInput* out);
 Status Check(const ExecuteTransactionInput& in);
+// PutResourcePolicy: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, PutResourcePolicyInput* out);
+Status Check(const PutResourcePolicyInput& in);
+// GetResourcePolicy: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, GetResourcePolicyInput* out);
+Status Check(const GetResourcePolicyInput& in);
+// DeleteResourcePolicy: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, DeleteResourcePolicyInput* out);
+Status Check(const DeleteResourcePolicyInput& in);
 
 }  // namespace dynarock::protocol
 

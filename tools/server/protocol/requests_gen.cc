@@ -726,7 +726,6 @@ Status ToRequest(BatchWriteItemInput&& in, dynarock::BatchWriteItemRequest* out,
 }
 
 // SSESpecification: refused when set (wire_requests.cc, RefuseUnsupported).
-// ResourcePolicy: refused when set (wire_requests.cc, RefuseUnsupported).
 Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.attribute_definitions) {
     out->attribute_definitions.reserve((*in.attribute_definitions).size());
@@ -784,6 +783,9 @@ Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, [[may
   }
   if (in.deletion_protection_enabled) {
     out->deletion_protection_enabled = (*in.deletion_protection_enabled);
+  }
+  if (in.resource_policy) {
+    out->resource_policy = std::move((*in.resource_policy));
   }
   if (in.on_demand_throughput) {
     out->on_demand_throughput.emplace();
@@ -844,6 +846,16 @@ Status ToRequest(DeleteItemInput&& in, dynarock::DeleteItemRequest* out, [[maybe
   }
   if (in.return_values_on_condition_check_failure) {
     out->return_values_on_condition_check_failure = ToReturnValuesOnConditionCheckFailure((*in.return_values_on_condition_check_failure));
+  }
+  return Status::OK();
+}
+
+Status ToRequest(DeleteResourcePolicyInput&& in, dynarock::DeleteResourcePolicyRequest* out, [[maybe_unused]] Status* deferred) {
+  if (in.resource_arn) {
+    out->resource_arn = std::move((*in.resource_arn));
+  }
+  if (in.expected_revision_id) {
+    out->expected_revision_id = std::move((*in.expected_revision_id));
   }
   return Status::OK();
 }
@@ -958,6 +970,13 @@ Status ToRequest(GetItemInput&& in, dynarock::GetItemRequest* out, [[maybe_unuse
   return Status::OK();
 }
 
+Status ToRequest(GetResourcePolicyInput&& in, dynarock::GetResourcePolicyRequest* out, [[maybe_unused]] Status* deferred) {
+  if (in.resource_arn) {
+    out->resource_arn = std::move((*in.resource_arn));
+  }
+  return Status::OK();
+}
+
 Status ToRequest(ListTablesInput&& in, dynarock::ListTablesRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.limit) {
     out->limit = (*in.limit);
@@ -1024,6 +1043,22 @@ Status ToRequest(PutItemInput&& in, dynarock::PutItemRequest* out, [[maybe_unuse
   }
   if (in.return_values_on_condition_check_failure) {
     out->return_values_on_condition_check_failure = ToReturnValuesOnConditionCheckFailure((*in.return_values_on_condition_check_failure));
+  }
+  return Status::OK();
+}
+
+Status ToRequest(PutResourcePolicyInput&& in, dynarock::PutResourcePolicyRequest* out, [[maybe_unused]] Status* deferred) {
+  if (in.resource_arn) {
+    out->resource_arn = std::move((*in.resource_arn));
+  }
+  if (in.policy) {
+    out->policy = std::move((*in.policy));
+  }
+  if (in.expected_revision_id) {
+    out->expected_revision_id = std::move((*in.expected_revision_id));
+  }
+  if (in.confirm_remove_self_resource_access) {
+    out->confirm_remove_self_resource_access = (*in.confirm_remove_self_resource_access);
   }
   return Status::OK();
 }

@@ -39,6 +39,9 @@ Status ToRequest(BatchExecuteStatementInput&& in, dynarock::BatchExecuteStatemen
 Status ToRequest(ExecuteTransactionInput&& in, dynarock::ExecuteTransactionRequest* out, Status* deferred);
 Status ToRequest(UpdateContinuousBackupsInput&& in, dynarock::UpdateContinuousBackupsRequest* out, Status* deferred);
 Status ToRequest(DescribeContinuousBackupsInput&& in, dynarock::DescribeContinuousBackupsRequest* out, Status* deferred);
+Status ToRequest(PutResourcePolicyInput&& in, dynarock::PutResourcePolicyRequest* out, Status* deferred);
+Status ToRequest(GetResourcePolicyInput&& in, dynarock::GetResourcePolicyRequest* out, Status* deferred);
+Status ToRequest(DeleteResourcePolicyInput&& in, dynarock::DeleteResourcePolicyRequest* out, Status* deferred);
 
 }  // namespace dynarock::protocol
 

@@ -1292,6 +1292,40 @@ void WriteOutput(JsonWriter& w, const dynarock::DescribeContinuousBackupsRequest
   w.EndObject();
 }
 
+// PutResourcePolicy.
+void WriteOutput(JsonWriter& w, const dynarock::PutResourcePolicyRequest&, const dynarock::PutResourcePolicyResponse& v) {
+  w.StartObject();
+  if (v.revision_id.has_value()) {
+    w.Key("RevisionId");
+    Str(w, *v.revision_id);
+  }
+  w.EndObject();
+}
+
+// GetResourcePolicy.
+void WriteOutput(JsonWriter& w, const dynarock::GetResourcePolicyRequest&, const dynarock::GetResourcePolicyResponse& v) {
+  w.StartObject();
+  if (v.policy.has_value()) {
+    w.Key("Policy");
+    Str(w, *v.policy);
+  }
+  if (v.revision_id.has_value()) {
+    w.Key("RevisionId");
+    Str(w, *v.revision_id);
+  }
+  w.EndObject();
+}
+
+// DeleteResourcePolicy.
+void WriteOutput(JsonWriter& w, const dynarock::DeleteResourcePolicyRequest&, const dynarock::DeleteResourcePolicyResponse& v) {
+  w.StartObject();
+  if (v.revision_id.has_value()) {
+    w.Key("RevisionId");
+    Str(w, *v.revision_id);
+  }
+  w.EndObject();
+}
+
 // ConditionalCheckFailedException's members beyond its message.
 void WriteConditionalCheckFailedException(JsonWriter& w, const dynarock::ConditionalCheckFailedDetail& v) {
   if (v.item.has_value()) {

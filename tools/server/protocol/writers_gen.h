@@ -76,6 +76,12 @@ void WriteOutput(JsonWriter& w, const dynarock::UpdateContinuousBackupsRequest& 
                  const dynarock::ContinuousBackupsDescription& v);
 void WriteOutput(JsonWriter& w, const dynarock::DescribeContinuousBackupsRequest& r,
                  const dynarock::ContinuousBackupsDescription& v);
+void WriteOutput(JsonWriter& w, const dynarock::PutResourcePolicyRequest& r,
+                 const dynarock::PutResourcePolicyResponse& v);
+void WriteOutput(JsonWriter& w, const dynarock::GetResourcePolicyRequest& r,
+                 const dynarock::GetResourcePolicyResponse& v);
+void WriteOutput(JsonWriter& w, const dynarock::DeleteResourcePolicyRequest& r,
+                 const dynarock::DeleteResourcePolicyResponse& v);
 
 // The members of an error body beyond its message.
 void WriteConditionalCheckFailedException(JsonWriter& w, const dynarock::ConditionalCheckFailedDetail& v);

@@ -404,6 +404,16 @@ std::string RenderParameterizedStatements(const V& v);
 template <typename V>
 std::string RenderExecuteTransactionInput(const V& v);
 template <typename V>
+std::string RenderPolicyRevisionId(const V& v);
+template <typename V>
+std::string RenderConfirmRemoveSelfResourceAccess(const V& v);
+template <typename V>
+std::string RenderPutResourcePolicyInput(const V& v);
+template <typename V>
+std::string RenderGetResourcePolicyInput(const V& v);
+template <typename V>
+std::string RenderDeleteResourcePolicyInput(const V& v);
+template <typename V>
 void CheckReturnConsumedCapacity(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckTableName(const V& v, const Path& path, Violations* out);
@@ -717,6 +727,14 @@ template <typename V>
 void CheckParameterizedStatements(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckExecuteTransactionInput(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckPolicyRevisionId(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckPutResourcePolicyInput(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckGetResourcePolicyInput(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckDeleteResourcePolicyInput(const V& v, const Path& path, Violations* out);
 
 template <typename V>
 std::string RenderReturnConsumedCapacity([[maybe_unused]] const V& v) {
@@ -4363,6 +4381,88 @@ std::string RenderExecuteTransactionInput([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderPolicyRevisionId([[maybe_unused]] const V& v) {
+  return std::string(v);
+}
+
+template <typename V>
+std::string RenderConfirmRemoveSelfResourceAccess([[maybe_unused]] const V& v) {
+  return v ? "true" : "false";
+}
+
+template <typename V>
+std::string RenderPutResourcePolicyInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "PutResourcePolicyInput(";
+  out += "resourceArn=";
+  if constexpr (requires { v.resource_arn; }) {
+    out += IsPresent(v.resource_arn) ? RenderResourceArnString(Get(v.resource_arn)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", policy=";
+  if constexpr (requires { v.policy; }) {
+    out += IsPresent(v.policy) ? RenderResourcePolicy(Get(v.policy)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", expectedRevisionId=";
+  if constexpr (requires { v.expected_revision_id; }) {
+    out += IsPresent(v.expected_revision_id) ? RenderPolicyRevisionId(Get(v.expected_revision_id)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", confirmRemoveSelfResourceAccess=";
+  if constexpr (requires { v.confirm_remove_self_resource_access; }) {
+    out += IsPresent(v.confirm_remove_self_resource_access) ? RenderConfirmRemoveSelfResourceAccess(Get(v.confirm_remove_self_resource_access)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderGetResourcePolicyInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "GetResourcePolicyInput(";
+  out += "resourceArn=";
+  if constexpr (requires { v.resource_arn; }) {
+    out += IsPresent(v.resource_arn) ? RenderResourceArnString(Get(v.resource_arn)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderDeleteResourcePolicyInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "DeleteResourcePolicyInput(";
+  out += "resourceArn=";
+  if constexpr (requires { v.resource_arn; }) {
+    out += IsPresent(v.resource_arn) ? RenderResourceArnString(Get(v.resource_arn)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", expectedRevisionId=";
+  if constexpr (requires { v.expected_revision_id; }) {
+    out += IsPresent(v.expected_revision_id) ? RenderPolicyRevisionId(Get(v.expected_revision_id)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
 void CheckReturnConsumedCapacity(const V& v, const Path& path, Violations* out) {
   if constexpr (!std::is_enum_v<V>) {
     static constexpr std::string_view kValues[] = {"INDEXES", "TOTAL", "NONE"};
@@ -6262,6 +6362,45 @@ void CheckExecuteTransactionInput(const V& v, const Path& path, Violations* out)
   }
 }
 
+template <typename V>
+void CheckPolicyRevisionId(const V& v, const Path& path, Violations* out) {
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMin, 1, path);
+  out->Length([&] { return std::string(v); }, Utf16Length(v), Bound::kMax, 255, path);
+}
+
+template <typename V>
+void CheckPutResourcePolicyInput(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.resource_arn; }) {
+    if (!IsGiven(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsGiven(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
+  }
+  if constexpr (requires { v.policy; }) {
+    if (!IsGiven(v.policy)) out->NotNull(Path(path, "policy"));
+  }
+  if constexpr (requires { v.expected_revision_id; }) {
+    if (IsPresent(v.expected_revision_id)) CheckPolicyRevisionId(Get(v.expected_revision_id), Path(path, "expectedRevisionId"), out);
+  }
+}
+
+template <typename V>
+void CheckGetResourcePolicyInput(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.resource_arn; }) {
+    if (!IsGiven(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsGiven(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
+  }
+}
+
+template <typename V>
+void CheckDeleteResourcePolicyInput(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.resource_arn; }) {
+    if (!IsGiven(v.resource_arn)) out->NotNull(Path(path, "resourceArn"));
+    if (IsGiven(v.resource_arn)) CheckResourceArnString(Get(v.resource_arn), Path(path, "resourceArn"), out);
+  }
+  if constexpr (requires { v.expected_revision_id; }) {
+    if (IsPresent(v.expected_revision_id)) CheckPolicyRevisionId(Get(v.expected_revision_id), Path(path, "expectedRevisionId"), out);
+  }
+}
+
 // BatchGetItem: phase 7 (hard checks) and phase 8 (every violation, capped).
 template <typename V>
 Status CheckBatchGetItem(const V& in) {
@@ -6532,6 +6671,30 @@ template <typename V>
 Status CheckExecuteTransaction(const V& in) {
   Violations out;
   CheckExecuteTransactionInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// PutResourcePolicy: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckPutResourcePolicy(const V& in) {
+  Violations out;
+  CheckPutResourcePolicyInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// GetResourcePolicy: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckGetResourcePolicy(const V& in) {
+  Violations out;
+  CheckGetResourcePolicyInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// DeleteResourcePolicy: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckDeleteResourcePolicy(const V& in) {
+  Violations out;
+  CheckDeleteResourcePolicyInput(in, "", &out);
   return out.ToStatus();
 }
 
