@@ -5,7 +5,8 @@
 // engine invariant broke on input that should have been refused.
 //
 // The database is real (RocksDB in a temporary directory) and holds a table
-// with a sort key, an LSI and a GSI, so that item operations reach the
+// with a sort key, an LSI, a GSI and a multi-attribute GSI (two HASH and two
+// RANGE attributes), so that item operations reach the
 // engine; it is recreated every few thousand inputs to bound its size. Export
 // and import jobs run for real, in the background, against an S3 folder
 // with one bucket, "b".
@@ -37,7 +38,9 @@ constexpr std::string_view kOperations[] = {
     "UpdateContinuousBackups", "DescribeContinuousBackups", "ExportTableToPointInTime",
     "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports",
     // PartiQL.
-    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"};
+    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
+    // Resource-based policies.
+    "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy"};
 constexpr size_t kFirstStreamsOperation = 22, kEndStreamsOperation = 26;
 
 constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_REQUEST",
@@ -48,7 +51,10 @@ constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_RE
  "LocalSecondaryIndexes":[{"IndexName":"BySpeed","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},
   {"AttributeName":"speed","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}],
  "GlobalSecondaryIndexes":[{"IndexName":"ByDepot","KeySchema":[{"AttributeName":"depot","KeyType":"HASH"},
-  {"AttributeName":"sk","KeyType":"RANGE"}],"Projection":{"ProjectionType":"KEYS_ONLY"}}],
+  {"AttributeName":"sk","KeyType":"RANGE"}],"Projection":{"ProjectionType":"KEYS_ONLY"}},
+  {"IndexName":"ByDepotSpeed","KeySchema":[{"AttributeName":"depot","KeyType":"HASH"},
+  {"AttributeName":"speed","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"},
+  {"AttributeName":"pk","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}],
  "StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NEW_AND_OLD_IMAGES"}})";
 
 struct Fixture {
