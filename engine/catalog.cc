@@ -502,7 +502,14 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
   for (const auto& i : t.indexes) {
     if (i.backfilling) d.table_status = TableStatus::kUpdating;
   }
+  // DynamoDB answers AttributeDefinitions sorted by name, whatever order
+  // they were given in (a live probe of DescribeTable, 2026); KeySchemas
+  // keep the order given.
   d.attribute_definitions = t.attribute_definitions;
+  std::sort(d.attribute_definitions.begin(), d.attribute_definitions.end(),
+            [](const AttributeDefinition& a, const AttributeDefinition& b) {
+              return a.attribute_name < b.attribute_name;
+            });
   d.key_schema.push_back({t.partition_key.name, KeyType::kHash});
   if (t.sort_key) d.key_schema.push_back({t.sort_key->name, KeyType::kRange});
   d.creation_date_time = static_cast<double>(t.creation_time_ms) / 1000.0;

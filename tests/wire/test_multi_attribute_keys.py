@@ -83,9 +83,13 @@ def matches(dynamodb):
 
 def test_create_and_describe_echo_the_key_schema(dynamodb, matches):
     name, _ = matches
-    gsi = dynamodb.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"][0]
+    table = dynamodb.describe_table(TableName=name)["Table"]
+    gsi = table["GlobalSecondaryIndexes"][0]
     assert gsi["KeySchema"] == GSI_KEYS
     assert gsi["IndexStatus"] == "ACTIVE"
+    # KeySchemas in the order given; AttributeDefinitions sorted by name.
+    assert table["AttributeDefinitions"] == sorted(DEFS, key=lambda d: d["AttributeName"])
+    assert table["AttributeDefinitions"] != DEFS
 
 
 @pytest.mark.parametrize("keys, message", [
