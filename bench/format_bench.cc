@@ -12,6 +12,7 @@
 #include "format/item_size.h"
 #include "format/json.h"
 #include "format/key_codec.h"
+#include "format/vector.h"
 
 namespace {
 
@@ -196,6 +197,43 @@ void BM_ItemBytes(benchmark::State& state) {
       static_cast<double>(stored.size()) / static_cast<double>(compact.size());
 }
 BENCHMARK(BM_ItemBytes)->Arg(0)->Arg(1)->Arg(2)->Iterations(1);
+
+// Vector index scores: one candidate of 128 dimensions (arg: the distance
+// function, 0 cosine, 1 Euclidean, 2 dot product), and an exact top 10 over
+// contiguous candidates (arg: their count), the brute force of a partition.
+std::vector<float> RandomVectors(size_t count, size_t dims) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> gauss;
+  std::vector<float> out(count * dims);
+  for (float& x : out) x = gauss(rng);
+  return out;
+}
+
+void BM_VectorScore128(benchmark::State& state) {
+  const auto v = RandomVectors(2, 128);
+  const auto d = static_cast<dynarock::format::VectorDistance>(state.range(0));
+  const std::span<const float> a(v.data(), 128), b(v.data() + 128, 128);
+  for (auto _ : state) benchmark::DoNotOptimize(dynarock::format::VectorScore(d, a, b));
+}
+BENCHMARK(BM_VectorScore128)->ArgName("distance")->Arg(0)->Arg(1)->Arg(2);
+
+void BM_VectorExactTop10(benchmark::State& state) {
+  const size_t count = static_cast<size_t>(state.range(0));
+  const auto v = RandomVectors(count + 1, 128);
+  const std::span<const float> query(v.data(), 128);
+  for (auto _ : state) {
+    dynarock::format::TopVectors top(dynarock::format::VectorDistance::kCosine, 10);
+    for (size_t i = 0; i < count; ++i) {
+      top.Offer(
+          dynarock::format::VectorScore(dynarock::format::VectorDistance::kCosine, query,
+                                        std::span<const float>(v.data() + 128 * (i + 1), 128)),
+          i);
+    }
+    benchmark::DoNotOptimize(std::move(top).Take());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(count));
+}
+BENCHMARK(BM_VectorExactTop10)->ArgName("vectors")->Arg(1000)->Arg(10000)->Arg(100000);
 
 }  // namespace
 
