@@ -8,6 +8,7 @@
 #include <random>
 
 #include "engine/validation.h"
+#include "format/vector.h"
 #include "schemas/catalog_generated.h"
 
 namespace dynarock {
@@ -221,12 +222,110 @@ Status CheckAttributeDefinitions(const CreateTableRequest& r) {
       DYNAROCK_RETURN_IF_ERROR(check_defined(g.key_schema));
     }
   }
+  // A vector index's search attributes are defined as key attributes are
+  // (its vector attribute must not be: CheckVectorIndexes says so).
+  if (r.vector_indexes) {
+    for (const auto& v : *r.vector_indexes) {
+      for (const auto& e : v.search_schema.value_or(std::vector<SearchSchemaElement>{})) {
+        if (!DefinedType(r, e.attribute_name)) {
+          return InvalidParameter(
+              "One element in SearchSchema is not defined in attribute definitions");
+        }
+        if (std::find(all_keys.begin(), all_keys.end(), e.attribute_name) == all_keys.end()) {
+          all_keys.push_back(e.attribute_name);
+        }
+      }
+      const std::string& attr = v.vector_attribute.attribute_name;
+      if (DefinedType(r, attr)) {
+        return InvalidParameter("Conflicting attribute definition for '" + attr +
+                                "'. An attribute cannot be defined in AttributeDefinitions when "
+                                "used as a VectorAttribute.");
+      }
+    }
+  }
   if (defined.size() != all_keys.size()) {
     return InvalidParameter(
         "Number of attributes in KeySchema does not exactly match number of attributes defined "
         "in AttributeDefinitions");
   }
   return Status::OK();
+}
+
+// A CreateTable's vector indexes (VectorIndexes), each checked against the
+// table and the others; `names` holds the LSI and GSI names taken. The
+// NonKeyAttributes budget counts the vector attribute and each
+// INLINE_FILTER attribute once.
+Result<std::vector<VectorIndexInfo>> CheckVectorIndexes(const CreateTableRequest& r,
+                                                        BillingMode billing,
+                                                        const std::vector<IndexInfo>& others) {
+  std::vector<VectorIndexInfo> out;
+  if (!r.vector_indexes || r.vector_indexes->empty()) return out;
+  if (billing != BillingMode::kPayPerRequest) {
+    return InvalidParameter("Vector indexes are only supported for PAY_PER_REQUEST tables");
+  }
+  if (r.vector_indexes->size() > kMaxVectorIndexes) {
+    return InvalidParameter("VectorIndex count exceeds the per-table limit of 5");
+  }
+  size_t budget = 0;
+  for (const auto& i : others) budget += i.non_key_attributes.size();
+  for (const VectorIndex& v : *r.vector_indexes) {
+    for (const auto& i : others) {
+      if (i.name == v.index_name) return InvalidParameter("Duplicate index name: " + v.index_name);
+    }
+    for (const auto& i : out) {
+      if (i.name == v.index_name) return InvalidParameter("Duplicate index name: " + v.index_name);
+    }
+    if (v.dimensions < 1 || v.dimensions > format::kMaxVectorDimensions) {
+      return InvalidParameter("Number of dimensions must be between 1 and 4096 inclusive.");
+    }
+    const std::string& attr = v.vector_attribute.attribute_name;  // not defined: checked above
+    for (const auto& i : out) {
+      if (i.vector_attribute == attr && i.dimensions != static_cast<uint32_t>(v.dimensions)) {
+        return InvalidParameter("Conflicting attribute definition for '" + attr +
+                                "'. All VectorIndexes on the same vector attribute must use the "
+                                "same dimensions.");
+      }
+    }
+    DYNAROCK_RETURN_IF_ERROR(CheckProjection(v.projection));
+    VectorIndexInfo info;
+    info.name = v.index_name;
+    info.vector_attribute = attr;
+    info.dimensions = static_cast<uint32_t>(v.dimensions);
+    info.distance = v.distance_function;
+    info.projection = *v.projection.projection_type;
+    info.non_key_attributes = v.projection.non_key_attributes;
+    budget += info.non_key_attributes.size() + 1;  // the vector attribute counts once
+    for (const auto& e : v.search_schema.value_or(std::vector<SearchSchemaElement>{})) {
+      KeyAttribute k{e.attribute_name, *DefinedType(r, e.attribute_name)};
+      const bool taken = (info.hash && info.hash->name == k.name) ||
+                         std::any_of(info.inline_filters.begin(), info.inline_filters.end(),
+                                     [&](const KeyAttribute& f) { return f.name == k.name; });
+      if (taken) {
+        return InvalidParameter("The SearchSchema contains multiple attributes with the same name");
+      }
+      if (e.search_schema_element_type == SearchSchemaElementType::kHash) {
+        if (info.hash) {
+          return InvalidParameter("The SearchSchema may contain at most one HASH attribute");
+        }
+        info.hash = std::move(k);
+      } else {
+        if (info.inline_filters.size() == kMaxInlineFilters) {
+          return InvalidParameter(
+              "The SearchSchema may contain at most 18 INLINE_FILTER "
+              "attributes");
+        }
+        info.inline_filters.push_back(std::move(k));
+        ++budget;
+      }
+    }
+    out.push_back(std::move(info));
+  }
+  if (budget > 100) {
+    return InvalidParameter(
+        "The number of attributes in NonKeyAttributes, summed across all indexes, exceeds the "
+        "maximum of 100");
+  }
+  return out;
 }
 
 // The indexes of a CreateTable, each checked, in the request's order (LSIs
@@ -361,6 +460,7 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
     DYNAROCK_RETURN_IF_ERROR(indexes.AddGlobal(*r.global_secondary_indexes, billing));
   }
   DYNAROCK_ASSIGN_OR_RETURN(auto built, indexes.Finish());
+  DYNAROCK_ASSIGN_OR_RETURN(auto vectors, CheckVectorIndexes(r, billing, built));
   DYNAROCK_RETURN_IF_ERROR(CheckCreateStream(r.stream_specification));
 
   TableInfo t;
@@ -371,6 +471,7 @@ Result<TableInfo> ValidateCreateTable(const CreateTableRequest& r) {
     t.sort_key = KeyAttribute{ks[1].attribute_name, *DefinedType(r, ks[1].attribute_name)};
   t.attribute_definitions = r.attribute_definitions;
   t.indexes = std::move(built);
+  t.vector_indexes = std::move(vectors);
   t.billing_mode = billing;
   if (r.provisioned_throughput) t.throughput = *r.provisioned_throughput;
   ApplyThroughputSettings(r.on_demand_throughput, r.warm_throughput, &t.settings);
@@ -534,6 +635,23 @@ TableDescription Describe(const TableInfo& t, std::string_view region,
     d.latest_stream_label = t.stream->label;
     if (t.stream->enabled) d.stream_specification = StreamSpecification{true, t.stream->view_type};
   }
+  for (const auto& v : t.vector_indexes) {
+    if (!d.vector_indexes) d.vector_indexes.emplace();
+    VectorIndexDescription x;
+    x.index_name = v.name;
+    x.vector_attribute.attribute_name = v.vector_attribute;
+    x.dimensions = v.dimensions;
+    x.distance_function = v.distance;
+    if (v.hash || !v.inline_filters.empty()) x.search_schema = v.search_schema();
+    x.projection = {v.projection, v.non_key_attributes};
+    x.index_status = v.backfilling ? IndexStatus::kCreating : IndexStatus::kActive;
+    if (v.backfilling) {
+      x.backfilling = true;
+      d.table_status = TableStatus::kUpdating;
+    }
+    x.index_arn = d.table_arn + "/index/" + v.name;
+    d.vector_indexes->push_back(std::move(x));
+  }
   for (const auto& i : t.indexes) {
     std::vector<KeySchemaElement> ks = i.key_schema();
     Projection projection{i.projection, i.non_key_attributes};
@@ -593,6 +711,9 @@ std::string CatalogTableKey(std::string_view table_name) {
 static_assert(static_cast<int>(fb::ScalarType::S) == static_cast<int>(ScalarAttributeType::kS) &&
               static_cast<int>(fb::ScalarType::N) == static_cast<int>(ScalarAttributeType::kN) &&
               static_cast<int>(fb::ScalarType::B) == static_cast<int>(ScalarAttributeType::kB));
+static_assert(static_cast<int>(DistanceFunction::kCosine) == 0 &&
+              static_cast<int>(DistanceFunction::kEuclidean) == 1 &&
+              static_cast<int>(DistanceFunction::kDotProduct) == 2);  // VectorIndexDescriptor
 static_assert(static_cast<int>(TableClass::kStandard) == 0 &&
               static_cast<int>(TableClass::kStandardInfrequentAccess) == 1);  // catalog.fbs
 static_assert(static_cast<int>(ProjectionType::kKeysOnly) == 0 &&
@@ -668,6 +789,33 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
     index_offsets.push_back(ib.Finish());
   }
   auto indexes_offset = b.CreateVector(index_offsets);
+  std::vector<flatbuffers::Offset<fb::VectorIndexDescriptor>> vector_offsets;
+  for (const auto& v : t.vector_indexes) {
+    std::vector<flatbuffers::Offset<flatbuffers::String>> filters, nka;
+    for (const auto& f : v.inline_filters) filters.push_back(b.CreateString(f.name));
+    for (const auto& a : v.non_key_attributes) nka.push_back(b.CreateString(a));
+    auto filters_offset = b.CreateVector(filters);
+    auto nka_offset = b.CreateVector(nka);
+    auto vname = b.CreateString(v.name);
+    auto vattr = b.CreateString(v.vector_attribute);
+    flatbuffers::Offset<flatbuffers::String> hash;
+    if (v.hash) hash = b.CreateString(v.hash->name);
+    fb::VectorIndexDescriptorBuilder vb(b);
+    vb.add_name(vname);
+    vb.add_space_id(v.space_id);
+    vb.add_vector_attribute(vattr);
+    vb.add_dimensions(v.dimensions);
+    vb.add_distance(static_cast<uint8_t>(v.distance));
+    if (v.hash) vb.add_hash_attribute(hash);
+    vb.add_inline_filters(filters_offset);
+    vb.add_projection(static_cast<uint8_t>(v.projection));
+    vb.add_non_key_attributes(nka_offset);
+    vb.add_backfilling(v.backfilling);
+    vector_offsets.push_back(vb.Finish());
+  }
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::VectorIndexDescriptor>>>
+      vectors_offset;
+  if (!vector_offsets.empty()) vectors_offset = b.CreateVector(vector_offsets);
   flatbuffers::Offset<flatbuffers::String> ttl;
   if (t.ttl_attribute) ttl = b.CreateString(*t.ttl_attribute);
   std::vector<flatbuffers::Offset<fb::Tag>> tag_offsets;
@@ -710,6 +858,7 @@ std::string EncodeTableDescriptor(const TableInfo& t) {
   d.add_write_capacity_units(t.throughput.write_capacity_units);
   d.add_creation_time_ms(t.creation_time_ms);
   d.add_indexes(indexes_offset);
+  if (!t.vector_indexes.empty()) d.add_vector_indexes(vectors_offset);
   if (t.ttl_attribute) d.add_ttl_attribute(ttl);
   d.add_ttl_enabled(t.ttl_enabled);
   d.add_ttl_changed_ms(t.ttl_changed_ms);
@@ -849,6 +998,36 @@ Result<TableInfo> DecodeTableDescriptor(std::string_view bytes) {
   };
   t.policy = policy_from(d->policy());
   t.stream_policy = policy_from(d->stream_policy());
+  if (d->vector_indexes()) {
+    for (const auto* x : *d->vector_indexes()) {
+      VectorIndexInfo v;
+      v.name = x->name()->str();
+      v.space_id = x->space_id();
+      v.vector_attribute = x->vector_attribute()->str();
+      v.dimensions = x->dimensions();
+      if (v.dimensions < 1 || v.dimensions > format::kMaxVectorDimensions || x->distance() > 2 ||
+          x->projection() > 2) {
+        return Status::Corruption("catalog: bad vector index " + v.name);
+      }
+      v.distance = static_cast<DistanceFunction>(x->distance());
+      if (x->hash_attribute()) {
+        DYNAROCK_ASSIGN_OR_RETURN(auto type, type_of(x->hash_attribute()->str()));
+        v.hash = KeyAttribute{x->hash_attribute()->str(), type};
+      }
+      if (x->inline_filters()) {
+        for (const auto* f : *x->inline_filters()) {
+          DYNAROCK_ASSIGN_OR_RETURN(auto type, type_of(f->str()));
+          v.inline_filters.push_back({f->str(), type});
+        }
+      }
+      v.projection = static_cast<ProjectionType>(x->projection());
+      if (x->non_key_attributes()) {
+        for (const auto* a : *x->non_key_attributes()) v.non_key_attributes.push_back(a->str());
+      }
+      v.backfilling = x->backfilling();
+      t.vector_indexes.push_back(std::move(v));
+    }
+  }
   if (t.pitr_recovery_days < 1 || t.pitr_recovery_days > 35) {
     return Status::Corruption("table descriptor: RecoveryPeriodInDays " +
                               std::to_string(t.pitr_recovery_days));

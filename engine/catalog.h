@@ -158,6 +158,33 @@ struct KeySpace {
   }
 };
 
+// A vector index: its key space in the vectors column family, the vector
+// attribute and how it is searched, its search schema, and what it projects.
+struct VectorIndexInfo {
+  std::string name;
+  uint32_t space_id = 0;
+  std::string vector_attribute;
+  uint32_t dimensions = 0;
+  DistanceFunction distance = DistanceFunction::kCosine;
+  std::optional<KeyAttribute> hash;          // the HASH search attribute
+  std::vector<KeyAttribute> inline_filters;  // INLINE_FILTER attributes, in order
+  ProjectionType projection = ProjectionType::kKeysOnly;
+  std::vector<std::string> non_key_attributes;
+  bool backfilling = false;
+
+  // The search schema as CreateTable took it.
+  std::vector<SearchSchemaElement> search_schema() const {
+    std::vector<SearchSchemaElement> out;
+    if (hash) out.push_back({hash->name, SearchSchemaElementType::kHash});
+    for (const auto& f : inline_filters) {
+      out.push_back({f.name, SearchSchemaElementType::kInlineFilter});
+    }
+    return out;
+  }
+};
+inline constexpr size_t kMaxVectorIndexes = 5;
+inline constexpr size_t kMaxInlineFilters = 18;
+
 // Everything the engine knows about a table. Immutable once built: a changed
 // table is a new TableInfo.
 struct TableInfo {
@@ -171,6 +198,7 @@ struct TableInfo {
   ProvisionedThroughput throughput;
   int64_t creation_time_ms = 0;
   std::vector<IndexInfo> indexes;  // LSIs and GSIs
+  std::vector<VectorIndexInfo> vector_indexes;
   std::optional<std::string> ttl_attribute;  // UpdateTimeToLive
   bool ttl_enabled = false;
   int64_t ttl_changed_ms = 0;                // the last UpdateTimeToLive (its cooldown)
@@ -350,9 +378,10 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // index entries without the attributes their key holds; 13 -> 14 adds the
 // descriptors' table class; 14 -> 15 adds multi-attribute GSI keys;
 // 15 -> 16 adds on-demand maxima and warm throughput; 16 -> 17 adds
-// resource-based policies; STORAGE_LAYOUT.md has them all).
+// resource-based policies; 17 -> 18 adds the vectors column family and
+// vector indexes; STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 17;
+inline constexpr uint32_t kStorageFormatVersion = 18;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

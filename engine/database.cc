@@ -86,6 +86,10 @@ Result<DeleteResourcePolicyResponse> Database::DeleteResourcePolicy(
   return impl_->DeleteResourcePolicy(r);
 }
 
+Result<SearchVectorsResponse> Database::SearchVectors(const SearchVectorsRequest& r) {
+  return impl_->SearchVectors(r);
+}
+
 Result<ListTagsOfResourceResponse> Database::ListTagsOfResource(
     const ListTagsOfResourceRequest& r) {
   return impl_->ListTagsOfResource(r);

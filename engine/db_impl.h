@@ -150,6 +150,7 @@ class Database::Impl {
   Status TagResource(const TagResourceRequest& request);
   Status UntagResource(const UntagResourceRequest& request);
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
+  Result<SearchVectorsResponse> SearchVectors(const SearchVectorsRequest& request);
   Result<PutResourcePolicyResponse> PutResourcePolicy(const PutResourcePolicyRequest& request);
   Result<GetResourcePolicyResponse> GetResourcePolicy(const GetResourcePolicyRequest& request);
   Result<DeleteResourcePolicyResponse> DeleteResourcePolicy(
@@ -504,6 +505,7 @@ class Database::Impl {
   rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* streams_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* tokens_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* vectors_cf_ = nullptr;           // vector index entries
   EmptyCounterFilter empty_counter_filter_;                     // the stats column family's
   KeySchemas key_schemas_;  // every table's, for the items' filter (declared before it)
   ItemUpgradeFilter item_upgrade_filter_{&key_schemas_, false};       // the items column family's

@@ -30,6 +30,7 @@ constexpr char kStatsCf[] = "stats";
 constexpr char kIndexesCf[] = "indexes";
 constexpr char kStreamsCf[] = "streams";
 constexpr char kTokensCf[] = "tokens";
+constexpr char kVectorsCf[] = "vectors";
 
 // REQUIRES: `existing` lists the column families of a RocksDB database in
 // `path`. Ours has exactly `ours` (a database whose creation was cut short
@@ -229,6 +230,9 @@ Status Database::Impl::UpgradeFormat(uint32_t version) {
   // 16 -> 17: none but the record: table descriptors gain the optional
   // resource-based policies of the table and of its latest stream.
   if (version == 16) DYNAROCK_RETURN_IF_ERROR(reached(17));
+  // 17 -> 18: the vectors column family, which Open has just created
+  // (empty), and the table descriptors' optional vector_indexes.
+  if (version == 17) DYNAROCK_RETURN_IF_ERROR(reached(18));
   return Status::OK();
 }
 
@@ -434,8 +438,13 @@ std::vector<rocksdb::ColumnFamilyDescriptor> Database::Impl::ColumnFamilies() {
   tokens_cf.compaction_filter = token_filter_.get();
   tokens_cf.periodic_compaction_seconds = 2 * tokens::kLifetimeMs / 1000;
 
+  // Vector index entries: keys shaped as item keys (space id | hash of the
+  // HASH search value | ...), values the f32 vector then the projected item.
+  rocksdb::ColumnFamilyOptions vectors = items;
+  vectors.compaction_filter = nullptr;  // entries are written in one encoding only
+
   if (options_.max_compaction_bytes > 0) {
-    for (auto* cf : {&items, &indexes, &stats, &catalog, &streams_cf, &tokens_cf}) {
+    for (auto* cf : {&items, &indexes, &stats, &catalog, &streams_cf, &tokens_cf, &vectors}) {
       cf->max_compaction_bytes = options_.max_compaction_bytes;
     }
   }
@@ -448,6 +457,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> Database::Impl::ColumnFamilies() {
       {kIndexesCf, indexes},
       {kStreamsCf, streams_cf},
       {kTokensCf, tokens_cf},
+      {kVectorsCf, vectors},
   };
 }
 
@@ -561,6 +571,7 @@ Status Database::Impl::Open(const std::string& path) {
   indexes_cf_ = handles_[4];
   streams_cf_ = handles_[5];
   tokens_cf_ = handles_[6];
+  vectors_cf_ = handles_[7];
   write_options_.sync = options_.sync_writes;
   DYNAROCK_RETURN_IF_ERROR(CheckFormatRecord(path));
   DYNAROCK_RETURN_IF_ERROR(LoadIteratorSecret(path));

@@ -154,6 +154,7 @@ Result<CreateTableResponse> Database::Impl::CreateTable(const CreateTableRequest
   uint32_t next_id = next_space_id_;
   info.space_id = next_id++;
   for (auto& index : info.indexes) index.space_id = next_id++;
+  for (auto& index : info.vector_indexes) index.space_id = next_id++;
   next_space_id_ = next_id;
 
   rocksdb::WriteBatch batch;
@@ -206,6 +207,13 @@ Status FillStatistics(const TableInfo& info, TableDescription* d, ReadFn read) {
       desc.item_count = ic.items;
       desc.index_size_bytes = ic.bytes;
     }
+  }
+  size_t v = 0;
+  for (const auto& index : info.vector_indexes) {
+    DYNAROCK_ASSIGN_OR_RETURN(Counter vc, read(index.space_id));
+    auto& desc = (*d->vector_indexes)[v++];
+    desc.item_count = vc.items;
+    desc.index_size_bytes = vc.bytes;
   }
   return Status::OK();
 }
@@ -267,6 +275,7 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   response.table_description.attribute_definitions.clear();
   response.table_description.local_secondary_indexes.reset();
   response.table_description.global_secondary_indexes.reset();
+  response.table_description.vector_indexes.reset();
 
   // One batch: the descriptor goes, and a range tombstone covers every item
   // key and statistic of the table, whatever its size. Space ids are never
@@ -280,6 +289,10 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   batch.DeleteRange(stats_cf_, SpaceBound(id), SpaceBound(id + 1));
   for (const auto& index : table->info.indexes) {
     batch.DeleteRange(indexes_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
+    batch.DeleteRange(stats_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
+  }
+  for (const auto& index : table->info.vector_indexes) {
+    batch.DeleteRange(vectors_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
     batch.DeleteRange(stats_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
     if (index.backfilling) batch.Delete(catalog_cf_, BackfillCursorKey(index.space_id));
   }
@@ -312,6 +325,13 @@ constexpr int64_t kMaxCapacityUnits = 1'000'000'000'000;  // 10^12
 
 // UpdateTable's checks before the table is looked up (VALIDATION.md 5.3).
 Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
+  if (request.vector_index_updates && !request.vector_index_updates->empty()) {
+    // Not yet: a vector index is declared at CreateTable (issue 48's next
+    // step adds it to a populated table by backfill).
+    return Status::Validation(
+        "Dynarock does not yet support VectorIndexUpdates: declare vector indexes at "
+        "CreateTable");
+  }
   const auto& updates = request.global_secondary_index_updates;
   if (!request.provisioned_throughput && !request.billing_mode && !request.stream_specification &&
       !request.deletion_protection_enabled && !request.table_class &&

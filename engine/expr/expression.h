@@ -36,7 +36,7 @@ inline constexpr int kMaxNesting = kMaxOperators;  // parentheses / NOT chains
 inline constexpr size_t kMaxInOperands = 100;
 
 // Which expression a message is about: "Invalid ConditionExpression: ...".
-enum class ExprKind { kCondition, kFilter, kKeyCondition, kProjection, kUpdate };
+enum class ExprKind { kCondition, kFilter, kKeyCondition, kProjection, kUpdate, kSearchCondition };
 std::string_view ExprKindName(ExprKind kind);
 
 // A document path: a top-level name, then any mix of .name and [index].

@@ -538,6 +538,8 @@ std::string_view ExprKindName(ExprKind kind) {
     case ExprKind::kCondition: return "ConditionExpression";
     case ExprKind::kFilter: return "FilterExpression";
     case ExprKind::kKeyCondition: return "KeyConditionExpression";
+    case ExprKind::kSearchCondition:
+      return "SearchConditionExpression";
     case ExprKind::kProjection: return "ProjectionExpression";
     case ExprKind::kUpdate: return "UpdateExpression";
   }

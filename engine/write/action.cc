@@ -6,6 +6,7 @@
 #include "engine/index.h"
 #include "engine/keys.h"
 #include "engine/validation.h"
+#include "engine/vector_index.h"
 #include "format/item_size.h"
 
 namespace dynarock::write {
@@ -20,6 +21,7 @@ bool IsKeyAttribute(const TableInfo& table, const std::string& name) {
 Status CheckItemLimits(const TableInfo& table, const Item& item, std::string_view message) {
   if (format::ItemSize(item) > format::kMaxItemBytes) return Status::Validation(std::string(message));
   DYNAROCK_RETURN_IF_ERROR(CheckIndexKeys(table, item));
+  DYNAROCK_RETURN_IF_ERROR(CheckVectorValues(table, item));
   if (table.has_lsi() &&
       ItemWithLocalIndexesBytes(table, item) > static_cast<int64_t>(format::kMaxItemBytes)) {
     return Status::Validation(std::string(message));

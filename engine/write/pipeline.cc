@@ -7,6 +7,7 @@
 #include "engine/db_impl.h"
 #include "engine/index.h"
 #include "engine/ttl.h"
+#include "engine/vector_index.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
 
@@ -352,6 +353,10 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
   Counter collection =
       AddIndexAndStatsChanges(&batch, indexes_cf_, &pending->totals, table, stored_key.names,
                               before_side, after_side, &pending->index_writes);
+  if (!table.vector_indexes.empty()) {
+    AddVectorChanges(&batch, vectors_cf_, &pending->totals, table, before_side.item,
+                     after_side.item);
+  }
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {
     const AttributeValue& pk = (after ? *after : *before).at(table.partition_key.name);

@@ -244,6 +244,12 @@ class Database {
   Result<GetResourcePolicyResponse> GetResourcePolicy(const GetResourcePolicyRequest& request);
   Result<DeleteResourcePolicyResponse> DeleteResourcePolicy(
       const DeleteResourcePolicyRequest& request);
+  // SearchVectors on a vector index: ValidationException with DynamoDB's
+  // texts for a TopK outside 1..100, a condition that is not an AND of
+  // equalities on search attributes (or lacks the HASH one), a search vector
+  // of invalid values or of another dimension, an unknown or backfilling
+  // index; ResourceNotFoundException for an unknown table.
+  Result<SearchVectorsResponse> SearchVectors(const SearchVectorsRequest& request);
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
 
   // ---- Point-in-time recovery, the prerequisite of a point-in-time export.

@@ -127,6 +127,51 @@ struct TableClassSummary {
   double last_update_date_time = 0;  // seconds since the epoch
 };
 
+// Vector indexes (DynamoDB, August 2026): the third kind of secondary
+// index, over an item's vector attribute (an L of `dimensions` N values),
+// searched by SearchVectors for the items nearest a vector. A HASH search
+// attribute splits it into one collection per value (a search reads one);
+// INLINE_FILTER attributes can be matched by equality during a search.
+enum class DistanceFunction { kCosine, kEuclidean, kDotProduct };
+enum class SearchSchemaElementType { kHash, kInlineFilter };
+struct SearchSchemaElement {
+  std::string attribute_name{};
+  SearchSchemaElementType search_schema_element_type = SearchSchemaElementType::kHash;
+};
+struct VectorAttribute {
+  std::string attribute_name{};
+};
+// CreateTable's VectorIndexes and UpdateTable's Create: PAY_PER_REQUEST
+// tables only, at most 5 per table, 1 to 4,096 dimensions; the vector
+// attribute is not in AttributeDefinitions, every SearchSchema attribute is
+// (at most one HASH, 18 INLINE_FILTER). Immutable once created.
+struct VectorIndex {
+  std::string index_name{};
+  VectorAttribute vector_attribute{};
+  int64_t dimensions = 0;
+  DistanceFunction distance_function = DistanceFunction::kCosine;
+  Projection projection{};
+  std::optional<std::vector<SearchSchemaElement>> search_schema{};
+};
+struct VectorIndexDescription {
+  std::string index_name{};
+  VectorAttribute vector_attribute{};
+  int64_t dimensions = 0;
+  DistanceFunction distance_function = DistanceFunction::kCosine;
+  std::optional<std::vector<SearchSchemaElement>> search_schema{};
+  Projection projection{};
+  IndexStatus index_status = IndexStatus::kActive;
+  std::optional<bool> backfilling{};  // present (true) only while backfilling
+  int64_t index_size_bytes = 0;
+  int64_t item_count = 0;
+  std::string index_arn{};
+};
+// UpdateTable's VectorIndexUpdates: exactly one member set.
+struct VectorIndexUpdate {
+  std::optional<VectorIndex> create{};
+  std::optional<std::string> delete_index_name{};
+};
+
 struct CreateTableRequest {
   std::string table_name{};
   std::vector<AttributeDefinition> attribute_definitions{};
@@ -149,6 +194,7 @@ struct CreateTableRequest {
   // A resource-based policy document (JSON, at most 20 KB) attached to the
   // table at creation, as PutResourcePolicy would attach it.
   std::optional<std::string> resource_policy{};
+  std::optional<std::vector<VectorIndex>> vector_indexes{};
 };
 
 struct LocalSecondaryIndexDescription {
@@ -203,6 +249,7 @@ struct TableDescription {
   // Present once a maximum, or a warm throughput, was given.
   std::optional<OnDemandThroughput> on_demand_throughput{};
   std::optional<TableWarmThroughputDescription> warm_throughput{};
+  std::optional<std::vector<VectorIndexDescription>> vector_indexes{};
 };
 
 struct CreateTableResponse {
@@ -265,6 +312,9 @@ struct UpdateTableRequest {
   std::optional<TableClass> table_class{};
   std::optional<OnDemandThroughput> on_demand_throughput{};
   std::optional<WarmThroughput> warm_throughput{};
+  // Adds or deletes a vector index (one online index change at a time,
+  // GSIs' included).
+  std::optional<std::vector<VectorIndexUpdate>> vector_index_updates{};
 };
 // Resource-based policies: a JSON policy document attached to a table or
 // to its latest stream, by ARN, with a revision id. Dynarock has no IAM:
@@ -679,6 +729,32 @@ struct QueryRequest {
   bool consistent_read = false;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
   ItemEncoding item_encoding = ItemEncoding::kDecoded;  // not part of DynamoDB's API
+};
+
+// SearchVectors: the `top_k` items of a vector index nearest `search_vector`
+// (1 to 100), best first, within the collection of the HASH search value
+// the condition names (required when the index has a HASH) and matching
+// its INLINE_FILTER equalities. Exact here: every candidate is scored.
+struct SearchVectorsRequest {
+  std::string table_name{};
+  std::string index_name{};
+  std::vector<AttributeValue> search_vector{};
+  int32_t top_k = 0;
+  // An AND of `attribute = :value` over SearchSchema attributes.
+  std::optional<std::string> search_condition_expression{};
+  std::optional<std::string> projection_expression{};
+  std::optional<ExpressionAttributeNames> expression_attribute_names{};
+  std::optional<ExpressionAttributeValues> expression_attribute_values{};
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+struct SearchResult {
+  Item item{};  // as the index projects it; the vector only if projected by name
+  double score = 0;
+};
+struct SearchVectorsResponse {
+  std::vector<SearchResult> search_results{};
+  // ConsumedCapacity's VectorSearchRequestBytes (at least 1,024), when asked.
+  std::optional<int64_t> vector_search_request_bytes{};
 };
 
 struct ScanRequest {

@@ -1,0 +1,141 @@
+#include "engine/vector_index.h"
+
+#include "engine/keys.h"
+#include "engine/validation.h"
+#include "format/item_codec.h"
+#include "format/item_size.h"
+#include "format/vector.h"
+
+namespace dynarock {
+namespace {
+
+constexpr char kInvalid[] = "One or more parameter values were invalid. ";
+
+// A search attribute present with the wrong type, or (a HASH) empty.
+Status CheckSearchAttribute(const VectorIndexInfo& index, const KeyAttribute& k, bool is_hash,
+                            const Item& item) {
+  auto it = item.find(k.name);
+  if (it == item.end()) return Status::OK();
+  const AttrType want = format::ToAttrType(k.type);
+  if (!it->second.is(want)) {
+    return Status::Validation(std::string(kInvalid) + "Attribute '" + k.name +
+                              "' type mismatch. Expected: " + std::string(AttrTypeName(want)) +
+                              ", Actual: " + std::string(AttrTypeName(it->second.type())) +
+                              ". IndexName: " + index.name);
+  }
+  if (is_hash && want != AttrType::kN &&
+      (want == AttrType::kS ? it->second.s() : it->second.b()).empty()) {
+    return Status::Validation(
+        "One or more parameter values are not valid. A value specified for a secondary index key "
+        "is not supported. The AttributeValue for a key attribute cannot contain an empty " +
+        std::string(want == AttrType::kS ? "string" : "binary") +
+        " value. IndexName: " + index.name + ", IndexKey: " + k.name);
+  }
+  if (is_hash) {
+    return CheckKeySize(want == AttrType::kN   ? std::string_view()
+                        : want == AttrType::kS ? std::string_view(it->second.s())
+                                               : std::string_view(it->second.b()),
+                        true);
+  }
+  return Status::OK();
+}
+
+// What an entry of `index` holds besides the vector: the table's keys, the
+// search attributes, the vector attribute, and the projection's.
+Item Projected(const TableInfo& table, const VectorIndexInfo& index, const Item& item) {
+  if (index.projection == ProjectionType::kAll) return item;
+  Item out;
+  auto take = [&](const std::string& name) {
+    auto it = item.find(name);
+    if (it != item.end()) out.insert(*it);
+  };
+  take(table.partition_key.name);
+  if (table.sort_key) take(table.sort_key->name);
+  take(index.vector_attribute);
+  if (index.hash) take(index.hash->name);
+  for (const auto& f : index.inline_filters) take(f.name);
+  for (const auto& a : index.non_key_attributes) take(a);
+  return out;
+}
+
+}  // namespace
+
+Status CheckVectorValues(const TableInfo& table, const Item& item) {
+  std::vector<float> scratch;
+  for (const VectorIndexInfo& index : table.vector_indexes) {
+    auto v = item.find(index.vector_attribute);
+    if (v != item.end()) {
+      scratch.clear();
+      DYNAROCK_RETURN_IF_ERROR(format::ToVector(v->second, index.dimensions, index.vector_attribute,
+                                                index.name, &scratch));
+    }
+    if (index.hash) DYNAROCK_RETURN_IF_ERROR(CheckSearchAttribute(index, *index.hash, true, item));
+    for (const auto& f : index.inline_filters) {
+      DYNAROCK_RETURN_IF_ERROR(CheckSearchAttribute(index, f, false, item));
+    }
+  }
+  return Status::OK();
+}
+
+std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIndexInfo& index,
+                                          const Item& item) {
+  auto v = item.find(index.vector_attribute);
+  if (v == item.end()) return std::nullopt;
+  const AttributeValue* hash = nullptr;
+  if (index.hash) {
+    auto h = item.find(index.hash->name);
+    if (h == item.end() || !h->second.is(format::ToAttrType(index.hash->type))) return std::nullopt;
+    hash = &h->second;
+  }
+  std::vector<float> vector;
+  if (!format::ToVector(v->second, index.dimensions, index.vector_attribute, index.name, &vector)
+           .ok()) {
+    return std::nullopt;  // a backfill skips what a write would refuse
+  }
+  const AttributeValue& pk = item.at(table.partition_key.name);
+  const AttributeValue* sk = table.sort_key ? &item.at(table.sort_key->name) : nullptr;
+  VectorEntry entry;
+  entry.key = hash ? format::EncodeIndexKey(index.space_id, *hash, nullptr, pk, sk)
+                   : format::EncodeItemKey(index.space_id, pk, sk);
+  format::PutVector(&entry.value, vector);
+  const Item projected = Projected(table, index, item);
+  std::string encoded;
+  format::EncodeItem(projected, &encoded);
+  entry.value += encoded;
+  entry.size = static_cast<int64_t>(format::ItemSize(projected));
+  return entry;
+}
+
+void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* vectors_cf,
+                      TotalsDelta* totals, const TableInfo& table, const Item* before,
+                      const Item* after) {
+  for (const VectorIndexInfo& index : table.vector_indexes) {
+    std::optional<VectorEntry> old_entry, new_entry;
+    if (before) old_entry = VectorEntryFor(table, index, *before);
+    if (after) new_entry = VectorEntryFor(table, index, *after);
+    Counter delta;
+    if (old_entry) {
+      --delta.items;
+      delta.bytes -= old_entry->size;
+      if (!new_entry || !(new_entry->key == old_entry->key)) {
+        batch->Delete(vectors_cf, old_entry->key.bytes());
+      }
+    }
+    if (new_entry) {
+      ++delta.items;
+      delta.bytes += new_entry->size;
+      batch->Put(vectors_cf, new_entry->key.bytes(), new_entry->value);
+    }
+    if (old_entry || new_entry) totals->Add(index.space_id, delta);
+  }
+}
+
+std::pair<std::string, std::string> VectorSearchRange(const VectorIndexInfo& index,
+                                                      const AttributeValue* hash) {
+  if (hash == nullptr) return {SpaceBound(index.space_id), SpaceBound(index.space_id + 1)};
+  std::string lower = format::CollectionPrefix(index.space_id, *hash).bytes();
+  std::string upper = *format::PrefixSuccessor(lower);
+  return {std::move(lower), std::move(upper)};
+}
+
+}  // namespace dynarock

@@ -1,0 +1,69 @@
+// Vector index entries for one item write, and the exact search over them
+// (SearchVectors). An entry lives in the vectors column family:
+//   key   : space_id | XXH64(enc(h)) | enc(h) | enc(table pk) [| enc(table sk)]
+//           with h the HASH search attribute's value, or without a HASH:
+//           space_id | XXH64(enc(table pk)) | enc(table pk) [| enc(table sk)]
+//   value : the f32 vector (4 bytes each, little-endian), then the projected
+//           item as a whole item (format/ITEM_FORMAT.md)
+// so every entry of one HASH value is one contiguous range, and an index
+// without a HASH is one range: its key space.
+#ifndef DYNAROCK_ENGINE_VECTOR_INDEX_H_
+#define DYNAROCK_ENGINE_VECTOR_INDEX_H_
+
+#include <rocksdb/write_batch.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/catalog.h"
+#include "engine/counters.h"
+#include "format/key_codec.h"
+#include "format/vector.h"
+
+namespace dynarock {
+
+// The engine's public enum and the format's name the same three functions.
+inline format::VectorDistance ToVectorDistance(DistanceFunction d) {
+  switch (d) {
+    case DistanceFunction::kCosine:
+      return format::VectorDistance::kCosine;
+    case DistanceFunction::kEuclidean:
+      return format::VectorDistance::kEuclidean;
+    case DistanceFunction::kDotProduct:
+      return format::VectorDistance::kDotProduct;
+  }
+  return format::VectorDistance::kCosine;
+}
+
+// Rejects an item whose vector attribute (when present) is not a valid
+// vector for one of the table's vector indexes, or whose search attributes
+// (when present) have the wrong type or are empty: DynamoDB's texts.
+Status CheckVectorValues(const TableInfo& table, const Item& item);
+
+struct VectorEntry {
+  format::EncodedKey key;
+  std::string value;
+  int64_t size = 0;  // what the index counts: the projected item's size and 4 bytes a dimension
+};
+// The entry `item` has in `index`, or nullopt (sparse: no vector attribute,
+// or a HASH search attribute missing). REQUIRES: CheckVectorValues(item) ok.
+std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIndexInfo& index,
+                                          const Item& item);
+
+// Adds to `batch` the vector index entries a write that turns `before` into
+// `after` changes (either may be absent), and each index's change of
+// total to `totals`.
+void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* vectors_cf,
+                      TotalsDelta* totals, const TableInfo& table, const Item* before,
+                      const Item* after);
+
+// The first key of the entries a search reads, and the key past them: the
+// HASH value's collection, or the whole index without a HASH.
+// REQUIRES: hash given iff index.hash.
+std::pair<std::string, std::string> VectorSearchRange(const VectorIndexInfo& index,
+                                                      const AttributeValue* hash);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_VECTOR_INDEX_H_
