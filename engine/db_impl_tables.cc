@@ -325,17 +325,27 @@ constexpr int64_t kMaxCapacityUnits = 1'000'000'000'000;  // 10^12
 
 // UpdateTable's checks before the table is looked up (VALIDATION.md 5.3).
 Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
-  if (request.vector_index_updates && !request.vector_index_updates->empty()) {
-    // Not yet: a vector index is declared at CreateTable (issue 48's next
-    // step adds it to a populated table by backfill).
-    return Status::Validation(
-        "Dynarock does not yet support VectorIndexUpdates: declare vector indexes at "
-        "CreateTable");
+  if (request.vector_index_updates) {
+    for (const VectorIndexUpdate& u : *request.vector_index_updates) {
+      if (u.create.has_value() == u.delete_index_name.has_value()) {
+        return InvalidParameter(
+            "Exactly one of VectorIndexUpdate.Create, VectorIndexUpdate.Delete must be "
+            "specified");
+      }
+      if (u.create) {
+        // Not yet: a vector index is declared at CreateTable (issue 48's
+        // next step adds one to a populated table by backfill).
+        return Status::Validation(
+            "Dynarock does not yet support VectorIndexUpdates.Create: declare vector indexes "
+            "at CreateTable");
+      }
+    }
   }
   const auto& updates = request.global_secondary_index_updates;
   if (!request.provisioned_throughput && !request.billing_mode && !request.stream_specification &&
       !request.deletion_protection_enabled && !request.table_class &&
-      !request.on_demand_throughput && !request.warm_throughput && (!updates || updates->empty())) {
+      !request.on_demand_throughput && !request.warm_throughput && (!updates || updates->empty()) &&
+      (!request.vector_index_updates || request.vector_index_updates->empty())) {
     return Status::Validation(
         "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
         "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
@@ -436,8 +446,12 @@ Status CheckCapacityChange(const UpdateTableRequest& request, const TableInfo& i
         "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
         "PAY_PER_REQUEST");
   }
-  size_t online = 0;  // creates and deletes
+  if (new_mode == BillingMode::kProvisioned && !info.vector_indexes.empty()) {
+    return InvalidParameter("Vector indexes are only supported for PAY_PER_REQUEST tables");
+  }
+  size_t online = 0;  // creates and deletes, of GSIs and vector indexes alike
   for (const auto& u : index_updates) online += u.create || u.delete_index_name;
+  if (request.vector_index_updates) online += request.vector_index_updates->size();
   bool backfilling = false;
   for (const auto& existing : info.indexes) backfilling |= existing.backfilling;
   if (index_updates.size() > 5 || online > 1 || (online == 1 && backfilling)) {
@@ -553,6 +567,20 @@ Result<std::string> Database::Impl::ApplyIndexChanges(const UpdateTableRequest& 
       info->indexes.erase(pos);
     }
   }
+  if (request.vector_index_updates) {
+    for (const VectorIndexUpdate& u : *request.vector_index_updates) {
+      auto pos =
+          std::find_if(info->vector_indexes.begin(), info->vector_indexes.end(),
+                       [&](const VectorIndexInfo& v) { return v.name == *u.delete_index_name; });
+      if (pos == info->vector_indexes.end()) {
+        return Status::ResourceNotFound(
+            "Requested resource not found: Index: " + *u.delete_index_name + " not found");
+      }
+      batch->DeleteRange(vectors_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+      batch->DeleteRange(stats_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+      info->vector_indexes.erase(pos);
+    }
+  }
   // A new index's entries are then rewritten by its compaction filter too.
   if (!backfill.empty()) AddStoredKey(*info);
   return backfill;
@@ -588,7 +616,8 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
   // DynamoDB answers a capacity, index or stream change while the table is
   // UPDATING (a GSI backfill keeps it so; the rest is done already).
   if (request.billing_mode || request.provisioned_throughput || request.stream_specification ||
-      !IndexUpdates(request).empty()) {
+      !IndexUpdates(request).empty() ||
+      (request.vector_index_updates && !request.vector_index_updates->empty())) {
     response.table_description.table_status = TableStatus::kUpdating;
   }
   return response;

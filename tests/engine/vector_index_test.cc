@@ -124,7 +124,9 @@ TEST_F(VectorIndexTest, UpdateTableAndImportAreRefusedForNow) {
                                                             DistanceFunction::kCosine,
                                                             {ProjectionType::kKeysOnly, {}},
                                                             std::nullopt}}};
-  EXPECT_EQ(db_->UpdateTable(add).status().code(), Status::Code::kValidation);
+  EXPECT_EQ(db_->UpdateTable(add).status().message(),
+            "Dynarock does not yet support VectorIndexUpdates.Create: declare vector indexes at "
+            "CreateTable");
   ImportTableOptions import;
   import.table = Docs(DistanceFunction::kCosine);
   import.table.table_name = "Imported";
@@ -133,6 +135,50 @@ TEST_F(VectorIndexTest, UpdateTableAndImportAreRefusedForNow) {
             "Dynarock does not yet import into a table with vector indexes: create the table, "
             "restore without them, then write the items");
   EXPECT_EQ(db_->DescribeTable({"Imported"}).status().code(), Status::Code::kResourceNotFound);
+}
+
+// UpdateTable deletes a vector index: its entries and totals go with range
+// deletions, searches name it no more, and writes stop checking its vector;
+// one online index change at a time, GSIs' included; a table with vector
+// indexes stays on-demand.
+TEST_F(VectorIndexTest, UpdateTableDeletesAVectorIndex) {
+  Create(Docs(DistanceFunction::kCosine, 2));
+  Put("Docs", {{"id", S("a")}, {"tenant", S("t")}, {"embedding", Vector({1, 0})}});
+  UpdateTableRequest provisioned{.table_name = "Docs",
+                                 .billing_mode = BillingMode::kProvisioned,
+                                 .provisioned_throughput = ProvisionedThroughput{1, 1}};
+  EXPECT_EQ(
+      db_->UpdateTable(provisioned).status().message(),
+      std::string(kParamsInvalid) + "Vector indexes are only supported for PAY_PER_REQUEST tables");
+  UpdateTableRequest both{.table_name = "Docs"};
+  both.vector_index_updates = std::vector<VectorIndexUpdate>{{.delete_index_name = "ByTenant"},
+                                                             {.delete_index_name = "Everything"}};
+  EXPECT_EQ(db_->UpdateTable(both).status().code(), Status::Code::kLimitExceeded);
+  UpdateTableRequest missing{.table_name = "Docs"};
+  missing.vector_index_updates = std::vector<VectorIndexUpdate>{{.delete_index_name = "Nope"}};
+  EXPECT_EQ(db_->UpdateTable(missing).status().code(), Status::Code::kResourceNotFound);
+  UpdateTableRequest del{.table_name = "Docs"};
+  del.vector_index_updates = std::vector<VectorIndexUpdate>{{.delete_index_name = "Everything"}};
+  ASSERT_OK(db_->UpdateTable(del));
+  auto d = db_->DescribeTable({"Docs"});
+  ASSERT_OK(d);
+  ASSERT_EQ(d->table.vector_indexes->size(), 1u);
+  EXPECT_EQ((*d->table.vector_indexes)[0].index_name, "ByTenant");
+  EXPECT_EQ((*d->table.vector_indexes)[0].item_count, 1);
+  SearchVectorsRequest s{.table_name = "Docs",
+                         .index_name = "Everything",
+                         .search_vector = {Decimal(1), Decimal(0)},
+                         .top_k = 1};
+  EXPECT_EQ(db_->SearchVectors(s).status().message(),
+            "The table does not have the specified index: Everything");
+  Reopen();
+  del.vector_index_updates = std::vector<VectorIndexUpdate>{{.delete_index_name = "ByTenant"}};
+  ASSERT_OK(db_->UpdateTable(del));
+  // No vector index checks the attribute any more.
+  Put("Docs", {{"id", S("b")}, {"embedding", S("not a vector")}});
+  auto after = db_->DescribeTable({"Docs"});
+  ASSERT_OK(after);
+  EXPECT_FALSE(after->table.vector_indexes);
 }
 
 TEST_F(VectorIndexTest, WriteTimeChecksAndSparseItems) {
