@@ -338,6 +338,13 @@ std::string TtlCursorKey(uint32_t space_id);
 // "backfill_cursor/<8 hex digits of the GSI's space id>": the item key after
 // which a GSI backfill resumes (since format version 3).
 std::string BackfillCursorKey(uint32_t index_space_id);
+// A resource-based policy document (CreateTable's ResourcePolicy,
+// PutResourcePolicy): a JSON object (Dynarock has no IAM to check its
+// statements against) of at most 20 KB, white space counted.
+// ValidationException otherwise.
+inline constexpr size_t kMaxResourcePolicyBytes = 20 * 1024;
+Status CheckResourcePolicyDocument(const std::string& policy);
+
 // OnDemandThroughput and WarmThroughput of a request: each member given
 // at least 1 (a maximum may be -1, which removes it), at least one member.
 // ValidationException otherwise.

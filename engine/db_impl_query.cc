@@ -238,12 +238,12 @@ Result<const KeyAttribute*> SortComponent(const KeySpace& keys, const KeyConditi
 }
 
 // Checks the key condition against the key schema and returns the byte
-// range [*lower, *upper) of the items (or index entries) it selects.
+// range [*lower, *upper) of the items (or index entries) it selects, and
+// the partition values it names in KeySchema order (pointers into `kc`).
 Status KeyConditionRange(const KeySpace& keys, const KeyCondition& kc, std::string* lower,
-                         std::string* upper) {
-  std::vector<const AttributeValue*> partition;
-  DYNAROCK_RETURN_IF_ERROR(PartitionValues(keys, kc, &partition));
-  std::string prefix = format::CollectionPrefix(keys.space_id, partition).bytes();
+                         std::string* upper, std::vector<const AttributeValue*>* partition) {
+  DYNAROCK_RETURN_IF_ERROR(PartitionValues(keys, kc, partition));
+  std::string prefix = format::CollectionPrefix(keys.space_id, *partition).bytes();
   *lower = prefix;
   *upper = Successor(prefix);
   if (!kc.sort) {
@@ -607,18 +607,8 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
     DYNAROCK_ASSIGN_OR_RETURN(key_condition, BindKeyTerms(std::move(*terms), keys));
   }
   std::string lower, upper;
-  DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(keys, key_condition, &lower, &upper));
-  // Checked by KeyConditionRange: one value for each partition component.
-  std::vector<const AttributeValue*> partition{&key_condition.partition_key_value};
-  for (const KeyEquality& e : key_condition.more_partition_keys) partition.push_back(&e.value);
-  if (keys.multi_attribute()) {
-    std::vector<const AttributeValue*> ordered(keys.partition.size());
-    ordered[*keys.PartitionPosition(key_condition.partition_key_name)] = partition[0];
-    for (const KeyEquality& e : key_condition.more_partition_keys) {
-      ordered[*keys.PartitionPosition(e.attribute_name)] = &e.value;
-    }
-    partition = std::move(ordered);
-  }
+  std::vector<const AttributeValue*> partition;  // one value per partition component
+  DYNAROCK_RETURN_IF_ERROR(KeyConditionRange(keys, key_condition, &lower, &upper, &partition));
 
   if (r.exclusive_start_key) {
     DYNAROCK_ASSIGN_OR_RETURN(auto key, StartKey(table, target, *r.exclusive_start_key));

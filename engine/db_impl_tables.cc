@@ -1,7 +1,7 @@
-// Tables: CreateTable, DescribeTable, ListTables, DeleteTable, UpdateTable,
-// time to live and tags; and how operations find and hold a table against
-// a concurrent DeleteTable or UpdateTable.
-#include <rapidjson/document.h>
+// Tables: CreateTable, DescribeTable, ListTables, DeleteTable, UpdateTable
+// and time to live; and how operations find and hold a table against a
+// concurrent DeleteTable or UpdateTable. (What is addressed by a table's
+// ARN, tags and resource policies: db_impl_resources.cc.)
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -86,28 +86,6 @@ Status Database::Impl::AcquireTables(TableHandles* handles) {
   return Status::OK();
 }
 
-namespace {
-
-constexpr size_t kMaxPolicyBytes = 20 * 1024;  // DynamoDB counts white space too
-
-// A policy document: a JSON object (Dynarock has no IAM to check its
-// statements against), within DynamoDB's size limit.
-Status CheckPolicyDocument(const std::string& policy) {
-  if (policy.size() > kMaxPolicyBytes) {
-    return Status::Validation("Resource-based policy document exceeds the maximum size of 20 KB (" +
-                              std::to_string(kMaxPolicyBytes) +
-                              " bytes): " + std::to_string(policy.size()) + " bytes");
-  }
-  rapidjson::Document doc;
-  doc.Parse(policy.data(), policy.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
-    return Status::Validation("Resource-based policy document is not a valid JSON object");
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
 // ---- Table operations ----------------------------------------------------------------------
 
 Result<TableInfo> Database::Impl::NewTable(const CreateTableRequest& request) {
@@ -124,7 +102,6 @@ Result<TableInfo> Database::Impl::NewTable(const CreateTableRequest& request) {
   info.uuid = NewUuid();
   info.creation_time_ms = NowMs();
   if (request.resource_policy) {
-    DYNAROCK_RETURN_IF_ERROR(CheckPolicyDocument(*request.resource_policy));
     info.policy =
         AttachedPolicy{*request.resource_policy, std::to_string(info.creation_time_ms * 1000), ""};
   }
@@ -623,7 +600,7 @@ Result<UpdateTableResponse> Database::Impl::UpdateTable(const UpdateTableRequest
   return response;
 }
 
-// ---- TTL and tags ----------------------------------------------------------------------------
+// ---- Time to live ----------------------------------------------------------------------------
 
 Result<UpdateTimeToLiveResponse> Database::Impl::UpdateTimeToLive(
     const UpdateTimeToLiveRequest& request) {
@@ -667,250 +644,6 @@ Result<DescribeTimeToLiveResponse> Database::Impl::DescribeTimeToLive(
   r.enabled = table->info.ttl_enabled;
   if (r.enabled) r.attribute_name = table->info.ttl_attribute;
   return r;
-}
-
-namespace {
-
-// arn:aws:dynamodb:<region>:<digits>:table/<name of 3 or more, no '/'>
-bool IsTableArn(std::string_view arn) {
-  const auto name = TableArnResource(arn);
-  return name && name->size() >= 3 && name->find('/') == std::string_view::npos;
-}
-
-// DynamoDB's tagging restrictions: letters, numbers, white space and
-// + - = . _ : / @, and no key of the reserved `aws:` prefix. Every
-// character outside ASCII is taken as a letter (no Unicode tables here).
-Status CheckTag(const std::string& key, const std::string& value) {
-  auto allowed = [](const std::string& s) {
-    return std::all_of(s.begin(), s.end(), [](char c) {
-      const auto u = static_cast<unsigned char>(c);
-      return u >= 0x80 || std::isalnum(u) || c == ' ' || c == '\t' ||
-             std::string_view("+-=._:/@").find(c) != std::string_view::npos;
-    });
-  };
-  if (!allowed(key)) return Status::Validation("Invalid Tag Key: " + key);
-  if (!allowed(value)) return Status::Validation("Invalid Tag Value: " + value);
-  if (key.starts_with("aws:")) {
-    return Status::Validation("Invalid Tag Key: the aws: prefix is reserved for AWS use: " + key);
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
-Status Database::Impl::CheckTableArn(std::string_view arn) {
-  // DynamoDB answers any ARN that does not name a table with a
-  // ValidationException (a malformed one too, where older emulators
-  // answered AccessDeniedException).
-  if (arn.empty()) return Status::Validation("Invalid TableArn");
-  if (!IsTableArn(arn)) {
-    return Status::Validation("Invalid TableArn: Invalid ResourceArn provided as input " +
-                              std::string(arn));
-  }
-  return Status::OK();
-}
-
-Result<std::string> Database::Impl::TableNameFromArn(std::string_view arn,
-                                                     std::string_view operation) {
-  // VALIDATION.md 5.8, in order. DynamoDB answers a well-formed ARN of a
-  // table that does not exist (here: or of another region or account) as it
-  // answers an unparseable one: the caller may not act on that resource.
-  auto denied = [&] {
-    return Status::AccessDenied("User: arn:aws:iam::" + options_.account_id +
-                                ":root is not authorized to perform: dynamodb:" +
-                                std::string(operation) + " on resource: " + std::string(arn));
-  };
-  DYNAROCK_RETURN_IF_ERROR(CheckTableArn(arn));
-  const std::string prefix = TableArn(options_.region, options_.account_id, "");
-  if (arn.substr(0, prefix.size()) != prefix) return denied();
-  std::string name(arn.substr(prefix.size()));
-  std::shared_lock lock(catalog_mu_);
-  if (!tables_.count(name)) return denied();
-  return name;
-}
-
-Status Database::Impl::ChangeTags(std::string_view arn, std::string_view operation,
-                                  const std::function<Status(TableInfo*)>& change) {
-  DYNAROCK_ASSIGN_OR_RETURN(std::string name, TableNameFromArn(arn, operation));
-  auto locked = LockTableExclusive(name);
-  if (!locked.ok()) return Status::ResourceNotFound();
-  TableInfo info = locked->state->info;
-  DYNAROCK_RETURN_IF_ERROR(change(&info));
-  rocksdb::WriteBatch batch;
-  return ReplaceTable(locked->state, std::move(info), &batch);
-}
-
-Status Database::Impl::TagResource(const TagResourceRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DYNAROCK_RETURN_IF_ERROR(CheckTableArn(request.resource_arn));
-  // An empty list is given, not missing: it has its own text (sic).
-  if (request.tags.empty()) {
-    return Status::Validation("Atleast one Tag needs to be provided as Input.");
-  }
-  for (const auto& [key, value] : request.tags) DYNAROCK_RETURN_IF_ERROR(CheckTag(key, value));
-  return ChangeTags(request.resource_arn, "TagResource", [&](TableInfo* info) {
-    for (const auto& [k, v] : request.tags) info->tags[k] = v;
-    if (info->tags.size() > 50) {
-      return Status::LimitExceeded("The number of tags exceeds the limit of 50");
-    }
-    return Status::OK();
-  });
-}
-
-Status Database::Impl::UntagResource(const UntagResourceRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DYNAROCK_RETURN_IF_ERROR(CheckTableArn(request.resource_arn));
-  if (request.tag_keys.empty()) {
-    return Status::Validation("Atleast one Tag Key needs to be provided as Input.");
-  }
-  return ChangeTags(request.resource_arn, "UntagResource", [&](TableInfo* info) {
-    for (const auto& k : request.tag_keys) info->tags.erase(k);
-    return Status::OK();
-  });
-}
-
-// ---- Resource-based policies -----------------------------------------------------------------
-
-namespace {
-
-// A revision id: the time of the change in microseconds, as a decimal
-// string, above the one it replaces (two changes in one millisecond still
-// differ).
-std::string NextRevision(int64_t now_us, const std::optional<AttachedPolicy>& old) {
-  int64_t next = now_us;
-  if (old) {
-    int64_t previous = 0;
-    for (char c : old->revision_id) {
-      if (c < '0' || c > '9' || previous > (INT64_MAX - 9) / 10) break;
-      previous = previous * 10 + (c - '0');
-    }
-    next = std::max(next, previous + 1);
-  }
-  return std::to_string(next);
-}
-
-Status RevisionMismatch(const std::optional<std::string>& expected,
-                        const std::optional<AttachedPolicy>& policy, const std::string& target) {
-  return Status::PolicyNotFound(
-      "Resource-based policy not found for the provided ResourceArn: Requested update for "
-      "policy revision id " +
-      expected.value_or("") + ", but the policy associated to target " + target +
-      (policy ? " has revision id " + policy->revision_id + "." : " has no policy."));
-}
-
-}  // namespace
-
-Status Database::Impl::ChangePolicy(
-    std::string_view arn,
-    const std::function<Status(std::optional<AttachedPolicy>*, const std::string&)>& change) {
-  // arn:aws:dynamodb:<region>:<account>:table/<name>[/stream/<label>]
-  if (arn.empty() || !TableArnResource(arn)) {
-    return Status::Validation("Invalid ResourceArn provided as input " + std::string(arn));
-  }
-  std::string_view resource = *TableArnResource(arn);
-  std::string_view label;
-  if (auto at = resource.find("/stream/"); at != std::string_view::npos) {
-    label = resource.substr(at + 8);
-    resource = resource.substr(0, at);
-  }
-  if (resource.find('/') != std::string_view::npos) {
-    return Status::Validation(
-        "Invalid ResourceArn provided as input " + std::string(arn) +
-        ": resource-based policies attach to tables and streams (an index is governed by its "
-        "table's)");
-  }
-  const std::string name(resource);
-  const std::string prefix = TableArn(options_.region, options_.account_id, "");
-  auto locked = arn.starts_with(prefix) ? LockTableExclusive(name)
-                                        : Result<ExclusiveTable>(Status::ResourceNotFound());
-  if (!locked.ok()) {
-    return Status::ResourceNotFound("Requested resource not found: Table: " + name + " not found");
-  }
-  TableInfo info = locked->state->info;
-  const bool stream = !label.empty();
-  if (stream && (!info.stream || info.stream->label != label)) {
-    return Status::ResourceNotFound("Requested resource not found: Stream: " + std::string(arn) +
-                                    " not found");
-  }
-  std::optional<AttachedPolicy>* policy = stream ? &info.stream_policy : &info.policy;
-  // A stream's policy belongs to the stream it was attached to.
-  if (stream && *policy && (*policy)->stream_label != label) policy->reset();
-  const std::optional<AttachedPolicy> before = *policy;
-  DYNAROCK_RETURN_IF_ERROR(
-      change(policy, stream ? "stream " + std::string(label) : "table " + name));
-  if (*policy) (*policy)->stream_label = std::string(label);
-  if (before.has_value() == policy->has_value() &&
-      (!before || (before->document == (*policy)->document &&
-                   before->revision_id == (*policy)->revision_id))) {
-    return Status::OK();  // nothing changed: nothing written
-  }
-  rocksdb::WriteBatch batch;
-  return ReplaceTable(locked->state, std::move(info), &batch);
-}
-
-Result<PutResourcePolicyResponse> Database::Impl::PutResourcePolicy(
-    const PutResourcePolicyRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DYNAROCK_RETURN_IF_ERROR(CheckPolicyDocument(request.policy));
-  PutResourcePolicyResponse response;
-  const int64_t now_us = NowMs() * 1000;
-  DYNAROCK_RETURN_IF_ERROR(ChangePolicy(
-      request.resource_arn, [&](std::optional<AttachedPolicy>* policy, const std::string& target) {
-        if (request.expected_revision_id &&
-            (!*policy || (*policy)->revision_id != *request.expected_revision_id)) {
-          return RevisionMismatch(request.expected_revision_id, *policy, target);
-        }
-        if (!*policy || (*policy)->document != request.policy) {
-          *policy = AttachedPolicy{request.policy, NextRevision(now_us, *policy), ""};
-        }
-        response.revision_id = (*policy)->revision_id;  // the same document: the same revision
-        return Status::OK();
-      }));
-  return response;
-}
-
-Result<GetResourcePolicyResponse> Database::Impl::GetResourcePolicy(
-    const GetResourcePolicyRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  GetResourcePolicyResponse response;
-  DYNAROCK_RETURN_IF_ERROR(ChangePolicy(
-      request.resource_arn, [&](std::optional<AttachedPolicy>* policy, const std::string&) {
-        if (!*policy) {
-          return Status::PolicyNotFound(
-              "Resource-based policy not found for the provided ResourceArn: " +
-              request.resource_arn);
-        }
-        response.policy = (*policy)->document;
-        response.revision_id = (*policy)->revision_id;
-        return Status::OK();
-      }));
-  return response;
-}
-
-Result<DeleteResourcePolicyResponse> Database::Impl::DeleteResourcePolicy(
-    const DeleteResourcePolicyRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DeleteResourcePolicyResponse response;
-  DYNAROCK_RETURN_IF_ERROR(ChangePolicy(
-      request.resource_arn, [&](std::optional<AttachedPolicy>* policy, const std::string& target) {
-        if (request.expected_revision_id &&
-            (!*policy || (*policy)->revision_id != *request.expected_revision_id)) {
-          return RevisionMismatch(request.expected_revision_id, *policy, target);
-        }
-        if (*policy) response.revision_id = (*policy)->revision_id;
-        policy->reset();
-        return Status::OK();
-      }));
-  return response;
-}
-
-Result<ListTagsOfResourceResponse> Database::Impl::ListTagsOfResource(
-    const ListTagsOfResourceRequest& request) {
-  DYNAROCK_RETURN_IF_ERROR(model::CheckModel(request));
-  DYNAROCK_ASSIGN_OR_RETURN(auto name,
-                            TableNameFromArn(request.resource_arn, "ListTagsOfResource"));
-  DYNAROCK_ASSIGN_OR_RETURN(auto table, FindTable(name, false));
-  return ListTagsOfResourceResponse{table->info.tags};
 }
 
 }  // namespace dynarock

@@ -4,6 +4,8 @@
 // kept if it ranks in the top K; ties go to the first in key order.
 #include <rocksdb/iterator.h>
 
+#include <unordered_map>
+
 #include "engine/db_impl.h"
 #include "engine/request_expr.h"
 #include "engine/vector_index.h"
@@ -20,15 +22,7 @@ Status BindSearchCondition(const expr::Condition* condition, const VectorIndexIn
                            std::optional<AttributeValue>* hash,
                            std::vector<std::pair<std::string, AttributeValue>>* filters) {
   std::vector<const expr::Condition*> parts;
-  std::function<void(const expr::Condition&)> collect = [&](const expr::Condition& c) {
-    if (c.kind == expr::Condition::Kind::kAnd) {
-      collect(c.children[0]);
-      collect(c.children[1]);
-    } else {
-      parts.push_back(&c);
-    }
-  };
-  if (condition) collect(*condition);
+  if (condition) CollectAnd(*condition, &parts);
   std::set<std::string> seen;
   for (const expr::Condition* c : parts) {
     const bool equality = c->kind == expr::Condition::Kind::kCompare &&
@@ -136,7 +130,10 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
   const size_t vector_bytes = 4 * static_cast<size_t>(index->dimensions);
   const format::VectorDistance distance = ToVectorDistance(index->distance);
   format::TopVectors top(distance, static_cast<size_t>(r.top_k));
-  std::vector<std::string> values;  // the entries offered, by position
+  // The values of the entries kept so far, by the position they were
+  // offered at: at most TopK + 1 copies, whatever the collection's size.
+  std::unordered_map<size_t, std::string> kept;
+  size_t offered = 0;
   std::vector<float> candidate;
   std::string scratch;
   int64_t read_bytes = 0;
@@ -151,18 +148,29 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
       bool match = true;
       for (const auto& [name, want] : filters) {
         auto got = view.Find(name);
-        match = match && got && got->Decode().ok() && *got->Decode() == want;
+        if (!got) {
+          match = false;
+          break;
+        }
+        DYNAROCK_ASSIGN_OR_RETURN(AttributeValue decoded, got->Decode());
+        if (!(decoded == want)) {
+          match = false;
+          break;
+        }
       }
       if (!match) continue;
     }
-    top.Offer(format::VectorScore(distance, query, candidate), values.size());
-    values.emplace_back(value);
+    const size_t id = offered++;
+    const std::optional<size_t> dropped =
+        top.Offer(format::VectorScore(distance, query, candidate), id);
+    if (dropped != id) kept.emplace(id, value);
+    if (dropped && *dropped != id) kept.erase(*dropped);
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
 
   SearchVectorsResponse response;
   for (const auto& hit : std::move(top).Take()) {
-    const std::string_view value = values[hit.id];
+    const std::string_view value = kept.at(hit.id);
     DYNAROCK_ASSIGN_OR_RETURN(ItemView view,
                               format::OpenStoredItem(value.substr(vector_bytes), &scratch));
     DYNAROCK_ASSIGN_OR_RETURN(Item item, view.Decode());

@@ -186,7 +186,9 @@ Result<Condition> LegacyComparison(const std::string& name, ComparisonOperator o
   return c;
 }
 
-void CollectAnd(const Condition& c, std::vector<const Condition*>* out) {
+}  // namespace
+
+void CollectAnd(const expr::Condition& c, std::vector<const expr::Condition*>* out) {
   if (c.kind == Condition::Kind::kAnd) {
     CollectAnd(c.children[0], out);
     CollectAnd(c.children[1], out);
@@ -194,6 +196,8 @@ void CollectAnd(const Condition& c, std::vector<const Condition*>* out) {
     out->push_back(&c);
   }
 }
+
+namespace {
 
 Status InvalidKeyOperator(std::string_view op) {
   return Status::Validation("Invalid operator used in KeyConditionExpression: " + std::string(op));

@@ -131,6 +131,10 @@ Result<expr::UpdateExpression> UpdateFromAttributeUpdates(
 Result<std::vector<expr::Path>> ProjectionFromAttributesToGet(
     const std::vector<std::string>& names);
 
+// The conjuncts of an AND tree (the condition itself if it is not an AND),
+// left to right.
+void CollectAnd(const expr::Condition& c, std::vector<const expr::Condition*>* out);
+
 // KeyConditionExpression, parsed and resolved: checks what the expression
 // language allows in a key condition (operators, operands, no nested paths)
 // and lists its terms.

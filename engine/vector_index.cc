@@ -43,7 +43,6 @@ Status CheckSearchAttribute(const VectorIndexInfo& index, const KeyAttribute& k,
 // What an entry of `index` holds besides the vector: the table's keys, the
 // search attributes, the vector attribute, and the projection's.
 Item Projected(const TableInfo& table, const VectorIndexInfo& index, const Item& item) {
-  if (index.projection == ProjectionType::kAll) return item;
   Item out;
   auto take = [&](const std::string& name) {
     auto it = item.find(name);
@@ -56,6 +55,16 @@ Item Projected(const TableInfo& table, const VectorIndexInfo& index, const Item&
   for (const auto& f : index.inline_filters) take(f.name);
   for (const auto& a : index.non_key_attributes) take(a);
   return out;
+}
+
+// The stored value: the f32 vector, then the projected item.
+void EncodeVectorValue(const std::vector<float>& vector, const Item& projected, int64_t size,
+                       std::string* out) {
+  out->clear();
+  format::PutVector(out, vector);
+  std::string encoded;
+  format::EncodeItem(projected, static_cast<size_t>(size), &encoded);  // sized once
+  out->append(encoded);
 }
 
 }  // namespace
@@ -78,7 +87,7 @@ Status CheckVectorValues(const TableInfo& table, const Item& item) {
 }
 
 std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIndexInfo& index,
-                                          const Item& item) {
+                                          const Item& item, std::string* value) {
   auto v = item.find(index.vector_attribute);
   if (v == item.end()) return std::nullopt;
   const AttributeValue* hash = nullptr;
@@ -97,12 +106,14 @@ std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIn
   VectorEntry entry;
   entry.key = hash ? format::EncodeIndexKey(index.space_id, *hash, nullptr, pk, sk)
                    : format::EncodeItemKey(index.space_id, pk, sk);
-  format::PutVector(&entry.value, vector);
+  if (index.projection == ProjectionType::kAll) {
+    entry.size = static_cast<int64_t>(format::ItemSize(item));  // neither copied nor projected
+    if (value) EncodeVectorValue(vector, item, entry.size, value);
+    return entry;
+  }
   const Item projected = Projected(table, index, item);
-  std::string encoded;
-  format::EncodeItem(projected, &encoded);
-  entry.value += encoded;
   entry.size = static_cast<int64_t>(format::ItemSize(projected));
+  if (value) EncodeVectorValue(vector, projected, entry.size, value);
   return entry;
 }
 
@@ -111,8 +122,9 @@ void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* v
                       const Item* after) {
   for (const VectorIndexInfo& index : table.vector_indexes) {
     std::optional<VectorEntry> old_entry, new_entry;
+    std::string value;
     if (before) old_entry = VectorEntryFor(table, index, *before);
-    if (after) new_entry = VectorEntryFor(table, index, *after);
+    if (after) new_entry = VectorEntryFor(table, index, *after, &value);
     Counter delta;
     if (old_entry) {
       --delta.items;
@@ -124,7 +136,7 @@ void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* v
     if (new_entry) {
       ++delta.items;
       delta.bytes += new_entry->size;
-      batch->Put(vectors_cf, new_entry->key.bytes(), new_entry->value);
+      batch->Put(vectors_cf, new_entry->key.bytes(), value);
     }
     if (old_entry || new_entry) totals->Add(index.space_id, delta);
   }

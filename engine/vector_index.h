@@ -43,13 +43,14 @@ Status CheckVectorValues(const TableInfo& table, const Item& item);
 
 struct VectorEntry {
   format::EncodedKey key;
-  std::string value;
-  int64_t size = 0;  // what the index counts: the projected item's size and 4 bytes a dimension
+  int64_t size = 0;  // what the index counts: the projected item's DynamoDB size
 };
 // The entry `item` has in `index`, or nullopt (sparse: no vector attribute,
-// or a HASH search attribute missing). REQUIRES: CheckVectorValues(item) ok.
+// or a HASH search attribute missing, or a vector a write would refuse).
+// With `value`, its stored value too (an old entry needs only its key and
+// size).
 std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIndexInfo& index,
-                                          const Item& item);
+                                          const Item& item, std::string* value = nullptr);
 
 // Adds to `batch` the vector index entries a write that turns `before` into
 // `after` changes (either may be absent), and each index's change of

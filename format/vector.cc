@@ -170,19 +170,21 @@ bool TopVectors::Worse(const Hit& a, const Hit& b) const {
   return a.id > b.id;
 }
 
-void TopVectors::Offer(double score, size_t id) {
+std::optional<size_t> TopVectors::Offer(double score, size_t id) {
   const Hit hit{score, id};
   // A max-heap by "worse": the worst kept hit on top.
   auto worse = [this](const Hit& a, const Hit& b) { return Worse(b, a); };
   if (heap_.size() < k_) {
     heap_.push_back(hit);
     std::push_heap(heap_.begin(), heap_.end(), worse);
-    return;
+    return std::nullopt;
   }
-  if (!Worse(heap_.front(), hit)) return;  // no better than the worst kept
+  if (!Worse(heap_.front(), hit)) return id;  // no better than the worst kept
   std::pop_heap(heap_.begin(), heap_.end(), worse);
+  const size_t dropped = heap_.back().id;
   heap_.back() = hit;
   std::push_heap(heap_.begin(), heap_.end(), worse);
+  return dropped;
 }
 
 std::vector<TopVectors::Hit> TopVectors::Take() && {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -70,7 +71,10 @@ class TopVectors {
   // REQUIRES: k >= 1.
   TopVectors(VectorDistance distance, size_t k) : distance_(distance), k_(k) {}
 
-  void Offer(double score, size_t id);
+  // Returns the id no longer kept, if any: `id` itself when it does not
+  // rank in the top K, or the one it displaced (so a caller holding data
+  // per id holds at most K + 1 of them).
+  std::optional<size_t> Offer(double score, size_t id);
   // Best first.
   std::vector<Hit> Take() &&;
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -77,6 +78,27 @@ FILE* SpawnWriter(const std::string& dir, uint64_t seed, std::string mode, pid_t
   return fdopen(out[0], "r");
 }
 
+// Reads the writer's output line by line to its end, handing each line to
+// `on_line`; the first time on_line returns true the writer is killed with
+// SIGKILL (what it printed before dying is still read). Then reaps it: it
+// must have died by the signal. Closes `in`.
+void ReadUntilKilled(FILE* in, pid_t pid, const std::function<bool(const std::string&)>& on_line) {
+  char* line = nullptr;
+  size_t cap = 0;
+  bool killed = false;
+  while (getline(&line, &cap, in) > 0) {
+    if (on_line(line) && !killed) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+  }
+  free(line);
+  fclose(in);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited by itself: " << status;
+}
+
 TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   std::mt19937_64 rng(testing::TestSeed("CrashTest.AcknowledgedWritesSurviveSigkill"));
   std::string dir = testing::MakeTempDir();
@@ -87,15 +109,11 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     pid_t pid;
     FILE* in = SpawnWriter(dir, rng(), "", &pid);
     ASSERT_NE(in, nullptr);
-    ASSERT_NE(in, nullptr);
 
     // Let it acknowledge a random number of writes, then kill it mid-stream.
     const int kill_after = 20 + static_cast<int>(rng() % 300);
     int acked = 0;
     std::optional<Write> in_flight;
-    char* line = nullptr;
-    size_t cap = 0;
-    bool killed = false;
     auto apply = [&](const Write& w) {
       if (auto c = ChangeOf(expected, w)) changes.push_back(*c);
       if (w.value) {
@@ -104,28 +122,21 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
         expected.erase(w.key);
       }
     };
-    while (getline(&line, &cap, in) > 0) {
-      std::string l(line);
+    ReadUntilKilled(in, pid, [&](const std::string& l) {
       if (l.rfind("B ", 0) == 0) {
         std::istringstream s(l.substr(2));
         std::string op, pk, sk, value;
         s >> op >> pk >> sk >> value;
         in_flight = Write{pk + " " + sk, op == "P" ? std::optional(value) : std::nullopt};
       } else if (l == "A\n") {
-        ASSERT_TRUE(in_flight.has_value());
-        apply(*in_flight);
+        EXPECT_TRUE(in_flight.has_value());
+        if (in_flight) apply(*in_flight);
         in_flight.reset();
-        if (++acked == kill_after && !killed) {
-          kill(pid, SIGKILL);
-          killed = true;  // keep reading: what it printed before dying still counts
-        }
+        return ++acked == kill_after;
       }
-    }
-    free(line);
-    fclose(in);
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited by itself: " << status;
+      return false;
+    });
+    if (HasFatalFailure()) return;
     ASSERT_GE(acked, kill_after);
 
     auto db = Database::Open(dir, {});
@@ -219,20 +230,9 @@ TEST(CrashTest, TransactionsAreAllOrNothingAcrossSigkill) {
     ASSERT_NE(in, nullptr);
     const int kill_after = 10 + static_cast<int>(rng() % 200);
     int done = 0;
-    char* line = nullptr;
-    size_t cap = 0;
-    bool killed = false;
-    while (getline(&line, &cap, in) > 0) {
-      if (std::string(line) == "A\n" && ++done == kill_after && !killed) {
-        kill(pid, SIGKILL);
-        killed = true;
-      }
-    }
-    free(line);
-    fclose(in);
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited by itself: " << status;
+    ReadUntilKilled(in, pid,
+                    [&](const std::string& l) { return l == "A\n" && ++done == kill_after; });
+    if (HasFatalFailure()) return;
 
     auto db = Database::Open(dir, {});
     ASSERT_OK(db);
@@ -279,27 +279,17 @@ TEST(CrashTest, BackfillOfAMultiAttributeGsiSurvivesSigkill) {
     ASSERT_NE(in, nullptr);
     const int kill_after = 20 + static_cast<int>(rng() % 150);  // puts after READY
     int after_ready = -1;
-    char* line = nullptr;
-    size_t cap = 0;
-    bool killed = false;
-    while (getline(&line, &cap, in) > 0) {
+    ReadUntilKilled(in, pid, [&](const std::string& line) {
       std::istringstream fields(line);
       std::string tag, id, h1, h2, r1, r2;
       fields >> tag;
       if (tag == "READY") after_ready = 0;
-      if (tag != "A") continue;
+      if (tag != "A") return false;
       fields >> id >> h1 >> h2 >> r1 >> r2;
       acknowledged[id] = h1 + " " + h2 + " " + r1 + " " + r2;
-      if (after_ready >= 0 && ++after_ready == kill_after && !killed) {
-        kill(pid, SIGKILL);
-        killed = true;
-      }
-    }
-    free(line);
-    fclose(in);
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited by itself: " << status;
+      return after_ready >= 0 && ++after_ready == kill_after;
+    });
+    if (HasFatalFailure()) return;
   }
   auto db = Database::Open(dir, {});
   ASSERT_OK(db);

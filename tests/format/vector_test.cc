@@ -10,6 +10,7 @@
 #include <cfloat>
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "tests/util/seed.h"
 #include "tests/util/status_matchers.h"
@@ -107,13 +108,17 @@ TEST(VectorTest, TopKEqualsAFullSort) {
       for (float& x : query) x = gauss(rng);
       std::vector<std::pair<double, size_t>> all;
       TopVectors top(d, k);
+      std::set<size_t> live;
       for (size_t i = 0; i < count; ++i) {
         std::vector<float> v(dims);
         // Few distinct vectors, so ties are common.
         for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 3) - 1);
         const double score = VectorScore(d, query, v);
         all.emplace_back(score, i);
-        top.Offer(score, i);
+        // What the caller must keep: at most K + 1 ids at any time.
+        live.insert(i);
+        if (auto dropped = top.Offer(score, i)) live.erase(*dropped);
+        ASSERT_LE(live.size(), k);
       }
       std::stable_sort(all.begin(), all.end(), [d](const auto& x, const auto& y) {
         return ScoresBefore(d, x.first, y.first);
@@ -121,6 +126,7 @@ TEST(VectorTest, TopKEqualsAFullSort) {
       all.resize(std::min(all.size(), k));
       const auto hits = std::move(top).Take();
       ASSERT_EQ(hits.size(), all.size()) << "seed " << seed;
+      ASSERT_EQ(live.size(), hits.size());  // exactly the ids kept
       for (size_t i = 0; i < hits.size(); ++i) {
         ASSERT_EQ(hits[i].id, all[i].second) << "seed " << seed << " rank " << i;
         ASSERT_EQ(hits[i].score, all[i].first);
