@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <set>
 
 #include "engine/validation.h"
 #include "format/vector.h"
@@ -493,16 +494,20 @@ namespace {
 std::string ScalarName(ScalarAttributeType t) { return std::string(1, "SNB"[static_cast<int>(t)]); }
 }  // namespace
 
-Result<NewGlobalIndex> ValidateNewGlobalIndex(
-    const TableInfo& table, const CreateGlobalSecondaryIndexAction& create,
+namespace {
+
+// The CreateTable request that declares `table` as it is now, with
+// `new_definitions` (an UpdateTable's AttributeDefinitions) merged into its
+// attribute definitions: UpdateTable checks an index it adds as CreateTable
+// would check this request with the index in it.
+Result<CreateTableRequest> AsCreateRequest(
+    const TableInfo& table,
     const std::optional<std::vector<AttributeDefinition>>& new_definitions) {
-  // Validate the new index as CreateTable would, against the table's
-  // keys and the merged attribute definitions.
-  CreateTableRequest check;
-  check.table_name = table.name;
-  check.key_schema.push_back({table.partition_key.name, KeyType::kHash});
-  if (table.sort_key) check.key_schema.push_back({table.sort_key->name, KeyType::kRange});
-  check.attribute_definitions = table.attribute_definitions;
+  CreateTableRequest r;
+  r.table_name = table.name;
+  r.key_schema.push_back({table.partition_key.name, KeyType::kHash});
+  if (table.sort_key) r.key_schema.push_back({table.sort_key->name, KeyType::kRange});
+  r.attribute_definitions = table.attribute_definitions;
   if (new_definitions) {
     for (const auto& d : *new_definitions) {
       auto known = table.DefinedType(d.attribute_name);
@@ -511,49 +516,124 @@ Result<NewGlobalIndex> ValidateNewGlobalIndex(
                                 " is defined as " + ScalarName(*known) + ", not " +
                                 ScalarName(d.attribute_type));
       }
-      if (!known) check.attribute_definitions.push_back(d);
+      if (!known) r.attribute_definitions.push_back(d);
     }
   }
-  check.billing_mode = table.billing_mode;
-  if (table.billing_mode == BillingMode::kProvisioned)
-    check.provisioned_throughput = table.throughput;
-  check.global_secondary_indexes.emplace();
-  for (const auto& existing : table.indexes) {
-    if (existing.name == create.index_name) {
-      return Status::Validation("Attempting to create an index which already exists");
+  r.billing_mode = table.billing_mode;
+  const bool provisioned = table.billing_mode == BillingMode::kProvisioned;
+  if (provisioned) r.provisioned_throughput = table.throughput;
+  for (const auto& i : table.indexes) {
+    Projection projection{i.projection, i.non_key_attributes};
+    if (i.global) {
+      if (!r.global_secondary_indexes) r.global_secondary_indexes.emplace();
+      r.global_secondary_indexes->push_back(
+          {i.name, i.key_schema(), projection,
+           provisioned ? std::optional(i.throughput) : std::nullopt});
+    } else {
+      if (!r.local_secondary_indexes) r.local_secondary_indexes.emplace();
+      r.local_secondary_indexes->push_back({i.name, i.key_schema(), projection});
     }
   }
+  for (const auto& v : table.vector_indexes) {
+    if (!r.vector_indexes) r.vector_indexes.emplace();
+    std::vector<SearchSchemaElement> schema = v.search_schema();
+    r.vector_indexes->push_back({v.name,
+                                 {v.vector_attribute},
+                                 static_cast<int64_t>(v.dimensions),
+                                 v.distance,
+                                 Projection{v.projection, v.non_key_attributes},
+                                 schema.empty() ? std::nullopt : std::optional(std::move(schema))});
+  }
+  return r;
+}
+
+// Keeps the attribute definitions a key schema or search schema of `r`
+// names: an UpdateTable may define attributes no index uses.
+void KeepUsedDefinitions(CreateTableRequest* r) {
+  std::set<std::string> used;
+  auto add = [&used](const std::vector<KeySchemaElement>& ks) {
+    for (const auto& k : ks) used.insert(k.attribute_name);
+  };
+  add(r->key_schema);
+  if (r->local_secondary_indexes) {
+    for (const auto& l : *r->local_secondary_indexes) add(l.key_schema);
+  }
+  if (r->global_secondary_indexes) {
+    for (const auto& g : *r->global_secondary_indexes) add(g.key_schema);
+  }
+  if (r->vector_indexes) {
+    for (const auto& v : *r->vector_indexes) {
+      for (const auto& e : v.search_schema.value_or(std::vector<SearchSchemaElement>{})) {
+        used.insert(e.attribute_name);
+      }
+    }
+  }
+  std::erase_if(r->attribute_definitions,
+                [&used](const AttributeDefinition& d) { return !used.count(d.attribute_name); });
+}
+
+}  // namespace
+
+Result<NewGlobalIndex> ValidateNewGlobalIndex(
+    const TableInfo& table, const CreateGlobalSecondaryIndexAction& create,
+    const std::optional<std::vector<AttributeDefinition>>& new_definitions) {
+  DYNAROCK_ASSIGN_OR_RETURN(CreateTableRequest check, AsCreateRequest(table, new_definitions));
+  if (table.FindIndex(create.index_name) || table.FindVectorIndex(create.index_name)) {
+    return Status::Validation("Attempting to create an index which already exists");
+  }
+  if (!check.global_secondary_indexes) check.global_secondary_indexes.emplace();
   check.global_secondary_indexes->push_back({create.index_name, create.key_schema,
                                              create.projection, create.provisioned_throughput,
                                              create.on_demand_throughput, create.warm_throughput});
-  // Only the key attributes of the table and its indexes may be defined.
-  std::vector<AttributeDefinition> used;
-  for (const auto& d : check.attribute_definitions) {
-    bool is_key = d.attribute_name == table.partition_key.name ||
-                  (table.sort_key && d.attribute_name == table.sort_key->name);
-    for (const auto& k : create.key_schema) is_key |= k.attribute_name == d.attribute_name;
-    for (const auto& i : table.indexes) is_key |= i.IsKeyAttribute(d.attribute_name);
-    if (is_key) used.push_back(d);
-  }
-  check.attribute_definitions = used;
-  // Existing LSIs/GSIs take part in the definitions count check.
-  for (const auto& i : table.indexes) {
-    std::vector<KeySchemaElement> ks = i.key_schema();
-    if (i.global) {
-      check.global_secondary_indexes->push_back(
-          {i.name,
-           ks,
-           {i.projection, i.non_key_attributes},
-           table.billing_mode == BillingMode::kProvisioned ? std::optional(i.throughput)
-                                                          : std::nullopt});
-    } else {
-      if (!check.local_secondary_indexes) check.local_secondary_indexes.emplace();
-      check.local_secondary_indexes->push_back(
-          {i.name, ks, {i.projection, i.non_key_attributes}});
-    }
-  }
+  KeepUsedDefinitions(&check);
   DYNAROCK_ASSIGN_OR_RETURN(TableInfo validated, ValidateCreateTable(check));
   return NewGlobalIndex{*validated.FindIndex(create.index_name),
+                        std::move(validated.attribute_definitions)};
+}
+
+Result<NewVectorIndex> ValidateNewVectorIndex(
+    const TableInfo& table, const VectorIndex& create,
+    const std::optional<std::vector<AttributeDefinition>>& new_definitions) {
+  if (const VectorIndexInfo* v = table.FindVectorIndex(create.index_name); v && v->backfilling) {
+    return Status::ResourceInUse(
+        "Attempt to change a resource which is still in use: Index is being created.  Table: " +
+        table.name + " Index: " + create.index_name);
+  }
+  if (table.FindIndex(create.index_name) || table.FindVectorIndex(create.index_name)) {
+    return Status::Validation("Attempting to create an index which already exists");
+  }
+  if (table.vector_indexes.size() >= kMaxVectorIndexes) {
+    return Status::LimitExceeded(
+        "Subscriber limit exceeded: Number of vector secondary indexes exceeds per-table limit "
+        "of 5");
+  }
+  // Its search attributes are defined in this request, as a new GSI's keys.
+  for (const auto& e : create.search_schema.value_or(std::vector<SearchSchemaElement>{})) {
+    const bool defined =
+        new_definitions && std::any_of(new_definitions->begin(), new_definitions->end(),
+                                       [&e](const AttributeDefinition& d) {
+                                         return d.attribute_name == e.attribute_name;
+                                       });
+    if (!defined) {
+      return InvalidParameter(
+          "One element in SearchSchema is not defined in attribute definitions");
+    }
+  }
+  DYNAROCK_ASSIGN_OR_RETURN(CreateTableRequest check, AsCreateRequest(table, new_definitions));
+  if (!check.vector_indexes) check.vector_indexes.emplace();
+  check.vector_indexes->push_back(create);
+  // The vector attribute must not be defined (before the unused
+  // definitions go, so the request's own definition of it is seen).
+  const std::string& attr = create.vector_attribute.attribute_name;
+  if (std::any_of(check.attribute_definitions.begin(), check.attribute_definitions.end(),
+                  [&attr](const AttributeDefinition& d) { return d.attribute_name == attr; })) {
+    return InvalidParameter("Conflicting attribute definition for '" + attr +
+                            "'. An attribute cannot be defined in AttributeDefinitions when used "
+                            "as a VectorAttribute.");
+  }
+  KeepUsedDefinitions(&check);
+  DYNAROCK_ASSIGN_OR_RETURN(TableInfo validated, ValidateCreateTable(check));
+  return NewVectorIndex{std::move(validated.vector_indexes.back()),
                         std::move(validated.attribute_definitions)};
 }
 

@@ -283,6 +283,12 @@ struct TableInfo {
     }
     return nullptr;
   }
+  const VectorIndexInfo* FindVectorIndex(std::string_view index_name) const {
+    for (const auto& v : vector_indexes) {
+      if (v.name == index_name) return &v;
+    }
+    return nullptr;
+  }
   // The type declared for `attribute` in AttributeDefinitions.
   std::optional<ScalarAttributeType> DefinedType(std::string_view attribute) const {
     for (const auto& d : attribute_definitions) {
@@ -310,6 +316,19 @@ struct NewGlobalIndex {
 };
 Result<NewGlobalIndex> ValidateNewGlobalIndex(
     const TableInfo& table, const CreateGlobalSecondaryIndexAction& create,
+    const std::optional<std::vector<AttributeDefinition>>& new_definitions);
+
+// A vector index UpdateTable may add to `table` (VectorIndexUpdates.Create),
+// checked the same way, and first: its name free (ResourceInUse while an
+// index of that name is being created), at most 5 vector indexes
+// (LimitExceeded), and its search attributes defined in `new_definitions`,
+// the request's own. The index's space id is left for the caller.
+struct NewVectorIndex {
+  VectorIndexInfo index;
+  std::vector<AttributeDefinition> attribute_definitions;
+};
+Result<NewVectorIndex> ValidateNewVectorIndex(
+    const TableInfo& table, const VectorIndex& create,
     const std::optional<std::vector<AttributeDefinition>>& new_definitions);
 
 // arn:aws:dynamodb:<region>:<account_id>:table/<name>, the table's ARN (with

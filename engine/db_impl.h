@@ -254,6 +254,9 @@ class Database::Impl {
   // space (at `snapshot`, if given).
   Result<Counter> CountIndexEntries(const TableInfo& table, const IndexInfo& index,
                                     const rocksdb::Snapshot* snapshot = nullptr);
+  // The same for a vector index's entries.
+  Result<Counter> CountVectorEntries(const VectorIndexInfo& index,
+                                     const rocksdb::Snapshot* snapshot = nullptr);
   // RecountStatistics for one table held by the caller (engine/db_impl_statistics.cc).
   Status RecountTable(const TableInfo& table, StatisticsReport* report);
   // Installs a changed descriptor (catalog write + a new TableState).

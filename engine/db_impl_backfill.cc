@@ -1,11 +1,13 @@
-// Filling a GSI that UpdateTable added from the table's items, in the
-// background and resumable, and counting an index's entries.
+// Filling an index that UpdateTable added (a GSI or a vector index) from
+// the table's items, in the background and resumable, and counting an
+// index's entries.
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
 
 #include "engine/db_impl.h"
 #include "engine/index.h"
+#include "engine/vector_index.h"
 #include "format/item_codec.h"
 #include "format/item_size.h"
 
@@ -94,14 +96,14 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
     }
     const TableInfo& info = (*handle_or)->info();
     const IndexInfo* index = info.FindIndex(index_name);
+    const VectorIndexInfo* vector = info.FindVectorIndex(index_name);
     // A table dropped and re-created under the same name is another table.
     if (!first_space_id) first_space_id = info.space_id;
-    if (index == nullptr || !index->backfilling || info.space_id != *first_space_id) {
-      return Status::OK();
-    }
+    const bool backfilling = index ? index->backfilling : vector && vector->backfilling;
+    if (!backfilling || info.space_id != *first_space_id) return Status::OK();
     space_id = info.space_id;
     if (index_space_id == 0) {
-      index_space_id = index->space_id;
+      index_space_id = index ? index->space_id : vector->space_id;
       rocksdb::Status got =
           db_->Get(rocksdb::ReadOptions(), catalog_cf_, BackfillCursorKey(index_space_id), &start);
       if (got.IsNotFound())
@@ -124,12 +126,20 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
       DYNAROCK_ASSIGN_OR_RETURN(auto item, ReadItem(info, key));
       if (!item) continue;  // deleted meanwhile
       std::string value;
-      auto entry = EntryFor(info, *index, *item, static_cast<int64_t>(format::ItemSize(*item)),
-                            StoredKey(info).names, &value);
-      // Sparse (or the key attribute has another type), or a key too long.
-      if (!entry || !StorableIndexKey(*index, *item)) continue;
       rocksdb::WriteBatch one;
-      one.Put(indexes_cf_, entry->key.bytes(), value);
+      if (index) {
+        auto entry = EntryFor(info, *index, *item, static_cast<int64_t>(format::ItemSize(*item)),
+                              StoredKey(info).names, &value);
+        // Sparse (or the key attribute has another type), or a key too long.
+        if (!entry || !StorableIndexKey(*index, *item)) continue;
+        one.Put(indexes_cf_, entry->key.bytes(), value);
+      } else {
+        // Sparse, or a vector or search attribute a write would refuse.
+        if (!CheckVectorValue(*vector, *item).ok()) continue;
+        auto entry = VectorEntryFor(info, *vector, *item, &value);
+        if (!entry) continue;
+        one.Put(vectors_cf_, entry->key.bytes(), value);
+      }
       DYNAROCK_RETURN_IF_ERROR(FromRocks(db_->Write(relaxed, &one)));
     }
     if (done) break;
@@ -150,12 +160,23 @@ Status Database::Impl::BackfillIndex(const std::string& table_name, const std::s
   for (auto& i : info.indexes) {
     if (i.name == index_name && i.space_id == index_space_id) index = &i;
   }
-  if (index == nullptr) return Status::OK();
-  DYNAROCK_ASSIGN_OR_RETURN(auto total, CountIndexEntries(info, *index));
-  index->backfilling = false;
+  VectorIndexInfo* vector = nullptr;
+  for (auto& v : info.vector_indexes) {
+    if (v.name == index_name && v.space_id == index_space_id) vector = &v;
+  }
+  Counter total;
+  if (index) {
+    DYNAROCK_ASSIGN_OR_RETURN(total, CountIndexEntries(info, *index));
+    index->backfilling = false;
+  } else if (vector) {
+    DYNAROCK_ASSIGN_OR_RETURN(total, CountVectorEntries(*vector));
+    vector->backfilling = false;
+  } else {
+    return Status::OK();  // deleted meanwhile
+  }
   rocksdb::WriteBatch batch;
-  batch.Put(stats_cf_, TableStatsKey(index->space_id), EncodeCounter(total));
-  batch.Delete(catalog_cf_, BackfillCursorKey(index->space_id));
+  batch.Put(stats_cf_, TableStatsKey(index_space_id), EncodeCounter(total));
+  batch.Delete(catalog_cf_, BackfillCursorKey(index_space_id));
   return ReplaceTable(state, std::move(info), &batch);
 }
 
@@ -176,6 +197,22 @@ Result<Counter> Database::Impl::CountIndexEntries(const TableInfo& table, const 
                                std::string_view(scan->value().data(), scan->value().size()),
                                keys, &scratch));
     total.bytes += static_cast<int64_t>(format::ComputeItemSize(entry));
+  }
+  DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));
+  return total;
+}
+
+Result<Counter> Database::Impl::CountVectorEntries(const VectorIndexInfo& index,
+                                                   const rocksdb::Snapshot* snapshot) {
+  Counter total;
+  RangeIterator scan(db_.get(), vectors_cf_, SpaceBound(index.space_id),
+                     SpaceBound(index.space_id + 1), snapshot);
+  for (; scan->Valid(); scan->Next()) {
+    ++total.items;
+    DYNAROCK_ASSIGN_OR_RETURN(
+        int64_t size,
+        VectorEntrySize(index, std::string_view(scan->value().data(), scan->value().size())));
+    total.bytes += size;
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(scan->status()));
   return total;

@@ -625,6 +625,9 @@ void Database::Impl::StartBackfills() {
       for (const auto& i : state->info.indexes) {
         if (i.backfilling) backfill_queue_.emplace_back(name, i.name);
       }
+      for (const auto& v : state->info.vector_indexes) {
+        if (v.backfilling) backfill_queue_.emplace_back(name, v.name);
+      }
     }
   }
   backfill_thread_ = std::thread([this] { BackfillLoop(); });

@@ -350,6 +350,11 @@ Status Database::Impl::RecountTable(const TableInfo& table, StatisticsReport* re
     DYNAROCK_ASSIGN_OR_RETURN(Counter entries, CountIndexEntries(table, index, at));
     DYNAROCK_RETURN_IF_ERROR(check_total(index.space_id, entries, &report->index_totals_corrected));
   }
+  for (const auto& index : table.vector_indexes) {
+    if (index.backfilling) continue;
+    DYNAROCK_ASSIGN_OR_RETURN(Counter entries, CountVectorEntries(index, at));
+    DYNAROCK_RETURN_IF_ERROR(check_total(index.space_id, entries, &report->index_totals_corrected));
+  }
 
   rocksdb::WriteOptions sync;
   sync.sync = true;

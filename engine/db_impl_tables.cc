@@ -236,6 +236,15 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
         "Resource cannot be deleted as it is currently protected against deletion. Disable "
         "deletion protection first.");
   }
+  // DynamoDB refuses while a vector index is being created (its backfill
+  // would have nothing to write to).
+  for (const auto& v : table->info.vector_indexes) {
+    if (v.backfilling) {
+      return Status::ResourceInUse(
+          "Attempt to change a resource which is still in use: Cannot delete table while "
+          "indexes are being created, updated, or deleted.");
+    }
+  }
 
   DeleteTableResponse response;
   response.table_description = Describe(table->info, options_.region, options_.account_id);
@@ -267,11 +276,12 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
   for (const auto& index : table->info.indexes) {
     batch.DeleteRange(indexes_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
     batch.DeleteRange(stats_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
+    // A GSI still being filled: its resume point.
+    if (index.backfilling) batch.Delete(catalog_cf_, BackfillCursorKey(index.space_id));
   }
   for (const auto& index : table->info.vector_indexes) {
     batch.DeleteRange(vectors_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
     batch.DeleteRange(stats_cf_, SpaceBound(index.space_id), SpaceBound(index.space_id + 1));
-    if (index.backfilling) batch.Delete(catalog_cf_, BackfillCursorKey(index.space_id));
   }
   // The stream is disabled with the table; its records stay readable
   // until retention, as DynamoDB keeps them.
@@ -308,13 +318,6 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& request) {
         return InvalidParameter(
             "Exactly one of VectorIndexUpdate.Create, VectorIndexUpdate.Delete must be "
             "specified");
-      }
-      if (u.create) {
-        // Not yet: a vector index is declared at CreateTable (issue 48's
-        // next step adds one to a populated table by backfill).
-        return Status::Validation(
-            "Dynarock does not yet support VectorIndexUpdates.Create: declare vector indexes "
-            "at CreateTable");
       }
     }
   }
@@ -395,7 +398,9 @@ Status CheckStreamChange(const UpdateTableRequest& request) {
   if (request.provisioned_throughput || request.billing_mode) {
     return InvalidParameter("You cannot modify stream status while updating table IOPS");
   }
-  if (request.global_secondary_index_updates && !request.global_secondary_index_updates->empty()) {
+  if ((request.global_secondary_index_updates &&
+       !request.global_secondary_index_updates->empty()) ||
+      (request.vector_index_updates && !request.vector_index_updates->empty())) {
     return InvalidParameter("You cannot create or delete index while changing stream status");
   }
   return Status::OK();
@@ -431,6 +436,7 @@ Status CheckCapacityChange(const UpdateTableRequest& request, const TableInfo& i
   if (request.vector_index_updates) online += request.vector_index_updates->size();
   bool backfilling = false;
   for (const auto& existing : info.indexes) backfilling |= existing.backfilling;
+  for (const auto& existing : info.vector_indexes) backfilling |= existing.backfilling;
   if (index_updates.size() > 5 || online > 1 || (online == 1 && backfilling)) {
     return Status::LimitExceeded(
         "Subscriber limit exceeded: Only 1 online index can be created or deleted "
@@ -546,6 +552,17 @@ Result<std::string> Database::Impl::ApplyIndexChanges(const UpdateTableRequest& 
   }
   if (request.vector_index_updates) {
     for (const VectorIndexUpdate& u : *request.vector_index_updates) {
+      if (u.create) {
+        DYNAROCK_ASSIGN_OR_RETURN(
+            NewVectorIndex added,
+            ValidateNewVectorIndex(*info, *u.create, request.attribute_definitions));
+        added.index.space_id = next_space_id_++;
+        added.index.backfilling = true;
+        info->attribute_definitions = std::move(added.attribute_definitions);
+        info->vector_indexes.push_back(std::move(added.index));
+        backfill = u.create->index_name;
+        continue;
+      }
       auto pos =
           std::find_if(info->vector_indexes.begin(), info->vector_indexes.end(),
                        [&](const VectorIndexInfo& v) { return v.name == *u.delete_index_name; });

@@ -69,21 +69,34 @@ void EncodeVectorValue(const std::vector<float>& vector, const Item& projected, 
 
 }  // namespace
 
-Status CheckVectorValues(const TableInfo& table, const Item& item) {
-  std::vector<float> scratch;
-  for (const VectorIndexInfo& index : table.vector_indexes) {
-    auto v = item.find(index.vector_attribute);
-    if (v != item.end()) {
-      scratch.clear();
-      DYNAROCK_RETURN_IF_ERROR(format::ToVector(v->second, index.dimensions, index.vector_attribute,
-                                                index.name, &scratch));
-    }
-    if (index.hash) DYNAROCK_RETURN_IF_ERROR(CheckSearchAttribute(index, *index.hash, true, item));
-    for (const auto& f : index.inline_filters) {
-      DYNAROCK_RETURN_IF_ERROR(CheckSearchAttribute(index, f, false, item));
-    }
+Status CheckVectorValue(const VectorIndexInfo& index, const Item& item) {
+  auto v = item.find(index.vector_attribute);
+  if (v != item.end()) {
+    std::vector<float> scratch;
+    DYNAROCK_RETURN_IF_ERROR(format::ToVector(v->second, index.dimensions, index.vector_attribute,
+                                              index.name, &scratch));
+  }
+  if (index.hash) DYNAROCK_RETURN_IF_ERROR(CheckSearchAttribute(index, *index.hash, true, item));
+  for (const auto& f : index.inline_filters) {
+    DYNAROCK_RETURN_IF_ERROR(CheckSearchAttribute(index, f, false, item));
   }
   return Status::OK();
+}
+
+Status CheckVectorValues(const TableInfo& table, const Item& item) {
+  for (const VectorIndexInfo& index : table.vector_indexes) {
+    DYNAROCK_RETURN_IF_ERROR(CheckVectorValue(index, item));
+  }
+  return Status::OK();
+}
+
+Result<int64_t> VectorEntrySize(const VectorIndexInfo& index, std::string_view value) {
+  const size_t vector_bytes = size_t{4} * index.dimensions;
+  if (value.size() < vector_bytes) {
+    return Status::Corruption("vector index entry shorter than its vector");
+  }
+  DYNAROCK_ASSIGN_OR_RETURN(size_t size, format::StoredItemSize(value.substr(vector_bytes)));
+  return static_cast<int64_t>(size);
 }
 
 std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIndexInfo& index,

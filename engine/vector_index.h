@@ -40,6 +40,12 @@ inline format::VectorDistance ToVectorDistance(DistanceFunction d) {
 // vector for one of the table's vector indexes, or whose search attributes
 // (when present) have the wrong type or are empty: DynamoDB's texts.
 Status CheckVectorValues(const TableInfo& table, const Item& item);
+// The same checks for one index (a backfill skips the items they refuse).
+Status CheckVectorValue(const VectorIndexInfo& index, const Item& item);
+
+// The size an entry's stored value says its projected item has (what the
+// index counts for it).
+Result<int64_t> VectorEntrySize(const VectorIndexInfo& index, std::string_view value);
 
 struct VectorEntry {
   format::EncodedKey key;

@@ -28,6 +28,7 @@
 #include "engine/bulk/external_sort.h"
 #include "engine/db_impl.h"
 #include "engine/index.h"
+#include "engine/vector_index.h"
 #include "format/bucket_path.h"
 #include "format/data_file.h"
 #include "format/export_format.h"
@@ -136,9 +137,10 @@ class Database::Impl::Importer {
     int64_t bytes = 0;  // uncompressed
   };
   class FileReader;
-  // The index SSTs of the winning items and each index's totals.
+  // The index SSTs of the winning items (GSI and LSI entries, and vector
+  // index entries in their own column family) and each index's totals.
   struct IndexOutput {
-    std::unique_ptr<SstSink> ssts;
+    std::unique_ptr<SstSink> ssts, vector_ssts;
     std::map<uint32_t, Counter> totals;
   };
 
@@ -146,13 +148,6 @@ class Database::Impl::Importer {
   // reserved.
   Status CheckAndReserveTable() {
     DYNAROCK_ASSIGN_OR_RETURN(info_, db_.NewTable(o_.table));
-    if (!info_.vector_indexes.empty()) {
-      // Not yet: the ingestion writes table items and GSI/LSI entries as
-      // SST files; vector entries would need the same (issue 48).
-      return Status::Validation(
-          "Dynarock does not yet import into a table with vector indexes: create the table, "
-          "restore without them, then write the items");
-    }
     if (!o_.table_id.empty()) info_.uuid = o_.table_id;
     if (o_.ttl_attribute) {
       info_.ttl_attribute = *o_.ttl_attribute;
@@ -174,6 +169,10 @@ class Database::Impl::Importer {
     // them those names (harmless: an id never changes its name).
     info_.space_id = db_.next_space_id_++;
     for (auto& index : info_.indexes) index.space_id = db_.next_space_id_++;
+    for (auto& index : info_.vector_indexes) {
+      index.space_id = db_.next_space_id_++;
+      vector_spaces_.insert(index.space_id);
+    }
     return Status::OK();
   }
 
@@ -212,7 +211,8 @@ class Database::Impl::Importer {
     // resident between spills: they get three quarters of the budget, and
     // the readers, SST writers and RocksDB the rest.
     const size_t budget = o_.memory_budget_bytes / 4 * 3;
-    const size_t index_share = info_.indexes.empty() ? 0 : budget / 3;
+    const size_t index_share =
+        info_.indexes.empty() && info_.vector_indexes.empty() ? 0 : budget / 3;
     fs::create_directories(scratch_.path / "item-runs");
     fs::create_directories(scratch_.path / "index-runs");
     sorted_items_.emplace((scratch_.path / "item-runs").string(), budget - index_share);
@@ -316,10 +316,15 @@ class Database::Impl::Importer {
   }
 
   // The index entries, without those of the records in `skip`, into the
-  // SSTs named `stem`, with each index's totals.
+  // SSTs named `stem`, with each index's totals. One sorter holds every
+  // index's entries: each key starts with its index's space id, so the
+  // vector indexes' entries come out in key order too, for their own SSTs.
   Status MergeIndexes(const char* stem, const std::unordered_set<uint64_t>* skip) {
     indexes_.ssts = std::make_unique<SstSink>(OptionsOf(db_.indexes_cf_), db_.indexes_cf_,
                                               (scratch_.path / stem).string());
+    indexes_.vector_ssts =
+        std::make_unique<SstSink>(OptionsOf(db_.vectors_cf_), db_.vectors_cf_,
+                                  (scratch_.path / (std::string(stem) + "-vectors")).string());
     indexes_.totals.clear();
     DYNAROCK_RETURN_IF_ERROR(index_entries_->Merge(
         [&](std::string_view key, uint64_t seq, std::string_view value) -> Status {
@@ -333,8 +338,10 @@ class Database::Impl::Importer {
           Counter& c = indexes_.totals[space];
           ++c.items;
           c.bytes += static_cast<int64_t>(size);
-          return indexes_.ssts->Put(key, in);
+          SstSink& sink = vector_spaces_.count(space) ? *indexes_.vector_ssts : *indexes_.ssts;
+          return sink.Put(key, in);
         }));
+    DYNAROCK_RETURN_IF_ERROR(indexes_.vector_ssts->Close());
     return indexes_.ssts->Close();
   }
 
@@ -370,7 +377,8 @@ class Database::Impl::Importer {
         catalog_ssts.Put(CatalogTableKey(info_.name), EncodeTableDescriptor(info_)));
     DYNAROCK_RETURN_IF_ERROR(catalog_ssts.Close());
     std::vector<rocksdb::IngestExternalFileArg> args;
-    for (const SstSink* sink : {&catalog_ssts, &*item_ssts_, indexes_.ssts.get(), &*stats_ssts_}) {
+    for (const SstSink* sink : {&catalog_ssts, &*item_ssts_, indexes_.ssts.get(),
+                                indexes_.vector_ssts.get(), &*stats_ssts_}) {
       if (sink->files().empty()) continue;
       rocksdb::IngestExternalFileArg arg;
       arg.column_family = sink->cf();
@@ -448,6 +456,7 @@ class Database::Impl::Importer {
   // Records that lost to a later duplicate, or were refused: their index
   // entries must not be written. Rare, so a set.
   std::unordered_set<uint64_t> dropped_;
+  std::unordered_set<uint32_t> vector_spaces_;  // the vector indexes' space ids
 };
 
 // One file of the restore: read line by line (or record by record), each
@@ -590,6 +599,15 @@ class Database::Impl::Importer::FileReader {
       format::PutFixed64BE(&v, static_cast<uint64_t>(entry->size));
       v += encoded_;
       collection_bytes += static_cast<uint64_t>(CollectionShare(index, entry->size));
+      entries_.emplace_back(std::move(*entry->key.mutable_bytes()), std::move(v));
+    }
+    // Vector index entries (PlanPut has checked the vectors as a write does).
+    for (const VectorIndexInfo& index : info.vector_indexes) {
+      auto entry = VectorEntryFor(info, index, item, &encoded_);
+      if (!entry) continue;
+      std::string v;
+      format::PutFixed64BE(&v, static_cast<uint64_t>(entry->size));
+      v += encoded_;
       entries_.emplace_back(std::move(*entry->key.mutable_bytes()), std::move(v));
     }
     value_.clear();

@@ -116,22 +116,90 @@ int Backfill(Database* db, uint64_t seed) {
   }
 }
 
+// Vectors mode: a table with a vector index declared at CreateTable
+// ("Declared", HASH tenant), filled, then UpdateTable adds a second one
+// ("Added", no HASH) whose backfill runs (a few items a step) while puts,
+// updates and deletes go on; prints "A" after each acknowledged write.
+int Vectors(Database* db, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return AttributeValue::N(*Number::Parse(text));
+  };
+  auto write = [&](int i) -> bool {
+    const std::string id = "v" + std::to_string(i);
+    Status s;
+    if (rng() % 5 == 0) {
+      s = db->DeleteItem({.table_name = "Vecs", .key = {{"id", AttributeValue::S(id)}}}).status();
+    } else {
+      Item item{{"id", AttributeValue::S(id)}};
+      if (rng() % 8) {
+        std::vector<AttributeValue> v;
+        for (int d = 0; d < 4; ++d) v.push_back(number(static_cast<double>(rng() % 17) / 4 - 2));
+        item["embedding"] = AttributeValue::L(std::move(v));
+      }
+      if (rng() % 6) item["tenant"] = AttributeValue::S("t" + std::to_string(rng() % 3));
+      s = db->PutItem({.table_name = "Vecs", .item = item}).status();
+    }
+    if (!s.ok()) return false;
+    std::printf("A\n");
+    std::fflush(stdout);
+    return true;
+  };
+  CreateTableRequest create;
+  create.table_name = "Vecs";
+  create.key_schema = {{"id", KeyType::kHash}};
+  create.attribute_definitions = {{"id", ScalarAttributeType::kS},
+                                  {"tenant", ScalarAttributeType::kS}};
+  create.billing_mode = BillingMode::kPayPerRequest;
+  create.vector_indexes = std::vector<VectorIndex>{
+      {"Declared",
+       {"embedding"},
+       4,
+       DistanceFunction::kEuclidean,
+       {ProjectionType::kAll, {}},
+       std::vector<SearchSchemaElement>{{"tenant", SearchSchemaElementType::kHash}}}};
+  auto created = db->CreateTable(create);
+  if (created.ok()) {
+    for (int i = 0; i < 90; ++i) {
+      if (!write(i)) return 1;
+    }
+    UpdateTableRequest add{.table_name = "Vecs"};
+    add.vector_index_updates =
+        std::vector<VectorIndexUpdate>{{.create = VectorIndex{"Added",
+                                                              {"embedding"},
+                                                              4,
+                                                              DistanceFunction::kDotProduct,
+                                                              {ProjectionType::kKeysOnly, {}},
+                                                              std::nullopt}}};
+    if (!db->UpdateTable(add).ok()) return 1;
+  } else if (created.status().code() != Status::Code::kResourceInUse) {
+    return 1;
+  }
+  std::printf("READY\n");
+  std::fflush(stdout);
+  while (true) {
+    if (!write(static_cast<int>(rng() % 90))) return 1;
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 3 && argc != 4) {
-    std::fprintf(stderr, "usage: crash_writer <dir> <seed> [bank|backfill]\n");
+    std::fprintf(stderr, "usage: crash_writer <dir> <seed> [bank|backfill|vectors]\n");
     return 2;
   }
   Options options;
   options.sync_writes = true;
-  if (argc == 4 && std::string(argv[3]) == "backfill") options.backfill_batch_items = 3;
+  const std::string mode = argc == 4 ? argv[3] : "";
+  if (mode == "backfill" || mode == "vectors") options.backfill_batch_items = 3;
   auto db = Database::Open(argv[1], options);
   if (!db.ok()) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
     return 1;
   }
-  if (argc == 4 && std::string(argv[3]) == "backfill") {
-    return Backfill(db->get(), std::stoull(argv[2]));
-  }
+  if (mode == "backfill") return Backfill(db->get(), std::stoull(argv[2]));
+  if (mode == "vectors") return Vectors(db->get(), std::stoull(argv[2]));
   if (argc == 4) return Bank(db->get(), std::stoull(argv[2]));
   CreateTableRequest create;
   create.table_name = "Crash";
