@@ -164,4 +164,5 @@ Status Database::WaitForCompactions() { return impl_->WaitForCompactions(); }
 Status Database::Health() { return impl_->Health(); }
 MemoryUsage Database::GetMemoryUsage() { return impl_->GetMemoryUsage(); }
 Status Database::WaitForBackfills() { return impl_->WaitForBackfills(); }
+Status Database::WaitForVectorGraphs() { return impl_->WaitForVectorGraphs(); }
 }  // namespace dynarock

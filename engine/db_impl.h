@@ -30,6 +30,7 @@
 #include "engine/streams/records.h"
 #include "engine/tokens.h"
 #include "engine/traffic.h"
+#include "engine/vector_graph.h"
 #include "engine/write/action.h"
 
 namespace dynarock {
@@ -113,7 +114,12 @@ class BackgroundErrors : public rocksdb::EventListener {
 class Database::Impl {
  public:
   Impl(const Options& options)
-      : options_(options), traffic_(options.track_collection_traffic, LimitsOf(options)) {}
+      : options_(options),
+        traffic_(options.track_collection_traffic, LimitsOf(options)),
+        graphs_(std::make_unique<VectorGraphs>(
+            options.vector_exact_limit,
+            GraphParams{options.vector_graph_m, options.vector_graph_ef_construction,
+                        options.vector_graph_ef_search})) {}
   ~Impl();
 
   // Opens the directory's database (creating it if allowed): refuses a
@@ -123,7 +129,11 @@ class Database::Impl {
   // Starts the background backfill thread, queueing the GSI backfills a
   // crash or a close interrupted (they resume at their saved cursor).
   void StartBackfills();
+  // Starts the thread that builds vector index graphs, with the survey of
+  // every vector index first (engine/db_impl_vector_graphs.cc).
+  void StartVectorGraphs();
   Status WaitForBackfills();
+  Status WaitForVectorGraphs();
 
   Result<CreateTableResponse> CreateTable(const CreateTableRequest& request);
   // A table CreateTable (or a restore) would make, checked as CreateTable
@@ -257,6 +267,13 @@ class Database::Impl {
   // The same for a vector index's entries.
   Result<Counter> CountVectorEntries(const VectorIndexInfo& index,
                                      const rocksdb::Snapshot* snapshot = nullptr);
+  // Vector index graphs (engine/db_impl_vector_graphs.cc): the background
+  // thread, a job for it, the survey of every index's buckets at Open, one
+  // bucket's build, and waiting for the queue to empty.
+  void QueueGraphJob(GraphJob job);
+  void GraphLoop();
+  Status SurveyVectorIndexes();
+  Status BuildGraph(const GraphJob& job);
   // RecountStatistics for one table held by the caller (engine/db_impl_statistics.cc).
   Status RecountTable(const TableInfo& table, StatisticsReport* report);
   // Installs a changed descriptor (catalog write + a new TableState).
@@ -359,6 +376,9 @@ class Database::Impl {
     std::map<std::string, Counter> collections;
     std::vector<IndexWriteUnits> index_writes;  // for consumed capacity
     TotalsDelta totals;  // merged into `batch` once it holds every write
+    // Vector index entries changed, for the in-memory graphs (only while
+    // any exists): applied once the batch is committed.
+    std::vector<VectorGraphChange> graph_changes;
   };
   // Adds the write of `after` (or the deletion of the item when null) to
   // `pending`: the item, its index entries and statistics; enforces the
@@ -550,6 +570,18 @@ class Database::Impl {
   bool backfill_running_ = false;
   bool backfill_stopping_ = false;
   Status backfill_error_;
+
+  // Vector index graphs (engine/vector_graph.h) and the background thread
+  // that surveys the indexes at Open and builds graphs (its queue and
+  // state guarded by graph_mu_; graph_cv_ signals new work and completion).
+  std::unique_ptr<VectorGraphs> graphs_;
+  std::thread graph_thread_;
+  std::mutex graph_mu_;
+  std::condition_variable graph_cv_;
+  std::vector<GraphJob> graph_queue_;
+  bool graph_running_ = false;
+  bool graph_stopping_ = false;
+  Status graph_error_;
 
   // TransactWriteItems idempotency. Committed tokens are records in the
   // tokens column family (engine/tokens.h); in memory only the tokens of

@@ -599,6 +599,13 @@ MemoryUsage Database::Impl::GetMemoryUsage() {
       usage.table_reader_bytes += n;
     }
   }
+  if (graphs_) {
+    graphs_->ForEachGraph([&usage](const VectorGraph& g) {
+      usage.vector_graph_bytes += g.hnsw_bytes();
+      usage.vector_graph_key_bytes += g.key_bytes();
+      usage.vector_graph_nodes += g.size();
+    });
+  }
   return usage;
 }
 
@@ -646,6 +653,12 @@ Database::Impl::~Impl() {
   }
   backfill_cv_.notify_all();
   if (backfill_thread_.joinable()) backfill_thread_.join();
+  {
+    std::lock_guard lock(graph_mu_);
+    graph_stopping_ = true;
+  }
+  graph_cv_.notify_all();
+  if (graph_thread_.joinable()) graph_thread_.join();
   if (!db_) return;
   if (!options_.read_only) {
     // A clean close leaves nothing in the log to replay: the memtables are
@@ -673,6 +686,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const 
   if (!options.read_only) {
     impl->StartBackfills();
     impl->StartTtlSweeper();
+    impl->StartVectorGraphs();
   }
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }

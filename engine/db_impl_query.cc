@@ -329,15 +329,20 @@ struct ReadTarget {
   KeySpace keys;
 };
 
+// `op` names the operation (Query or Scan): a vector index is read by
+// SearchVectors only.
 Result<ReadTarget> ResolveTarget(const TableInfo& table,
-                                 const std::optional<std::string>& index_name,
-                                 bool consistent_read) {
+                                 const std::optional<std::string>& index_name, bool consistent_read,
+                                 std::string_view op) {
   ReadTarget t;
   if (!index_name) {
     t.keys = table.key_space();
     return t;
   }
   t.index = table.FindIndex(*index_name);
+  if (t.index == nullptr && table.FindVectorIndex(*index_name)) {
+    return Status::Validation(std::string(op) + " operation not supported on this index type");
+  }
   if (t.index == nullptr) {
     return Status::Validation("The table does not have the specified index: " + *index_name);
   }
@@ -592,7 +597,8 @@ Result<QueryResponse> Database::Impl::Query(const QueryRequest& r) {
   // Only now the table (VALIDATION.md 0: checks without it come first).
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(r.table_name));
   const TableInfo& table = handle->info();
-  DYNAROCK_ASSIGN_OR_RETURN(auto target, ResolveTarget(table, r.index_name, r.consistent_read));
+  DYNAROCK_ASSIGN_OR_RETURN(auto target,
+                            ResolveTarget(table, r.index_name, r.consistent_read, "Query"));
   const KeySpace& keys = target.keys;
   if (r.key_conditions && !keys.multi_attribute() && r.key_conditions->size() > 2) {
     return LegacyConditionCount();
@@ -684,7 +690,8 @@ Result<ScanResponse> Database::Impl::Scan(const ScanRequest& r) {
   // Only now the table (VALIDATION.md 0: checks without it come first).
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(r.table_name));
   const TableInfo& table = handle->info();
-  DYNAROCK_ASSIGN_OR_RETURN(auto target, ResolveTarget(table, r.index_name, r.consistent_read));
+  DYNAROCK_ASSIGN_OR_RETURN(auto target,
+                            ResolveTarget(table, r.index_name, r.consistent_read, "Scan"));
   const uint32_t space_id = target.keys.space_id;
   DYNAROCK_RETURN_IF_ERROR(CheckSelect(r.select, "Scanning", read.projection_param, target.index));
   DYNAROCK_RETURN_IF_ERROR(CheckProjectedOnIndex(read.projection, table, target.index));

@@ -303,6 +303,7 @@ Result<DeleteTableResponse> Database::Impl::DeleteTable(const DeleteTableRequest
     traffic_.Forget(index.space_id);
     max_throughput_.Forget(index.space_id);
   }
+  for (const auto& index : table->info.vector_indexes) graphs_->Drop(index.space_id);
   return response;
 }
 
@@ -572,6 +573,7 @@ Result<std::string> Database::Impl::ApplyIndexChanges(const UpdateTableRequest& 
       }
       batch->DeleteRange(vectors_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
       batch->DeleteRange(stats_cf_, SpaceBound(pos->space_id), SpaceBound(pos->space_id + 1));
+      graphs_->Drop(pos->space_id);
       info->vector_indexes.erase(pos);
     }
   }

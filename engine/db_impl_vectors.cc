@@ -1,7 +1,9 @@
-// SearchVectors: the exact nearest items of a vector index's collection.
-// Every entry of the collection (the HASH value's, or the whole index) is
-// read once, in key order, its vector scored against the search vector and
-// kept if it ranks in the top K; ties go to the first in key order.
+// SearchVectors: the nearest items of a vector index's collection. Every
+// entry of the collection (the HASH value's, or the whole index) is read
+// once, in key order, its vector scored against the search vector and kept
+// if it ranks in the top K; ties go to the first in key order. A collection
+// over Options::vector_exact_limit has an HNSW graph (engine/vector_graph.h)
+// once built: only the candidates it proposes are read and scored.
 #include <rocksdb/iterator.h>
 
 #include <unordered_map>
@@ -120,13 +122,6 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
   DYNAROCK_RETURN_IF_ERROR(format::ToSearchVector(r.search_vector, index->dimensions, &query));
 
   const auto [lower, upper] = VectorSearchRange(*index, hash ? &*hash : nullptr);
-  rocksdb::Slice lo(lower), hi(upper);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lo;
-  ro.iterate_upper_bound = &hi;
-  ro.total_order_seek = !hash;
-  ro.auto_prefix_mode = hash.has_value();
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, vectors_cf_));
   const size_t vector_bytes = 4 * static_cast<size_t>(index->dimensions);
   const format::VectorDistance distance = ToVectorDistance(index->distance);
   format::TopVectors top(distance, static_cast<size_t>(r.top_k));
@@ -137,36 +132,81 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
   std::vector<float> candidate;
   std::string scratch;
   int64_t read_bytes = 0;
-  for (it->Seek(lo); it->Valid(); it->Next()) {
-    const std::string_view value(it->value().data(), it->value().size());
+  // One entry of the collection: scored and offered if it matches the
+  // INLINE_FILTER equalities (inside the search, so that TopK matching
+  // entries are found when they exist).
+  auto consider = [&](std::string_view value) -> Status {
     read_bytes += static_cast<int64_t>(value.size());
     DYNAROCK_RETURN_IF_ERROR(format::GetVector(
         value.substr(0, std::min(value.size(), vector_bytes)), index->dimensions, &candidate));
-    if (!filters.empty()) {  // INLINE_FILTER equalities, inside the search
+    if (!filters.empty()) {
       DYNAROCK_ASSIGN_OR_RETURN(ItemView view,
                                 format::OpenStoredItem(value.substr(vector_bytes), &scratch));
-      bool match = true;
       for (const auto& [name, want] : filters) {
         auto got = view.Find(name);
-        if (!got) {
-          match = false;
-          break;
-        }
+        if (!got) return Status::OK();
         DYNAROCK_ASSIGN_OR_RETURN(AttributeValue decoded, got->Decode());
-        if (!(decoded == want)) {
-          match = false;
-          break;
-        }
+        if (!(decoded == want)) return Status::OK();
       }
-      if (!match) continue;
     }
     const size_t id = offered++;
     const std::optional<size_t> dropped =
         top.Offer(format::VectorScore(distance, query, candidate), id);
     if (dropped != id) kept.emplace(id, value);
     if (dropped && *dropped != id) kept.erase(*dropped);
+    return Status::OK();
+  };
+
+  // A collection with a graph: its candidates, read and scored exactly.
+  // If they hold fewer than TopK matches while the collection holds more
+  // entries (a selective filter), the search is exact after all.
+  const std::string bucket(VectorBucket(lower, index->hash.has_value()));
+  bool exact = true;
+  if (std::shared_ptr<VectorGraph> graph = graphs_->Ready(bucket)) {
+    size_t k = std::max<size_t>(static_cast<size_t>(r.top_k), options_.vector_graph_ef_search);
+    if (!filters.empty()) k *= 4;
+    std::vector<std::string> candidates = graph->Search(query.data(), k);
+    // In key order: ties go to the first in key order, as in an exact search.
+    std::sort(candidates.begin(), candidates.end());
+    std::vector<rocksdb::Slice> keys(candidates.begin(), candidates.end());
+    std::vector<rocksdb::PinnableSlice> values(keys.size());
+    std::vector<rocksdb::Status> statuses(keys.size());
+    db_->MultiGet(rocksdb::ReadOptions(), vectors_cf_, keys.size(), keys.data(), values.data(),
+                  statuses.data());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (statuses[i].IsNotFound()) continue;  // removed since the graph proposed it
+      DYNAROCK_RETURN_IF_ERROR(FromRocks(statuses[i]));
+      // The bucket may hold another HASH value of the same hash.
+      if (candidates[i] < lower || candidates[i] >= upper) continue;
+      DYNAROCK_RETURN_IF_ERROR(consider(std::string_view(values[i].data(), values[i].size())));
+    }
+    exact = offered < static_cast<size_t>(r.top_k) && candidates.size() < graph->size();
+    if (exact) {
+      top = format::TopVectors(distance, static_cast<size_t>(r.top_k));
+      kept.clear();
+      offered = 0;
+    }
   }
-  DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+  if (exact) {
+    rocksdb::Slice lo(lower), hi(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lo;
+    ro.iterate_upper_bound = &hi;
+    ro.total_order_seek = !hash;
+    ro.auto_prefix_mode = hash.has_value();
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, vectors_cf_));
+    size_t entries = 0;
+    for (it->Seek(lo); it->Valid(); it->Next()) {
+      ++entries;
+      DYNAROCK_RETURN_IF_ERROR(consider(std::string_view(it->value().data(), it->value().size())));
+    }
+    DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
+    // Too large to stay exact: a graph is built for it in the background.
+    const size_t limit = options_.vector_exact_limit;
+    if (limit != 0 && entries > limit && !graphs_->Ready(bucket)) {
+      QueueGraphJob({bucket, index->dimensions, distance});
+    }
+  }
 
   SearchVectorsResponse response;
   for (const auto& hit : std::move(top).Take()) {
@@ -182,7 +222,8 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
     response.search_results.push_back({std::move(item), hit.score});
   }
   if (r.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-    response.vector_search_request_bytes = std::max<int64_t>(read_bytes, 1024);
+    response.consumed_capacity =
+        VectorCapacity{.vector_search_request_bytes = std::max<int64_t>(read_bytes, 1024)};
   }
   return response;
 }

@@ -132,7 +132,7 @@ std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIn
 
 void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* vectors_cf,
                       TotalsDelta* totals, const TableInfo& table, const Item* before,
-                      const Item* after) {
+                      const Item* after, std::vector<VectorGraphChange>* graph_changes) {
   for (const VectorIndexInfo& index : table.vector_indexes) {
     std::optional<VectorEntry> old_entry, new_entry;
     std::string value;
@@ -144,12 +144,27 @@ void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* v
       delta.bytes -= old_entry->size;
       if (!new_entry || !(new_entry->key == old_entry->key)) {
         batch->Delete(vectors_cf, old_entry->key.bytes());
+        if (graph_changes) {
+          const std::string& k = old_entry->key.bytes();
+          graph_changes->push_back({std::string(VectorBucket(k, index.hash.has_value())), k, {}});
+        }
       }
     }
     if (new_entry) {
       ++delta.items;
       delta.bytes += new_entry->size;
       batch->Put(vectors_cf, new_entry->key.bytes(), value);
+      if (graph_changes) {
+        const std::string& k = new_entry->key.bytes();
+        std::vector<float> v;
+        // The value starts with the vector VectorEntryFor just encoded.
+        if (format::GetVector(std::string_view(value).substr(0, 4 * size_t{index.dimensions}),
+                              index.dimensions, &v)
+                .ok()) {
+          graph_changes->push_back(
+              {std::string(VectorBucket(k, index.hash.has_value())), k, std::move(v)});
+        }
+      }
     }
     if (old_entry || new_entry) totals->Add(index.space_id, delta);
   }

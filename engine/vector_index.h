@@ -18,6 +18,7 @@
 
 #include "engine/catalog.h"
 #include "engine/counters.h"
+#include "engine/vector_graph.h"
 #include "format/key_codec.h"
 #include "format/vector.h"
 
@@ -61,9 +62,11 @@ std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIn
 // Adds to `batch` the vector index entries a write that turns `before` into
 // `after` changes (either may be absent), and each index's change of
 // total to `totals`.
+// With `graph_changes`, each changed entry for the graphs too
+// (engine/vector_graph.h).
 void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* vectors_cf,
                       TotalsDelta* totals, const TableInfo& table, const Item* before,
-                      const Item* after);
+                      const Item* after, std::vector<VectorGraphChange>* graph_changes = nullptr);
 
 // The first key of the entries a search reads, and the key past them: the
 // HASH value's collection, or the whole index without a HASH.

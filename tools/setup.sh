@@ -18,6 +18,7 @@ packages=(
   libbenchmark-dev
   libcli11-dev rapidjson-dev libboost-dev libfmt-dev
   libsimdjson-dev                  # request parsing: checked accessors (tools/server)
+  libhnswlib-dev                   # vector indexes: HNSW graphs over large collections
   zlib1g-dev libssl-dev
   libzstd-dev libcsv-dev            # dump/restore: ZSTD and CSV import inputs
   libsqlite3-dev                   # bench/ baseline

@@ -34,5 +34,6 @@ Status CheckModel(const ExecuteTransactionRequest& r) { return CheckExecuteTrans
 Status CheckModel(const PutResourcePolicyRequest& r) { return CheckPutResourcePolicy(r); }
 Status CheckModel(const GetResourcePolicyRequest& r) { return CheckGetResourcePolicy(r); }
 Status CheckModel(const DeleteResourcePolicyRequest& r) { return CheckDeleteResourcePolicy(r); }
+Status CheckModel(const SearchVectorsRequest& r) { return CheckSearchVectors(r); }
 
 }  // namespace dynarock::model

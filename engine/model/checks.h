@@ -39,6 +39,7 @@ Status CheckModel(const ExecuteTransactionRequest& r);
 Status CheckModel(const PutResourcePolicyRequest& r);
 Status CheckModel(const GetResourcePolicyRequest& r);
 Status CheckModel(const DeleteResourcePolicyRequest& r);
+Status CheckModel(const SearchVectorsRequest& r);
 
 }  // namespace dynarock::model
 

@@ -380,6 +380,10 @@ Result<SelectPlan> PlanSelect(const Statement& st, const TableInfo& table,
   SelectPlan plan;
   if (st.index) {
     plan.index = table.FindIndex(*st.index);
+    if (plan.index == nullptr && table.FindVectorIndex(*st.index)) {
+      // As a Scan of it (DynamoDB's PartiQL reads an index with Query or Scan).
+      return Status::Validation("Scan operation not supported on this index type");
+    }
     if (plan.index == nullptr) {
       return Status::Validation("The table does not have the specified index");
     }

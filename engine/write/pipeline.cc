@@ -112,6 +112,8 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
   }
   // 7-8. Stream records, and one WriteBatch.
   DYNAROCK_RETURN_IF_ERROR(CommitWrites(actions, outcomes, options, &pending));
+  // The graphs change before the write is acknowledged, under its locks.
+  if (!pending.graph_changes.empty()) graphs_->Apply(pending.graph_changes);
   // 9. Capacity.
   if (options.meter != nullptr || TracksTraffic() || AnyMaxima(actions)) {
     ChargeWrites(actions, outcomes, options, pending, index_writes_end);
@@ -355,7 +357,7 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
                               before_side, after_side, &pending->index_writes);
   if (!table.vector_indexes.empty()) {
     AddVectorChanges(&batch, vectors_cf_, &pending->totals, table, before_side.item,
-                     after_side.item);
+                     after_side.item, graphs_->active() ? &pending->graph_changes : nullptr);
   }
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {

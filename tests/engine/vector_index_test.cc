@@ -619,5 +619,138 @@ TEST_F(VectorIndexTest, SearchesMatchABruteForceScoring) {
   }
 }
 
+// Above Options::vector_exact_limit a collection is searched through an
+// HNSW graph: built in the background once a search finds the collection
+// that large, kept current by every write, rebuilt by the survey at Open.
+// Its answers reach the recall goal against brute force, never hold an
+// entry the index no longer has, score what they return exactly, and a
+// filtered search still finds TopK matches when they exist.
+TEST_F(VectorIndexTest, LargeCollectionsAreSearchedThroughAGraph) {
+  options_.vector_exact_limit = 150;
+  options_.vector_graph_ef_search = 64;
+  Reopen();
+  const uint64_t seed =
+      testing::TestSeed("VectorIndexTest.LargeCollectionsAreSearchedThroughAGraph");
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> gauss;
+  constexpr int kDims = 8;
+  Create(Docs(DistanceFunction::kEuclidean, kDims));
+  // Clustered: 12 centres, each item near one.
+  std::vector<std::vector<float>> centres(12, std::vector<float>(kDims));
+  for (auto& c : centres) {
+    for (float& x : c) x = gauss(rng) * 4;
+  }
+  std::map<std::string, Item> items;
+  auto random_item = [&](const std::string& id) {
+    const auto& c = centres[rng() % centres.size()];
+    std::vector<float> v(kDims);
+    for (int d = 0; d < kDims; ++d) v[d] = std::round((c[d] + gauss(rng)) * 64) / 64;
+    Item item{{"id", S(id)}, {"embedding", Vector(v)}};
+    item["tenant"] = S(rng() % 2 ? "acme" : "globex");
+    if (rng() % 4 == 0) item["lang"] = S("fr");
+    return item;
+  };
+  for (int i = 0; i < 900; ++i) {
+    const std::string id = "d" + std::to_string(i);
+    items[id] = random_item(id);
+    Put("Docs", items[id]);
+  }
+  auto search = [&](const std::string& index, const std::vector<float>& query, int top_k,
+                    std::optional<std::string> tenant, bool french) {
+    SearchVectorsRequest s{.table_name = "Docs", .index_name = index, .top_k = top_k};
+    for (float x : query) s.search_vector.push_back(Decimal(x));
+    if (tenant) {
+      s.search_condition_expression = "tenant = :t";
+      s.expression_attribute_values = ExpressionAttributeValues{{":t", S(*tenant)}};
+      if (french) {
+        *s.search_condition_expression += " AND lang = :l";
+        (*s.expression_attribute_values)[":l"] = S("fr");
+      }
+    }
+    auto got = db_->SearchVectors(s);
+    EXPECT_OK(got);
+    std::vector<std::pair<double, std::string>> out;
+    if (got.ok()) {
+      for (const auto& r : got->search_results) out.emplace_back(r.score, r.item.at("id").s());
+    }
+    return out;
+  };
+  auto brute = [&](const std::vector<float>& query, size_t top_k, std::optional<std::string> tenant,
+                   bool french) {
+    std::vector<std::pair<double, std::string>> scored;
+    for (const auto& [id, item] : items) {
+      if (tenant && item.at("tenant").s() != *tenant) continue;
+      if (french && !item.count("lang")) continue;
+      std::vector<float> v;
+      EXPECT_OK(format::ToVector(item.at("embedding"), kDims, "embedding", "x", &v));
+      scored.emplace_back(format::VectorScore(format::VectorDistance::kEuclidean, query, v), id);
+    }
+    std::stable_sort(scored.begin(), scored.end());
+    scored.resize(std::min(scored.size(), top_k));
+    return scored;
+  };
+  auto random_query = [&] {
+    const auto& c = centres[rng() % centres.size()];
+    std::vector<float> q(kDims);
+    // (1/16ths: exact in the 6 digits Decimal writes)
+    for (int d = 0; d < kDims; ++d) q[d] = std::round((c[d] + gauss(rng)) * 16) / 16;
+    return q;
+  };
+  // Each search's results against brute force: recall@10 over the rounds,
+  // and every returned score exact.
+  auto check = [&](const char* when) {
+    size_t hits = 0, wanted = 0;
+    for (int round = 0; round < 30; ++round) {
+      const std::vector<float> q = random_query();
+      const bool by_tenant = round % 2 == 0;
+      const std::optional<std::string> tenant =
+          by_tenant ? std::optional<std::string>(rng() % 2 ? "acme" : "globex") : std::nullopt;
+      auto got = search(by_tenant ? "ByTenant" : "Everything", q, 10, tenant, false);
+      auto want = brute(q, 10, tenant, false);
+      ASSERT_EQ(got.size(), want.size()) << when;
+      std::set<std::string> truth;
+      for (const auto& [score, id] : want) truth.insert(id);
+      for (const auto& [score, id] : got) {
+        hits += truth.count(id);
+        ASSERT_TRUE(items.count(id)) << when << ": " << id << " is no longer in the table";
+        std::vector<float> v;
+        ASSERT_OK(format::ToVector(items[id].at("embedding"), kDims, "embedding", "x", &v));
+        EXPECT_EQ(score, format::VectorScore(format::VectorDistance::kEuclidean, q, v)) << when;
+      }
+      wanted += want.size();
+      // A selective filter: TopK matches, when that many exist.
+      auto filtered = search("ByTenant", q, 10, "acme", true);
+      EXPECT_EQ(filtered.size(), brute(q, 10, std::string("acme"), true).size()) << when;
+      for (const auto& [score, id] : filtered) EXPECT_TRUE(items[id].count("lang")) << when;
+    }
+    EXPECT_GE(static_cast<double>(hits) / static_cast<double>(wanted), 0.95)
+        << when << ", seed " << seed;
+  };
+  check("exact");  // below: these searches found the collections large enough
+  ASSERT_OK(db_->WaitForVectorGraphs());
+  MemoryUsage memory = db_->GetMemoryUsage();
+  EXPECT_EQ(memory.vector_graph_nodes, 900u + 900u);  // two tenants' graphs, and Everything's
+  EXPECT_GT(memory.vector_graph_bytes, 900u * 2 * kDims * sizeof(float));
+  check("graph");
+  // Writes change the graphs before they are acknowledged.
+  for (int i = 0; i < 400; ++i) {
+    const std::string id = "d" + std::to_string(rng() % 1100);
+    if (rng() % 3 == 0) {
+      ASSERT_OK(db_->DeleteItem({.table_name = "Docs", .key = {{"id", S(id)}}}));
+      items.erase(id);
+    } else {
+      items[id] = random_item(id);
+      Put("Docs", items[id]);
+    }
+  }
+  check("graph after writes");
+  // The survey at Open rebuilds them.
+  Reopen();
+  ASSERT_OK(db_->WaitForVectorGraphs());
+  memory = db_->GetMemoryUsage();
+  EXPECT_EQ(memory.vector_graph_nodes, 2 * items.size());
+  check("graph rebuilt at Open");
+}
+
 }  // namespace
 }  // namespace dynarock

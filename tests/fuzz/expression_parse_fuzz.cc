@@ -1,5 +1,5 @@
 // Fuzzes the expression parser, resolver and evaluator: any text, as a
-// condition, projection or update expression, must give an error or a tree
+// condition, projection, update or search condition expression, must give an error or a tree
 // that resolves, evaluates and applies without crashing, and a resolved
 // condition evaluates the same on an encoded item as on a decoded one.
 #include <cstdint>
@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       {":t", AttributeValue::S("N")}};
   std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   Resolver resolver(&names, &values);
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0: {
       auto c = ParseCondition(text, ExprKind::kFilter);
       if (!c.ok() || !resolver.Resolve(&*c, ExprKind::kFilter).ok()) return 0;
@@ -49,6 +49,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!p.ok() || !resolver.Resolve(&*p).ok()) return 0;
       Item projected = Project(Sample(), *p);
       if (projected.size() > Sample().size()) std::abort();
+      break;
+    }
+    case 3: {
+      // SearchVectors' SearchConditionExpression: the condition grammar,
+      // then SearchVectors' own rules (engine/db_impl_vectors.cc).
+      auto c = ParseCondition(text, ExprKind::kSearchCondition);
+      if (!c.ok() || !resolver.Resolve(&*c, ExprKind::kSearchCondition).ok()) return 0;
+      static const std::string bytes = format::EncodeItem(Sample());
+      auto view = ItemView::Open(bytes);
+      if (Evaluate(*c, ItemDocument(&Sample())) != Evaluate(*c, ViewDocument(*view))) std::abort();
       break;
     }
     default: {

@@ -6,7 +6,8 @@
 //
 // The database is real (RocksDB in a temporary directory) and holds a table
 // with a sort key, an LSI, a GSI and a multi-attribute GSI (two HASH and two
-// RANGE attributes), so that item operations reach the
+// RANGE attributes), and a table with vector indexes, so that item
+// operations and SearchVectors reach the
 // engine; it is recreated every few thousand inputs to bound its size. Export
 // and import jobs run for real, in the background, against an S3 folder
 // with one bucket, "b".
@@ -40,7 +41,9 @@ constexpr std::string_view kOperations[] = {
     // PartiQL.
     "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
     // Resource-based policies.
-    "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy"};
+    "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy",
+    // Vector indexes.
+    "SearchVectors"};
 constexpr size_t kFirstStreamsOperation = 22, kEndStreamsOperation = 26;
 
 constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_REQUEST",
@@ -56,6 +59,19 @@ constexpr char kFleetTable[] = R"({"TableName":"fleet","BillingMode":"PAY_PER_RE
   {"AttributeName":"speed","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"},
   {"AttributeName":"pk","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}],
  "StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NEW_AND_OLD_IMAGES"}})";
+
+// A table with two vector indexes: one with a HASH and an INLINE_FILTER
+// search attribute, one with neither, on the same 3-dimension vector.
+constexpr char kDocsTable[] = R"({"TableName":"docs","BillingMode":"PAY_PER_REQUEST",
+ "KeySchema":[{"AttributeName":"id","KeyType":"HASH"}],
+ "AttributeDefinitions":[{"AttributeName":"id","AttributeType":"S"},
+  {"AttributeName":"tenant","AttributeType":"S"},{"AttributeName":"lang","AttributeType":"S"}],
+ "VectorIndexes":[{"IndexName":"ByTenant","VectorAttribute":{"AttributeName":"v"},"Dimensions":3,
+  "DistanceFunction":"COSINE","Projection":{"ProjectionType":"ALL"},
+  "SearchSchema":[{"AttributeName":"tenant","SearchSchemaElementType":"HASH"},
+   {"AttributeName":"lang","SearchSchemaElementType":"INLINE_FILTER"}]},
+  {"IndexName":"Everything","VectorAttribute":{"AttributeName":"v"},"Dimensions":3,
+  "DistanceFunction":"DOT_PRODUCT","Projection":{"ProjectionType":"KEYS_ONLY"}}]})";
 
 struct Fixture {
   std::string dir;
@@ -76,9 +92,11 @@ struct Fixture {
     auto manager = dynarock::jobs::JobManager::Open(db.get(), {.s3_dir = dir + "-s3"});
     if (!manager.ok()) std::abort();
     jobs = std::move(*manager);
-    if (dynarock::wire::Handle(db.get(), "DynamoDB_20120810.CreateTable", kFleetTable)
-            .http_status != 200) {
-      std::abort();
+    for (const char* table : {kFleetTable, kDocsTable}) {
+      if (dynarock::wire::Handle(db.get(), "DynamoDB_20120810.CreateTable", table).http_status !=
+          200) {
+        std::abort();
+      }
     }
   }
 };

@@ -68,6 +68,8 @@ OPERATIONS = [
     "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
     # Resource-based policies (March 2024; NEW_OPERATIONS below).
     "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy",
+    # Vector indexes (August 2026; NEW_OPERATIONS).
+    "SearchVectors",
 ]
 
 # VALIDATION.md 4.5: the order DynamoDB visits members in, for the type pass
@@ -128,6 +130,8 @@ VISIT_ORDER = {
 ENUM_ORDER = {
     "ComparisonOperator": ["IN", "NULL", "BETWEEN", "LT", "NOT_CONTAINS", "EQ", "GT",
                            "NOT_NULL", "NE", "LE", "BEGINS_WITH", "GE", "CONTAINS"],
+    # As CreateTable's answer lists them (recorded against DynamoDB).
+    "VectorDistanceFunction": ["DOT_PRODUCT", "COSINE", "EUCLIDEAN"],
 }
 
 # Texts DynamoDB uses instead of the model's generic ones (FACTS.md 2 and 12).

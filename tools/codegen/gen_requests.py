@@ -25,6 +25,7 @@ from naming import engine_enumerator, field, snake
 # the target itself; the model sub-member to take, or None for the whole value).
 IN_FIELD = {
     ("GlobalSecondaryIndexUpdate", "Delete"): ("delete_index_name", "IndexName"),
+    ("VectorIndexUpdate", "Delete"): ("delete_index_name", "IndexName"),
     ("TransactWriteItem", "Delete"): ("delete_item", None),
     ("TransactGetItem", "Get"): ("", None),
     ("UpdateContinuousBackupsInput", "PointInTimeRecoverySpecification"): ("", None),
@@ -49,7 +50,7 @@ OPERATIONS = [
     "TagResource", "UntagResource", "ListTagsOfResource", "ExecuteStatement",
     "BatchExecuteStatement", "ExecuteTransaction", "UpdateContinuousBackups",
     "DescribeContinuousBackups", "PutResourcePolicy", "GetResourcePolicy",
-    "DeleteResourcePolicy",
+    "DeleteResourcePolicy", "SearchVectors",
 ]
 
 

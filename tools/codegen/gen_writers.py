@@ -159,7 +159,7 @@ DYNAMODB_OPERATIONS = [
     "TransactWriteItems", "TransactGetItems", "ExecuteStatement", "BatchExecuteStatement",
     "ExecuteTransaction", "UpdateTimeToLive", "DescribeTimeToLive", "ListTagsOfResource",
     "UpdateContinuousBackups", "DescribeContinuousBackups", "PutResourcePolicy",
-    "GetResourcePolicy", "DeleteResourcePolicy",
+    "GetResourcePolicy", "DeleteResourcePolicy", "SearchVectors",
 ]
 # Operations whose engine response is not <Op>Response.
 RESPONSE_TYPE = {"UpdateContinuousBackups": "ContinuousBackupsDescription",

@@ -67,6 +67,91 @@ NEW_OPERATIONS = {
 SHAPE_CHANGES = {
     "UpdateGlobalSecondaryIndexAction": {"required": ["IndexName"]},
 }
+# Vector indexes and SearchVectors (August 2026; botocore 1.43.64, npm
+# @aws-sdk/client-dynamodb 3.1103.0): CreateTable's VectorIndexes,
+# UpdateTable's VectorIndexUpdates, TableDescription's VectorIndexes and
+# the SearchVectors operation. The shapes below are the newer model's
+# (member names and order as @aws-sdk/client-dynamodb's schemas carry them;
+# the constraints as DynamoDB's model checks answer them: Dimensions and
+# TopK at least 1, SearchVector 1 to 4,096 entries, SearchSchema non-empty).
+MODEL_ADDITIONS["CreateTableInput"]["VectorIndexes"] = {"shape": "VectorIndexList"}
+MODEL_ADDITIONS["UpdateTableInput"]["VectorIndexUpdates"] = {"shape": "VectorIndexUpdateList"}
+MODEL_ADDITIONS["TableDescription"]["VectorIndexes"] = {"shape": "VectorIndexDescriptionList"}
+MODEL_ADDITIONS["TableCreationParameters"]["VectorIndexes"] = {"shape": "VectorIndexList"}
+NEW_OPERATIONS["SearchVectors"] = {
+    "name": "SearchVectors", "http": {"method": "POST", "requestUri": "/"},
+    "input": {"shape": "SearchVectorsInput"}, "output": {"shape": "SearchVectorsOutput"}}
+VECTOR_SHAPES = {
+    "VectorAttributeDefinition": {"type": "structure", "required": ["AttributeName"],
+                                  "members": {"AttributeName": {"shape": "KeySchemaAttributeName"}}},
+    "VectorDimensions": {"type": "long", "min": 1},
+    "VectorDistanceFunction": {"type": "string", "enum": ["COSINE", "DOT_PRODUCT", "EUCLIDEAN"]},
+    "SearchSchemaElementType": {"type": "string", "enum": ["HASH", "INLINE_FILTER"]},
+    "SearchSchemaElement": {"type": "structure",
+                            "required": ["AttributeName", "SearchSchemaElementType"],
+                            "members": {
+        "AttributeName": {"shape": "KeySchemaAttributeName"},
+        "SearchSchemaElementType": {"shape": "SearchSchemaElementType"}}},
+    "SearchSchema": {"type": "list", "member": {"shape": "SearchSchemaElement"}, "min": 1},
+    "VectorIndexList": {"type": "list", "member": {"shape": "VectorIndex"}},
+    "VectorIndexUpdateList": {"type": "list", "member": {"shape": "VectorIndexUpdate"}},
+    "VectorIndexUpdate": {"type": "structure", "members": {
+        "Create": {"shape": "CreateVectorIndexAction"},
+        "Delete": {"shape": "DeleteVectorIndexAction"}}},
+    "DeleteVectorIndexAction": {"type": "structure", "required": ["IndexName"], "members": {
+        "IndexName": {"shape": "IndexName"}}},
+    "VectorIndexDescriptionList": {"type": "list", "member": {"shape": "VectorIndexDescription"}},
+    "VectorIndexDescription": {"type": "structure", "members": {
+        "IndexName": {"shape": "IndexName"},
+        "SearchSchema": {"shape": "SearchSchema"},
+        "Projection": {"shape": "Projection"},
+        "VectorAttribute": {"shape": "VectorAttributeDefinition"},
+        "Dimensions": {"shape": "VectorDimensions"},
+        "DistanceFunction": {"shape": "VectorDistanceFunction"},
+        "IndexStatus": {"shape": "IndexStatus"},
+        "Backfilling": {"shape": "Backfilling"},
+        "IndexSizeBytes": {"shape": "LongObject"},
+        "ItemCount": {"shape": "LongObject"},
+        "IndexArn": {"shape": "String"}}},
+    "SearchVectorList": {"type": "list", "member": {"shape": "AttributeValue"},
+                         "min": 1, "max": 4096},
+    "TopK": {"type": "integer", "min": 1},
+    "SearchVectorsInput": {"type": "structure",
+                           "required": ["TableName", "IndexName", "SearchVector", "TopK"],
+                           "members": {
+        "TableName": {"shape": "TableName"},
+        "IndexName": {"shape": "IndexName"},
+        "SearchVector": {"shape": "SearchVectorList"},
+        "TopK": {"shape": "TopK"},
+        "ReturnConsumedCapacity": {"shape": "ReturnConsumedCapacity"},
+        "ExpressionAttributeNames": {"shape": "ExpressionAttributeNameMap"},
+        "ExpressionAttributeValues": {"shape": "ExpressionAttributeValueMap"},
+        "ProjectionExpression": {"shape": "ProjectionExpression"},
+        "SearchConditionExpression": {"shape": "ConditionExpression"}}},
+    "SearchResultItem": {"type": "structure", "members": {
+        "Item": {"shape": "AttributeMap"},
+        "Score": {"shape": "Double"}}},
+    "SearchResultList": {"type": "list", "member": {"shape": "SearchResultItem"}},
+    "VectorCapacity": {"type": "structure", "members": {
+        "VectorSearchRequestBytes": {"shape": "LongObject"},
+        "VectorWriteRequestBytes": {"shape": "LongObject"}}},
+    "SearchVectorsOutput": {"type": "structure", "members": {
+        "ConsumedCapacity": {"shape": "VectorCapacity"},
+        "SearchResults": {"shape": "SearchResultList"}}},
+}
+for name in ("VectorIndex", "CreateVectorIndexAction"):
+    VECTOR_SHAPES[name] = {
+        "type": "structure",
+        "required": ["IndexName", "VectorAttribute", "Projection", "Dimensions",
+                     "DistanceFunction"],
+        "members": {
+            "IndexName": {"shape": "IndexName"},
+            "VectorAttribute": {"shape": "VectorAttributeDefinition"},
+            "Projection": {"shape": "Projection"},
+            "Dimensions": {"shape": "VectorDimensions"},
+            "DistanceFunction": {"shape": "VectorDistanceFunction"},
+            "SearchSchema": {"shape": "SearchSchema"}}}
+
 # Multi-attribute GSI keys (November 2025): a GSI's KeySchema lost its
 # maximum of 2 (botocore 1.41.0 removed it from the shared KeySchema shape;
 # the table's and an LSI's keep two, which CreateTable checks as a
@@ -128,6 +213,7 @@ NEW_SHAPES = {
         "ExportViewType": {"shape": "ExportViewType"}}},
 }
 
+NEW_SHAPES.update(VECTOR_SHAPES)
 
 # ---- DynamoDB Streams ------------------------------------------------------------------
 

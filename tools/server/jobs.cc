@@ -802,6 +802,7 @@ Result<std::string> JobManager::ImportTable(const protocol::ImportTableInput& in
   create.sse_specification = p.sse_specification;
   create.global_secondary_indexes = p.global_secondary_indexes;
   create.on_demand_throughput = p.on_demand_throughput;  // stored, as CreateTable stores it
+  create.vector_indexes = p.vector_indexes;
   DYNAROCK_ASSIGN_OR_RETURN(CreateTableRequest table,
                             wire::ToRequest<CreateTableRequest>(std::move(create)));
   DYNAROCK_RETURN_IF_ERROR(m.db->CheckCreateTable(table));

@@ -143,6 +143,41 @@ std::string TableDefinitionJson(const TableDescription& d,
         i.warm_throughput ? i.warm_throughput->read_units_per_second : std::nullopt,
         i.warm_throughput ? i.warm_throughput->write_units_per_second : std::nullopt);
   });
+  if (d.vector_indexes && !d.vector_indexes->empty()) {
+    w.Key("VectorIndexes");
+    w.StartArray();
+    for (const auto& v : *d.vector_indexes) {
+      w.StartObject();
+      w.Key("IndexName");
+      Str(w, v.index_name);
+      w.Key("VectorAttribute");
+      w.StartObject();
+      w.Key("AttributeName");
+      Str(w, v.vector_attribute.attribute_name);
+      w.EndObject();
+      w.Key("Dimensions");
+      w.Int64(v.dimensions);
+      w.Key("DistanceFunction");
+      w.String(protocol::Name(v.distance_function));
+      w.Key("Projection");
+      WriteProjection(w, v.projection);
+      if (v.search_schema) {
+        w.Key("SearchSchema");
+        w.StartArray();
+        for (const auto& e : *v.search_schema) {
+          w.StartObject();
+          w.Key("AttributeName");
+          Str(w, e.attribute_name);
+          w.Key("SearchSchemaElementType");
+          w.String(protocol::Name(e.search_schema_element_type));
+          w.EndObject();
+        }
+        w.EndArray();
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   if (d.stream_specification && d.stream_specification->stream_enabled) {
     w.Key("StreamSpecification");
     w.StartObject();

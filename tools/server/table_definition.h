@@ -3,7 +3,8 @@
 //
 //   {"TableName":"Telemetry","KeySchema":[...],"AttributeDefinitions":[...],
 //    "BillingMode":"PAY_PER_REQUEST","LocalSecondaryIndexes":[...],
-//    "GlobalSecondaryIndexes":[...],"Tags":[{"Key":"team","Value":"fleet"}],
+//    "GlobalSecondaryIndexes":[...],"VectorIndexes":[...],
+//    "Tags":[{"Key":"team","Value":"fleet"}],
 //    "TimeToLiveSpecification":{"AttributeName":"expiresAt","Enabled":true}}
 //
 // `dynarock restore --table-definition FILE` reads the same shape, so a

@@ -167,6 +167,7 @@ const std::map<std::string, Op, std::less<>>& Operations() {
       {"GetResourcePolicy", Serve<protocol::GetResourcePolicyInput>(&Database::GetResourcePolicy)},
       {"DeleteResourcePolicy",
        Serve<protocol::DeleteResourcePolicyInput>(&Database::DeleteResourcePolicy)},
+      {"SearchVectors", Serve<protocol::SearchVectorsInput>(&Database::SearchVectors)},
       {"ExecuteStatement", Serve<protocol::ExecuteStatementInput>(&Database::ExecuteStatement)},
       {"BatchExecuteStatement",
        Serve<protocol::BatchExecuteStatementInput>(&Database::BatchExecuteStatement)},

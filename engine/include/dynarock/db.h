@@ -111,6 +111,20 @@ struct Options {
   // there). Configurable so tests can catch a backfill midway.
   size_t backfill_batch_items = 1000;
 
+  // SearchVectors scores every entry of a collection (the HASH value's, or
+  // a whole index without a HASH) exactly, up to this many entries: about
+  // 2 ms at 128 dimensions on one core (bench/RESULTS.md). A larger one is
+  // searched through an HNSW graph kept in memory (approximate: the
+  // candidates it proposes are read and scored exactly), built in the
+  // background when a search or the survey at Open finds it that large;
+  // until then the search stays exact. 0: always exact.
+  size_t vector_exact_limit = 20000;
+  // HNSW's links per node, and its candidate lists while inserting and
+  // while searching (at least TopK).
+  size_t vector_graph_m = 16;
+  size_t vector_graph_ef_construction = 200;
+  size_t vector_graph_ef_search = 100;
+
   // Count the capacity units each item collection consumes, for
   // HottestCollections. A request only appends its units to a pending batch;
   // a background thread of this Database applies batches to the summaries
@@ -497,6 +511,10 @@ class Database {
   // as a DynamoDB client polls DescribeTable. The error of a backfill that
   // failed (it stays CREATING and is retried at the next Open), else OK.
   Status WaitForBackfills();
+  // Waits until every vector index graph queued so far (by the survey at
+  // Open, or by a search of a collection over Options::vector_exact_limit)
+  // is built and serving searches.
+  Status WaitForVectorGraphs();
 
   class Impl;
 

@@ -751,10 +751,16 @@ struct SearchResult {
   Item item{};  // as the index projects it; the vector only if projected by name
   double score = 0;
 };
+// What a vector index request consumed: bytes, not capacity units.
+struct VectorCapacity {
+  std::optional<int64_t> vector_search_request_bytes{};  // at least 1,024
+  std::optional<int64_t> vector_write_request_bytes{};
+};
 struct SearchVectorsResponse {
   std::vector<SearchResult> search_results{};
-  // ConsumedCapacity's VectorSearchRequestBytes (at least 1,024), when asked.
-  std::optional<int64_t> vector_search_request_bytes{};
+  // Its VectorSearchRequestBytes, when ReturnConsumedCapacity asked (TOTAL
+  // and INDEXES alike).
+  std::optional<VectorCapacity> consumed_capacity{};
 };
 
 struct ScanRequest {
@@ -1074,6 +1080,11 @@ struct MemoryUsage {
   // blocks, unless Options::cache_index_and_filter_blocks puts those in the
   // cache (then next to nothing).
   size_t table_reader_bytes = 0;
+  // Vector index graphs (Options::vector_exact_limit): hnswlib's own
+  // memory, and the entry keys they map their nodes to.
+  size_t vector_graph_bytes = 0;
+  size_t vector_graph_key_bytes = 0;
+  size_t vector_graph_nodes = 0;
 };
 
 struct QueryResponse {

@@ -33,6 +33,9 @@ Status ReadGlobalSecondaryIndex(Element json, Position pos, GlobalSecondaryIndex
 Status ReadStreamSpecification(Element json, Position pos, StreamSpecification* out);
 Status ReadSSESpecification(Element json, Position pos, SSESpecification* out);
 Status ReadTag(Element json, Position pos, Tag* out);
+Status ReadVectorAttributeDefinition(Element json, Position pos, VectorAttributeDefinition* out);
+Status ReadSearchSchemaElement(Element json, Position pos, SearchSchemaElement* out);
+Status ReadVectorIndex(Element json, Position pos, VectorIndex* out);
 Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out);
 Status ReadExpectedAttributeValue(Element json, Position pos, ExpectedAttributeValue* out);
 Status ReadDeleteItemInput(Element json, Position pos, DeleteItemInput* out);
@@ -71,6 +74,9 @@ Status ReadCreateReplicationGroupMemberAction(Element json, Position pos, Create
 Status ReadUpdateReplicationGroupMemberAction(Element json, Position pos, UpdateReplicationGroupMemberAction* out);
 Status ReadDeleteReplicationGroupMemberAction(Element json, Position pos, DeleteReplicationGroupMemberAction* out);
 Status ReadReplicationGroupUpdate(Element json, Position pos, ReplicationGroupUpdate* out);
+Status ReadCreateVectorIndexAction(Element json, Position pos, CreateVectorIndexAction* out);
+Status ReadDeleteVectorIndexAction(Element json, Position pos, DeleteVectorIndexAction* out);
+Status ReadVectorIndexUpdate(Element json, Position pos, VectorIndexUpdate* out);
 Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out);
 Status ReadTimeToLiveSpecification(Element json, Position pos, TimeToLiveSpecification* out);
 Status ReadUpdateTimeToLiveInput(Element json, Position pos, UpdateTimeToLiveInput* out);
@@ -96,6 +102,7 @@ Status ReadExecuteTransactionInput(Element json, Position pos, ExecuteTransactio
 Status ReadPutResourcePolicyInput(Element json, Position pos, PutResourcePolicyInput* out);
 Status ReadGetResourcePolicyInput(Element json, Position pos, GetResourcePolicyInput* out);
 Status ReadDeleteResourcePolicyInput(Element json, Position pos, DeleteResourcePolicyInput* out);
+Status ReadSearchVectorsInput(Element json, Position pos, SearchVectorsInput* out);
 Status ReadStringSetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
 Status ReadNumberSetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
 Status ReadBinarySetAttributeValue(Element json, Position pos, std::vector<std::string>* out);
@@ -116,6 +123,8 @@ Status ReadLocalSecondaryIndexList(Element json, Position pos, std::vector<Local
 Status ReadIndexKeySchema(Element json, Position pos, std::vector<KeySchemaElement>* out);
 Status ReadGlobalSecondaryIndexList(Element json, Position pos, std::vector<GlobalSecondaryIndex>* out);
 Status ReadTagList(Element json, Position pos, std::vector<Tag>* out);
+Status ReadSearchSchema(Element json, Position pos, std::vector<SearchSchemaElement>* out);
+Status ReadVectorIndexList(Element json, Position pos, std::vector<VectorIndex>* out);
 Status ReadAttributeValueList(Element json, Position pos, std::vector<AttributeValue>* out);
 Status ReadExpectedAttributeMap(Element json, Position pos, Map<ExpectedAttributeValue>* out);
 Status ReadExpressionAttributeValueMap(Element json, Position pos, Map<AttributeValue>* out);
@@ -128,10 +137,12 @@ Status ReadAttributeUpdates(Element json, Position pos, Map<AttributeValueUpdate
 Status ReadGlobalSecondaryIndexUpdateList(Element json, Position pos, std::vector<GlobalSecondaryIndexUpdate>* out);
 Status ReadReplicaGlobalSecondaryIndexList(Element json, Position pos, std::vector<ReplicaGlobalSecondaryIndex>* out);
 Status ReadReplicationGroupUpdateList(Element json, Position pos, std::vector<ReplicationGroupUpdate>* out);
+Status ReadVectorIndexUpdateList(Element json, Position pos, std::vector<VectorIndexUpdate>* out);
 Status ReadCsvHeaderList(Element json, Position pos, std::vector<std::string>* out);
 Status ReadPreparedStatementParameters(Element json, Position pos, std::vector<AttributeValue>* out);
 Status ReadPartiQLBatchRequest(Element json, Position pos, std::vector<BatchStatementRequest>* out);
 Status ReadParameterizedStatements(Element json, Position pos, std::vector<ParameterizedStatement>* out);
+Status ReadSearchVectorList(Element json, Position pos, std::vector<AttributeValue>* out);
 
 Status ReadAttributeValue(Element json, Position pos, AttributeValue* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.AttributeValue"));
@@ -575,10 +586,85 @@ Status ReadTag(Element json, Position pos, Tag* out) {
   return Status::OK();
 }
 
+Status ReadVectorAttributeDefinition(Element json, Position pos, VectorAttributeDefinition* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.VectorAttributeDefinition"));
+  Element slot[1];
+  bool present[1] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "AttributeName") i = 0;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->attribute_name.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadSearchSchemaElement(Element json, Position pos, SearchSchemaElement* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.SearchSchemaElement"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "AttributeName") i = 0;
+    else if (key == "SearchSchemaElementType") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->attribute_name.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[1], Position::kMember, &out->search_schema_element_type.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadVectorIndex(Element json, Position pos, VectorIndex* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.VectorIndex"));
+  Element slot[6];
+  bool present[6] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "IndexName") i = 0;
+    else if (key == "VectorAttribute") i = 1;
+    else if (key == "Projection") i = 2;
+    else if (key == "Dimensions") i = 3;
+    else if (key == "DistanceFunction") i = 4;
+    else if (key == "SearchSchema") i = 5;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->index_name.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadVectorAttributeDefinition(slot[1], Position::kMember, &out->vector_attribute.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadProjection(slot[2], Position::kMember, &out->projection.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadLong(slot[3], Position::kMember, &out->dimensions.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[4], Position::kMember, &out->distance_function.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadSearchSchema(slot[5], Position::kMember, &out->search_schema.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.CreateTableInput"));
-  Element slot[15];
-  bool present[15] = {};
+  Element slot[16];
+  bool present[16] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "AttributeDefinitions") i = 0;
@@ -596,6 +682,7 @@ Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
     else if (key == "ResourcePolicy") i = 12;
     else if (key == "OnDemandThroughput") i = 13;
     else if (key == "WarmThroughput") i = 14;
+    else if (key == "VectorIndexes") i = 15;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -644,6 +731,9 @@ Status ReadCreateTableInput(Element json, Position pos, CreateTableInput* out) {
   }
   if (present[14]) {
     DYNAROCK_RETURN_IF_ERROR(ReadWarmThroughput(slot[14], Position::kMember, &out->warm_throughput.emplace()));
+  }
+  if (present[15]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadVectorIndexList(slot[15], Position::kMember, &out->vector_indexes.emplace()));
   }
   return Status::OK();
 }
@@ -1775,10 +1865,85 @@ Status ReadReplicationGroupUpdate(Element json, Position pos, ReplicationGroupUp
   return Status::OK();
 }
 
+Status ReadCreateVectorIndexAction(Element json, Position pos, CreateVectorIndexAction* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.CreateVectorIndexAction"));
+  Element slot[6];
+  bool present[6] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "IndexName") i = 0;
+    else if (key == "VectorAttribute") i = 1;
+    else if (key == "Projection") i = 2;
+    else if (key == "Dimensions") i = 3;
+    else if (key == "DistanceFunction") i = 4;
+    else if (key == "SearchSchema") i = 5;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->index_name.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadVectorAttributeDefinition(slot[1], Position::kMember, &out->vector_attribute.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadProjection(slot[2], Position::kMember, &out->projection.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadLong(slot[3], Position::kMember, &out->dimensions.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[4], Position::kMember, &out->distance_function.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadSearchSchema(slot[5], Position::kMember, &out->search_schema.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadDeleteVectorIndexAction(Element json, Position pos, DeleteVectorIndexAction* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.DeleteVectorIndexAction"));
+  Element slot[1];
+  bool present[1] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "IndexName") i = 0;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->index_name.emplace()));
+  }
+  return Status::OK();
+}
+
+Status ReadVectorIndexUpdate(Element json, Position pos, VectorIndexUpdate* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.VectorIndexUpdate"));
+  Element slot[2];
+  bool present[2] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "Create") i = 0;
+    else if (key == "Delete") i = 1;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadCreateVectorIndexAction(slot[0], Position::kMember, &out->create.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadDeleteVectorIndexAction(slot[1], Position::kMember, &out->delete_.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.UpdateTableInput"));
-  Element slot[12];
-  bool present[12] = {};
+  Element slot[13];
+  bool present[13] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "TableName") i = 0;
@@ -1793,6 +1958,7 @@ Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
     else if (key == "DeletionProtectionEnabled") i = 9;
     else if (key == "OnDemandThroughput") i = 10;
     else if (key == "WarmThroughput") i = 11;
+    else if (key == "VectorIndexUpdates") i = 12;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -1832,6 +1998,9 @@ Status ReadUpdateTableInput(Element json, Position pos, UpdateTableInput* out) {
   }
   if (present[11]) {
     DYNAROCK_RETURN_IF_ERROR(ReadWarmThroughput(slot[11], Position::kMember, &out->warm_throughput.emplace()));
+  }
+  if (present[12]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadVectorIndexUpdateList(slot[12], Position::kMember, &out->vector_index_updates.emplace()));
   }
   return Status::OK();
 }
@@ -2126,8 +2295,8 @@ Status ReadInputFormatOptions(Element json, Position pos, InputFormatOptions* ou
 
 Status ReadTableCreationParameters(Element json, Position pos, TableCreationParameters* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.TableCreationParameters"));
-  Element slot[8];
-  bool present[8] = {};
+  Element slot[9];
+  bool present[9] = {};
   for (auto [key, value] : Object(json)) {
     int i = -1;
     if (key == "TableName") i = 0;
@@ -2138,6 +2307,7 @@ Status ReadTableCreationParameters(Element json, Position pos, TableCreationPara
     else if (key == "SSESpecification") i = 5;
     else if (key == "GlobalSecondaryIndexes") i = 6;
     else if (key == "OnDemandThroughput") i = 7;
+    else if (key == "VectorIndexes") i = 8;
     if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
     present[i] = !value.is_null();  // null is absent
     slot[i] = value;
@@ -2165,6 +2335,9 @@ Status ReadTableCreationParameters(Element json, Position pos, TableCreationPara
   }
   if (present[7]) {
     DYNAROCK_RETURN_IF_ERROR(ReadOnDemandThroughput(slot[7], Position::kMember, &out->on_demand_throughput.emplace()));
+  }
+  if (present[8]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadVectorIndexList(slot[8], Position::kMember, &out->vector_indexes.emplace()));
   }
   return Status::OK();
 }
@@ -2456,6 +2629,55 @@ Status ReadDeleteResourcePolicyInput(Element json, Position pos, DeleteResourceP
   return Status::OK();
 }
 
+Status ReadSearchVectorsInput(Element json, Position pos, SearchVectorsInput* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectObject(json, pos, "com.amazonaws.dynamodb.v20120810.SearchVectorsInput"));
+  Element slot[9];
+  bool present[9] = {};
+  for (auto [key, value] : Object(json)) {
+    int i = -1;
+    if (key == "TableName") i = 0;
+    else if (key == "IndexName") i = 1;
+    else if (key == "SearchVector") i = 2;
+    else if (key == "TopK") i = 3;
+    else if (key == "ReturnConsumedCapacity") i = 4;
+    else if (key == "ExpressionAttributeNames") i = 5;
+    else if (key == "ExpressionAttributeValues") i = 6;
+    else if (key == "ProjectionExpression") i = 7;
+    else if (key == "SearchConditionExpression") i = 8;
+    if (i < 0) continue;  // unknown members are dropped, as DynamoDB drops them
+    present[i] = !value.is_null();  // null is absent
+    slot[i] = value;
+  }
+  if (present[0]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[0], Position::kMember, &out->table_name.emplace()));
+  }
+  if (present[1]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[1], Position::kMember, &out->index_name.emplace()));
+  }
+  if (present[2]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadSearchVectorList(slot[2], Position::kMember, &out->search_vector.emplace()));
+  }
+  if (present[3]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadInteger(slot[3], Position::kMember, &out->top_k.emplace()));
+  }
+  if (present[4]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[4], Position::kMember, &out->return_consumed_capacity.emplace()));
+  }
+  if (present[5]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadExpressionAttributeNameMap(slot[5], Position::kMember, &out->expression_attribute_names.emplace()));
+  }
+  if (present[6]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadExpressionAttributeValueMap(slot[6], Position::kMember, &out->expression_attribute_values.emplace()));
+  }
+  if (present[7]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[7], Position::kMember, &out->projection_expression.emplace()));
+  }
+  if (present[8]) {
+    DYNAROCK_RETURN_IF_ERROR(ReadString(slot[8], Position::kMember, &out->search_condition_expression.emplace()));
+  }
+  return Status::OK();
+}
+
 Status ReadStringSetAttributeValue(Element json, Position pos, std::vector<std::string>* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
   for (Element e : Array(json)) {
@@ -2656,6 +2878,26 @@ Status ReadTagList(Element json, Position pos, std::vector<Tag>* out) {
   return Status::OK();
 }
 
+Status ReadSearchSchema(Element json, Position pos, std::vector<SearchSchemaElement>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadSearchSchemaElement(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
+Status ReadVectorIndexList(Element json, Position pos, std::vector<VectorIndex>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadVectorIndex(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
 Status ReadAttributeValueList(Element json, Position pos, std::vector<AttributeValue>* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
   for (Element e : Array(json)) {
@@ -2776,6 +3018,16 @@ Status ReadReplicationGroupUpdateList(Element json, Position pos, std::vector<Re
   return Status::OK();
 }
 
+Status ReadVectorIndexUpdateList(Element json, Position pos, std::vector<VectorIndexUpdate>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadVectorIndexUpdate(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
 Status ReadCsvHeaderList(Element json, Position pos, std::vector<std::string>* out) {
   DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
   for (Element e : Array(json)) {
@@ -2812,6 +3064,16 @@ Status ReadParameterizedStatements(Element json, Position pos, std::vector<Param
     auto& v = out->emplace_back();
     if (e.is_null()) continue;  // a null element stays the default value
     DYNAROCK_RETURN_IF_ERROR(ReadParameterizedStatement(e, Position::kElement, &v));
+  }
+  return Status::OK();
+}
+
+Status ReadSearchVectorList(Element json, Position pos, std::vector<AttributeValue>* out) {
+  DYNAROCK_RETURN_IF_ERROR(ExpectArray(json, pos));
+  for (Element e : Array(json)) {
+    auto& v = out->emplace_back();
+    if (e.is_null()) continue;  // a null element stays the default value
+    DYNAROCK_RETURN_IF_ERROR(ReadAttributeValue(e, Position::kElement, &v));
   }
   return Status::OK();
 }
@@ -3033,5 +3295,11 @@ Status Read(Element json, DeleteResourcePolicyInput* out) {
 }
 
 Status Check(const DeleteResourcePolicyInput& in) { return dynarock::model::CheckDeleteResourcePolicy(in); }
+
+Status Read(Element json, SearchVectorsInput* out) {
+  return ReadSearchVectorsInput(json, Position::kMember, out);
+}
+
+Status Check(const SearchVectorsInput& in) { return dynarock::model::CheckSearchVectors(in); }
 
 }  // namespace dynarock::protocol

@@ -35,6 +35,9 @@ struct GlobalSecondaryIndex;
 struct StreamSpecification;
 struct SSESpecification;
 struct Tag;
+struct VectorAttributeDefinition;
+struct SearchSchemaElement;
+struct VectorIndex;
 struct CreateTableInput;
 struct ExpectedAttributeValue;
 struct DeleteItemInput;
@@ -73,6 +76,9 @@ struct CreateReplicationGroupMemberAction;
 struct UpdateReplicationGroupMemberAction;
 struct DeleteReplicationGroupMemberAction;
 struct ReplicationGroupUpdate;
+struct CreateVectorIndexAction;
+struct DeleteVectorIndexAction;
+struct VectorIndexUpdate;
 struct UpdateTableInput;
 struct TimeToLiveSpecification;
 struct UpdateTimeToLiveInput;
@@ -98,6 +104,7 @@ struct ExecuteTransactionInput;
 struct PutResourcePolicyInput;
 struct GetResourcePolicyInput;
 struct DeleteResourcePolicyInput;
+struct SearchVectorsInput;
 
 struct AttributeValue {
   AttributeValue();
@@ -211,6 +218,24 @@ struct Tag {
   std::optional<std::string> value;  // Value
 };
 
+struct VectorAttributeDefinition {
+  std::optional<std::string> attribute_name;  // AttributeName
+};
+
+struct SearchSchemaElement {
+  std::optional<std::string> attribute_name;  // AttributeName
+  std::optional<std::string> search_schema_element_type;  // SearchSchemaElementType
+};
+
+struct VectorIndex {
+  std::optional<std::string> index_name;  // IndexName
+  std::optional<VectorAttributeDefinition> vector_attribute;  // VectorAttribute
+  std::optional<Projection> projection;  // Projection
+  std::optional<int64_t> dimensions;  // Dimensions
+  std::optional<std::string> distance_function;  // DistanceFunction
+  std::optional<std::vector<SearchSchemaElement>> search_schema;  // SearchSchema
+};
+
 struct CreateTableInput {
   std::optional<std::vector<AttributeDefinition>> attribute_definitions;  // AttributeDefinitions
   std::optional<std::string> table_name;  // TableName
@@ -227,6 +252,7 @@ struct CreateTableInput {
   std::optional<std::string> resource_policy;  // ResourcePolicy
   std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
   std::optional<WarmThroughput> warm_throughput;  // WarmThroughput
+  std::optional<std::vector<VectorIndex>> vector_indexes;  // VectorIndexes
 };
 
 struct ExpectedAttributeValue {
@@ -505,6 +531,24 @@ struct ReplicationGroupUpdate {
   std::optional<DeleteReplicationGroupMemberAction> delete_;  // Delete
 };
 
+struct CreateVectorIndexAction {
+  std::optional<std::string> index_name;  // IndexName
+  std::optional<VectorAttributeDefinition> vector_attribute;  // VectorAttribute
+  std::optional<Projection> projection;  // Projection
+  std::optional<int64_t> dimensions;  // Dimensions
+  std::optional<std::string> distance_function;  // DistanceFunction
+  std::optional<std::vector<SearchSchemaElement>> search_schema;  // SearchSchema
+};
+
+struct DeleteVectorIndexAction {
+  std::optional<std::string> index_name;  // IndexName
+};
+
+struct VectorIndexUpdate {
+  std::optional<CreateVectorIndexAction> create;  // Create
+  std::optional<DeleteVectorIndexAction> delete_;  // Delete
+};
+
 struct UpdateTableInput {
   std::optional<std::string> table_name;  // TableName
   std::optional<ProvisionedThroughput> provisioned_throughput;  // ProvisionedThroughput
@@ -518,6 +562,7 @@ struct UpdateTableInput {
   std::optional<bool> deletion_protection_enabled;  // DeletionProtectionEnabled
   std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
   std::optional<WarmThroughput> warm_throughput;  // WarmThroughput
+  std::optional<std::vector<VectorIndexUpdate>> vector_index_updates;  // VectorIndexUpdates
 };
 
 struct TimeToLiveSpecification {
@@ -598,6 +643,7 @@ struct TableCreationParameters {
   std::optional<SSESpecification> sse_specification;  // SSESpecification
   std::optional<std::vector<GlobalSecondaryIndex>> global_secondary_indexes;  // GlobalSecondaryIndexes
   std::optional<OnDemandThroughput> on_demand_throughput;  // OnDemandThroughput
+  std::optional<std::vector<VectorIndex>> vector_indexes;  // VectorIndexes
 };
 
 struct ImportTableInput {
@@ -667,6 +713,18 @@ struct GetResourcePolicyInput {
 struct DeleteResourcePolicyInput {
   std::optional<std::string> resource_arn;  // ResourceArn
   std::optional<std::string> expected_revision_id;  // ExpectedRevisionId
+};
+
+struct SearchVectorsInput {
+  std::optional<std::string> table_name;  // TableName
+  std::optional<std::string> index_name;  // IndexName
+  std::optional<std::vector<AttributeValue>> search_vector;  // SearchVector
+  std::optional<int32_t> top_k;  // TopK
+  std::optional<std::string> return_consumed_capacity;  // ReturnConsumedCapacity
+  std::optional<Map<std::string>> expression_attribute_names;  // ExpressionAttributeNames
+  std::optional<Map<AttributeValue>> expression_attribute_values;  // ExpressionAttributeValues
+  std::optional<std::string> projection_expression;  // ProjectionExpression
+  std::optional<std::string> search_condition_expression;  // SearchConditionExpression
 };
 
 // BatchGetItem: phase 6 (types), 7 (hard checks) and 8 (constraints).
@@ -777,6 +835,9 @@ Status Check(const GetResourcePolicyInput& in);
 // DeleteResourcePolicy: phase 6 (types), 7 (hard checks) and 8 (constraints).
 Status Read(Element json, DeleteResourcePolicyInput* out);
 Status Check(const DeleteResourcePolicyInput& in);
+// SearchVectors: phase 6 (types), 7 (hard checks) and 8 (constraints).
+Status Read(Element json, SearchVectorsInput* out);
+Status Check(const SearchVectorsInput& in);
 
 }  // namespace dynarock::protocol
 

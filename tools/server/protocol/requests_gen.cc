@@ -17,6 +17,7 @@ Status ToBatchStatementRequest(BatchStatementRequest&& in, dynarock::BatchStatem
 Status ToCondition(Condition&& in, dynarock::LegacyCondition* out, Status* deferred);
 Status ToConditionCheck(ConditionCheck&& in, dynarock::TransactConditionCheck* out, Status* deferred);
 Status ToCreateGlobalSecondaryIndexAction(CreateGlobalSecondaryIndexAction&& in, dynarock::CreateGlobalSecondaryIndexAction* out, Status* deferred);
+Status ToCreateVectorIndexAction(CreateVectorIndexAction&& in, dynarock::VectorIndex* out, Status* deferred);
 Status ToDelete(Delete&& in, dynarock::TransactDelete* out, Status* deferred);
 Status ToDeleteRequest(DeleteRequest&& in, dynarock::DeleteRequest* out, Status* deferred);
 Status ToExpectedAttributeValue(ExpectedAttributeValue&& in, dynarock::ExpectedAttributeValue* out, Status* deferred);
@@ -33,12 +34,16 @@ Status ToProjection(Projection&& in, dynarock::Projection* out, Status* deferred
 Status ToProvisionedThroughput(ProvisionedThroughput&& in, dynarock::ProvisionedThroughput* out, Status* deferred);
 Status ToPut(Put&& in, dynarock::TransactPut* out, Status* deferred);
 Status ToPutRequest(PutRequest&& in, dynarock::PutRequest* out, Status* deferred);
+Status ToSearchSchemaElement(SearchSchemaElement&& in, dynarock::SearchSchemaElement* out, Status* deferred);
 Status ToStreamSpecification(StreamSpecification&& in, dynarock::StreamSpecification* out, Status* deferred);
 Status ToTimeToLiveSpecification(TimeToLiveSpecification&& in, dynarock::TimeToLiveSpecification* out, Status* deferred);
 Status ToTransactGetItem(TransactGetItem&& in, dynarock::TransactGet* out, Status* deferred);
 Status ToTransactWriteItem(TransactWriteItem&& in, dynarock::TransactWriteItem* out, Status* deferred);
 Status ToUpdate(Update&& in, dynarock::TransactUpdate* out, Status* deferred);
 Status ToUpdateGlobalSecondaryIndexAction(UpdateGlobalSecondaryIndexAction&& in, dynarock::UpdateGlobalSecondaryIndexAction* out, Status* deferred);
+Status ToVectorAttributeDefinition(VectorAttributeDefinition&& in, dynarock::VectorAttribute* out, Status* deferred);
+Status ToVectorIndex(VectorIndex&& in, dynarock::VectorIndex* out, Status* deferred);
+Status ToVectorIndexUpdate(VectorIndexUpdate&& in, dynarock::VectorIndexUpdate* out, Status* deferred);
 Status ToWarmThroughput(WarmThroughput&& in, dynarock::WarmThroughput* out, Status* deferred);
 Status ToWriteRequest(WriteRequest&& in, dynarock::WriteRequest* out, Status* deferred);
 
@@ -76,6 +81,13 @@ dynarock::ConditionalOperator ToConditionalOperator(const std::string& name) {
   if (name == "AND") return dynarock::ConditionalOperator::kAnd;
   if (name == "OR") return dynarock::ConditionalOperator::kOr;
   return dynarock::ConditionalOperator{};  // unreachable: the model check passed
+}
+
+dynarock::DistanceFunction ToDistanceFunction(const std::string& name) {
+  if (name == "COSINE") return dynarock::DistanceFunction::kCosine;
+  if (name == "DOT_PRODUCT") return dynarock::DistanceFunction::kDotProduct;
+  if (name == "EUCLIDEAN") return dynarock::DistanceFunction::kEuclidean;
+  return dynarock::DistanceFunction{};  // unreachable: the model check passed
 }
 
 dynarock::KeyType ToKeyType(const std::string& name) {
@@ -124,6 +136,12 @@ dynarock::ScalarAttributeType ToScalarAttributeType(const std::string& name) {
   if (name == "N") return dynarock::ScalarAttributeType::kN;
   if (name == "B") return dynarock::ScalarAttributeType::kB;
   return dynarock::ScalarAttributeType{};  // unreachable: the model check passed
+}
+
+dynarock::SearchSchemaElementType ToSearchSchemaElementType(const std::string& name) {
+  if (name == "HASH") return dynarock::SearchSchemaElementType::kHash;
+  if (name == "INLINE_FILTER") return dynarock::SearchSchemaElementType::kInlineFilter;
+  return dynarock::SearchSchemaElementType{};  // unreachable: the model check passed
 }
 
 dynarock::Select ToSelect(const std::string& name) {
@@ -260,6 +278,33 @@ Status ToCreateGlobalSecondaryIndexAction(CreateGlobalSecondaryIndexAction&& in,
   if (in.warm_throughput) {
     out->warm_throughput.emplace();
     DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
+  }
+  return Status::OK();
+}
+
+Status ToCreateVectorIndexAction(CreateVectorIndexAction&& in, dynarock::VectorIndex* out, [[maybe_unused]] Status* deferred) {
+  if (in.index_name) {
+    out->index_name = std::move((*in.index_name));
+  }
+  if (in.vector_attribute) {
+    DYNAROCK_RETURN_IF_ERROR(ToVectorAttributeDefinition(std::move((*in.vector_attribute)), &out->vector_attribute, deferred));
+  }
+  if (in.projection) {
+    DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection, deferred));
+  }
+  if (in.dimensions) {
+    out->dimensions = (*in.dimensions);
+  }
+  if (in.distance_function) {
+    out->distance_function = ToDistanceFunction((*in.distance_function));
+  }
+  if (in.search_schema) {
+    out->search_schema.emplace();
+    (*out->search_schema).reserve((*in.search_schema).size());
+    for (auto& x0 : (*in.search_schema)) {
+      auto& y0 = (*out->search_schema).emplace_back();
+      DYNAROCK_RETURN_IF_ERROR(ToSearchSchemaElement(std::move(x0), &y0, deferred));
+    }
   }
   return Status::OK();
 }
@@ -551,6 +596,16 @@ Status ToPutRequest(PutRequest&& in, dynarock::PutRequest* out, [[maybe_unused]]
   return Status::OK();
 }
 
+Status ToSearchSchemaElement(SearchSchemaElement&& in, dynarock::SearchSchemaElement* out, [[maybe_unused]] Status* deferred) {
+  if (in.attribute_name) {
+    out->attribute_name = std::move((*in.attribute_name));
+  }
+  if (in.search_schema_element_type) {
+    out->search_schema_element_type = ToSearchSchemaElementType((*in.search_schema_element_type));
+  }
+  return Status::OK();
+}
+
 Status ToStreamSpecification(StreamSpecification&& in, dynarock::StreamSpecification* out, [[maybe_unused]] Status* deferred) {
   if (in.stream_enabled) {
     out->stream_enabled = (*in.stream_enabled);
@@ -648,6 +703,51 @@ Status ToUpdateGlobalSecondaryIndexAction(UpdateGlobalSecondaryIndexAction&& in,
   if (in.warm_throughput) {
     out->warm_throughput.emplace();
     DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
+  }
+  return Status::OK();
+}
+
+Status ToVectorAttributeDefinition(VectorAttributeDefinition&& in, dynarock::VectorAttribute* out, [[maybe_unused]] Status* deferred) {
+  if (in.attribute_name) {
+    out->attribute_name = std::move((*in.attribute_name));
+  }
+  return Status::OK();
+}
+
+Status ToVectorIndex(VectorIndex&& in, dynarock::VectorIndex* out, [[maybe_unused]] Status* deferred) {
+  if (in.index_name) {
+    out->index_name = std::move((*in.index_name));
+  }
+  if (in.vector_attribute) {
+    DYNAROCK_RETURN_IF_ERROR(ToVectorAttributeDefinition(std::move((*in.vector_attribute)), &out->vector_attribute, deferred));
+  }
+  if (in.projection) {
+    DYNAROCK_RETURN_IF_ERROR(ToProjection(std::move((*in.projection)), &out->projection, deferred));
+  }
+  if (in.dimensions) {
+    out->dimensions = (*in.dimensions);
+  }
+  if (in.distance_function) {
+    out->distance_function = ToDistanceFunction((*in.distance_function));
+  }
+  if (in.search_schema) {
+    out->search_schema.emplace();
+    (*out->search_schema).reserve((*in.search_schema).size());
+    for (auto& x0 : (*in.search_schema)) {
+      auto& y0 = (*out->search_schema).emplace_back();
+      DYNAROCK_RETURN_IF_ERROR(ToSearchSchemaElement(std::move(x0), &y0, deferred));
+    }
+  }
+  return Status::OK();
+}
+
+Status ToVectorIndexUpdate(VectorIndexUpdate&& in, dynarock::VectorIndexUpdate* out, [[maybe_unused]] Status* deferred) {
+  if (in.create) {
+    out->create.emplace();
+    DYNAROCK_RETURN_IF_ERROR(ToCreateVectorIndexAction(std::move((*in.create)), &(*out->create), deferred));
+  }
+  if (in.delete_ && in.delete_->index_name) {
+    out->delete_index_name = std::move((*in.delete_->index_name));
   }
   return Status::OK();
 }
@@ -794,6 +894,14 @@ Status ToRequest(CreateTableInput&& in, dynarock::CreateTableRequest* out, [[may
   if (in.warm_throughput) {
     out->warm_throughput.emplace();
     DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
+  }
+  if (in.vector_indexes) {
+    out->vector_indexes.emplace();
+    (*out->vector_indexes).reserve((*in.vector_indexes).size());
+    for (auto& x0 : (*in.vector_indexes)) {
+      auto& y0 = (*out->vector_indexes).emplace_back();
+      DYNAROCK_RETURN_IF_ERROR(ToVectorIndex(std::move(x0), &y0, deferred));
+    }
   }
   return Status::OK();
 }
@@ -1215,6 +1323,51 @@ Status ToRequest(ScanInput&& in, dynarock::ScanRequest* out, [[maybe_unused]] St
   return Status::OK();
 }
 
+Status ToRequest(SearchVectorsInput&& in, dynarock::SearchVectorsRequest* out, [[maybe_unused]] Status* deferred) {
+  if (in.table_name) {
+    out->table_name = std::move((*in.table_name));
+  }
+  if (in.index_name) {
+    out->index_name = std::move((*in.index_name));
+  }
+  if (in.search_vector) {
+    out->search_vector.reserve((*in.search_vector).size());
+    for (auto& x0 : (*in.search_vector)) {
+      auto& y0 = out->search_vector.emplace_back();
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
+    }
+  }
+  if (in.top_k) {
+    out->top_k = (*in.top_k);
+  }
+  if (in.return_consumed_capacity) {
+    out->return_consumed_capacity = ToReturnConsumedCapacity((*in.return_consumed_capacity));
+  }
+  if (in.expression_attribute_names) {
+    out->expression_attribute_names.emplace();
+    for (auto& [k0, x0] : (*in.expression_attribute_names)) {
+      std::string y0{};
+      y0 = std::move(x0);
+      (*out->expression_attribute_names).insert_or_assign(std::move(k0), std::move(y0));
+    }
+  }
+  if (in.expression_attribute_values) {
+    out->expression_attribute_values.emplace();
+    for (auto& [k0, x0] : (*in.expression_attribute_values)) {
+      dynarock::AttributeValue y0{};
+      DYNAROCK_ASSIGN_OR_RETURN(y0, ToValue(std::move(x0), deferred));
+      (*out->expression_attribute_values).insert_or_assign(std::move(k0), std::move(y0));
+    }
+  }
+  if (in.projection_expression) {
+    out->projection_expression = std::move((*in.projection_expression));
+  }
+  if (in.search_condition_expression) {
+    out->search_condition_expression = std::move((*in.search_condition_expression));
+  }
+  return Status::OK();
+}
+
 Status ToRequest(TagResourceInput&& in, dynarock::TagResourceRequest* out, [[maybe_unused]] Status* deferred) {
   if (in.resource_arn) {
     out->resource_arn = std::move((*in.resource_arn));
@@ -1395,6 +1548,14 @@ Status ToRequest(UpdateTableInput&& in, dynarock::UpdateTableRequest* out, [[may
   if (in.warm_throughput) {
     out->warm_throughput.emplace();
     DYNAROCK_RETURN_IF_ERROR(ToWarmThroughput(std::move((*in.warm_throughput)), &(*out->warm_throughput), deferred));
+  }
+  if (in.vector_index_updates) {
+    out->vector_index_updates.emplace();
+    (*out->vector_index_updates).reserve((*in.vector_index_updates).size());
+    for (auto& x0 : (*in.vector_index_updates)) {
+      auto& y0 = (*out->vector_index_updates).emplace_back();
+      DYNAROCK_RETURN_IF_ERROR(ToVectorIndexUpdate(std::move(x0), &y0, deferred));
+    }
   }
   return Status::OK();
 }

@@ -42,6 +42,7 @@ Status ToRequest(DescribeContinuousBackupsInput&& in, dynarock::DescribeContinuo
 Status ToRequest(PutResourcePolicyInput&& in, dynarock::PutResourcePolicyRequest* out, Status* deferred);
 Status ToRequest(GetResourcePolicyInput&& in, dynarock::GetResourcePolicyRequest* out, Status* deferred);
 Status ToRequest(DeleteResourcePolicyInput&& in, dynarock::DeleteResourcePolicyRequest* out, Status* deferred);
+Status ToRequest(SearchVectorsInput&& in, dynarock::SearchVectorsRequest* out, Status* deferred);
 
 }  // namespace dynarock::protocol
 

@@ -16,6 +16,18 @@ const char* Name(dynarock::BillingMode v) {
   return "";
 }
 
+const char* Name(dynarock::DistanceFunction v) {
+  switch (v) {
+    case dynarock::DistanceFunction::kCosine:
+      return "COSINE";
+    case dynarock::DistanceFunction::kEuclidean:
+      return "EUCLIDEAN";
+    case dynarock::DistanceFunction::kDotProduct:
+      return "DOT_PRODUCT";
+  }
+  return "";
+}
+
 const char* Name(dynarock::IndexStatus v) {
   switch (v) {
     case dynarock::IndexStatus::kCreating:
@@ -60,6 +72,16 @@ const char* Name(dynarock::ScalarAttributeType v) {
       return "N";
     case dynarock::ScalarAttributeType::kB:
       return "B";
+  }
+  return "";
+}
+
+const char* Name(dynarock::SearchSchemaElementType v) {
+  switch (v) {
+    case dynarock::SearchSchemaElementType::kHash:
+      return "HASH";
+    case dynarock::SearchSchemaElementType::kInlineFilter:
+      return "INLINE_FILTER";
   }
   return "";
 }
@@ -138,6 +160,9 @@ void WriteOnDemandThroughput(JsonWriter& w, const OnDemandThroughput& v);
 void WriteProjection(JsonWriter& w, const Projection& v);
 void WriteProvisionedThroughput(JsonWriter& w, const ProvisionedThroughput& v);
 void WriteSSESpecification(JsonWriter& w, const SSESpecification& v);
+void WriteSearchSchemaElement(JsonWriter& w, const SearchSchemaElement& v);
+void WriteVectorAttributeDefinition(JsonWriter& w, const VectorAttributeDefinition& v);
+void WriteVectorIndex(JsonWriter& w, const VectorIndex& v);
 void WriteWarmThroughput(JsonWriter& w, const WarmThroughput& v);
 
 void WriteAttributeDefinition(JsonWriter& w, const AttributeDefinition& v) {
@@ -276,6 +301,61 @@ void WriteSSESpecification(JsonWriter& w, const SSESpecification& v) {
   w.EndObject();
 }
 
+void WriteSearchSchemaElement(JsonWriter& w, const SearchSchemaElement& v) {
+  w.StartObject();
+  if (v.attribute_name) {
+    w.Key("AttributeName");
+    Str(w, *v.attribute_name);
+  }
+  if (v.search_schema_element_type) {
+    w.Key("SearchSchemaElementType");
+    Str(w, *v.search_schema_element_type);
+  }
+  w.EndObject();
+}
+
+void WriteVectorAttributeDefinition(JsonWriter& w, const VectorAttributeDefinition& v) {
+  w.StartObject();
+  if (v.attribute_name) {
+    w.Key("AttributeName");
+    Str(w, *v.attribute_name);
+  }
+  w.EndObject();
+}
+
+void WriteVectorIndex(JsonWriter& w, const VectorIndex& v) {
+  w.StartObject();
+  if (v.index_name) {
+    w.Key("IndexName");
+    Str(w, *v.index_name);
+  }
+  if (v.vector_attribute) {
+    w.Key("VectorAttribute");
+    WriteVectorAttributeDefinition(w, *v.vector_attribute);
+  }
+  if (v.projection) {
+    w.Key("Projection");
+    WriteProjection(w, *v.projection);
+  }
+  if (v.dimensions) {
+    w.Key("Dimensions");
+    w.Int64(*v.dimensions);
+  }
+  if (v.distance_function) {
+    w.Key("DistanceFunction");
+    Str(w, *v.distance_function);
+  }
+  if (v.search_schema) {
+    w.Key("SearchSchema");
+    w.StartArray();
+    for (const auto& x0 : *v.search_schema) {
+      WriteSearchSchemaElement(w, x0);
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
 void WriteWarmThroughput(JsonWriter& w, const WarmThroughput& v) {
   w.StartObject();
   if (v.read_units_per_second) {
@@ -337,6 +417,14 @@ void WriteTableCreationParameters(JsonWriter& w, const TableCreationParameters& 
     w.Key("OnDemandThroughput");
     WriteOnDemandThroughput(w, *v.on_demand_throughput);
   }
+  if (v.vector_indexes) {
+    w.Key("VectorIndexes");
+    w.StartArray();
+    for (const auto& x0 : *v.vector_indexes) {
+      WriteVectorIndex(w, x0);
+    }
+    w.EndArray();
+  }
   w.EndObject();
 }
 
@@ -388,6 +476,8 @@ void WritePointInTimeRecoveryDescription(JsonWriter& w, const dynarock::Continuo
 void WriteProjection(JsonWriter& w, const dynarock::Projection& v);
 void WriteProvisionedThroughputDescription(JsonWriter& w, const dynarock::ProvisionedThroughput& v);
 void WritePutRequest(JsonWriter& w, const dynarock::PutRequest& v);
+void WriteSearchResultItem(JsonWriter& w, const dynarock::SearchResult& v);
+void WriteSearchSchemaElement(JsonWriter& w, const dynarock::SearchSchemaElement& v);
 void WriteStreamSpecification(JsonWriter& w, const dynarock::StreamSpecification& v);
 void WriteTableClassSummary(JsonWriter& w, const dynarock::TableClassSummary& v);
 void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v);
@@ -395,6 +485,9 @@ void WriteTableWarmThroughputDescription(JsonWriter& w, const dynarock::TableWar
 void WriteThrottlingReason(JsonWriter& w, const dynarock::ThrottlingReason& v);
 void WriteTimeToLiveDescription(JsonWriter& w, const dynarock::DescribeTimeToLiveResponse& v);
 void WriteTimeToLiveSpecification(JsonWriter& w, const dynarock::TimeToLiveSpecification& v);
+void WriteVectorAttributeDefinition(JsonWriter& w, const dynarock::VectorAttribute& v);
+void WriteVectorCapacity(JsonWriter& w, const dynarock::VectorCapacity& v);
+void WriteVectorIndexDescription(JsonWriter& w, const dynarock::VectorIndexDescription& v);
 void WriteWriteRequest(JsonWriter& w, const dynarock::WriteRequest& v);
 
 void WriteAttributeDefinition(JsonWriter& w, const dynarock::AttributeDefinition& v) {
@@ -719,6 +812,24 @@ void WritePutRequest(JsonWriter& w, const dynarock::PutRequest& v) {
   w.EndObject();
 }
 
+void WriteSearchResultItem(JsonWriter& w, const dynarock::SearchResult& v) {
+  w.StartObject();
+  w.Key("Item");
+  WriteItem(w, v.item);
+  w.Key("Score");
+  w.Double(v.score);
+  w.EndObject();
+}
+
+void WriteSearchSchemaElement(JsonWriter& w, const dynarock::SearchSchemaElement& v) {
+  w.StartObject();
+  w.Key("AttributeName");
+  Str(w, v.attribute_name);
+  w.Key("SearchSchemaElementType");
+  w.String(Name(v.search_schema_element_type));
+  w.EndObject();
+}
+
 void WriteStreamSpecification(JsonWriter& w, const dynarock::StreamSpecification& v) {
   w.StartObject();
   w.Key("StreamEnabled");
@@ -820,6 +931,14 @@ void WriteTableDescription(JsonWriter& w, const dynarock::TableDescription& v) {
     w.Key("WarmThroughput");
     WriteTableWarmThroughputDescription(w, *v.warm_throughput);
   }
+  if (v.vector_indexes.has_value()) {
+    w.Key("VectorIndexes");
+    w.StartArray();
+    for (const auto& x0 : *v.vector_indexes) {
+      WriteVectorIndexDescription(w, x0);
+    }
+    w.EndArray();
+  }
   w.Key("DeletionProtectionEnabled");
   w.Bool(v.deletion_protection_enabled);
   w.EndObject();
@@ -866,6 +985,61 @@ void WriteTimeToLiveSpecification(JsonWriter& w, const dynarock::TimeToLiveSpeci
   w.Bool(v.enabled);
   w.Key("AttributeName");
   Str(w, v.attribute_name);
+  w.EndObject();
+}
+
+void WriteVectorAttributeDefinition(JsonWriter& w, const dynarock::VectorAttribute& v) {
+  w.StartObject();
+  w.Key("AttributeName");
+  Str(w, v.attribute_name);
+  w.EndObject();
+}
+
+void WriteVectorCapacity(JsonWriter& w, const dynarock::VectorCapacity& v) {
+  w.StartObject();
+  if (v.vector_search_request_bytes.has_value()) {
+    w.Key("VectorSearchRequestBytes");
+    w.Int64(*v.vector_search_request_bytes);
+  }
+  if (v.vector_write_request_bytes.has_value()) {
+    w.Key("VectorWriteRequestBytes");
+    w.Int64(*v.vector_write_request_bytes);
+  }
+  w.EndObject();
+}
+
+void WriteVectorIndexDescription(JsonWriter& w, const dynarock::VectorIndexDescription& v) {
+  w.StartObject();
+  w.Key("IndexName");
+  Str(w, v.index_name);
+  if (v.search_schema.has_value()) {
+    w.Key("SearchSchema");
+    w.StartArray();
+    for (const auto& x0 : *v.search_schema) {
+      WriteSearchSchemaElement(w, x0);
+    }
+    w.EndArray();
+  }
+  w.Key("Projection");
+  WriteProjection(w, v.projection);
+  w.Key("VectorAttribute");
+  WriteVectorAttributeDefinition(w, v.vector_attribute);
+  w.Key("Dimensions");
+  w.Int64(v.dimensions);
+  w.Key("DistanceFunction");
+  w.String(Name(v.distance_function));
+  w.Key("IndexStatus");
+  w.String(Name(v.index_status));
+  if (v.backfilling.has_value()) {
+    w.Key("Backfilling");
+    w.Bool(*v.backfilling);
+  }
+  w.Key("IndexSizeBytes");
+  w.Int64(v.index_size_bytes);
+  w.Key("ItemCount");
+  w.Int64(v.item_count);
+  w.Key("IndexArn");
+  Str(w, v.index_arn);
   w.EndObject();
 }
 
@@ -1323,6 +1497,22 @@ void WriteOutput(JsonWriter& w, const dynarock::DeleteResourcePolicyRequest&, co
     w.Key("RevisionId");
     Str(w, *v.revision_id);
   }
+  w.EndObject();
+}
+
+// SearchVectors.
+void WriteOutput(JsonWriter& w, const dynarock::SearchVectorsRequest&, const dynarock::SearchVectorsResponse& v) {
+  w.StartObject();
+  if (v.consumed_capacity.has_value()) {
+    w.Key("ConsumedCapacity");
+    WriteVectorCapacity(w, *v.consumed_capacity);
+  }
+  w.Key("SearchResults");
+  w.StartArray();
+  for (const auto& x0 : v.search_results) {
+    WriteSearchResultItem(w, x0);
+  }
+  w.EndArray();
   w.EndObject();
 }
 

@@ -15,10 +15,12 @@ namespace dynarock::protocol {
 
 // The model's name of an engine enum value (kPayPerRequest -> "PAY_PER_REQUEST").
 const char* Name(dynarock::BillingMode v);
+const char* Name(dynarock::DistanceFunction v);
 const char* Name(dynarock::IndexStatus v);
 const char* Name(dynarock::KeyType v);
 const char* Name(dynarock::ProjectionType v);
 const char* Name(dynarock::ScalarAttributeType v);
+const char* Name(dynarock::SearchSchemaElementType v);
 const char* Name(dynarock::StreamEventName v);
 const char* Name(dynarock::StreamStatus v);
 const char* Name(dynarock::StreamViewType v);
@@ -82,6 +84,8 @@ void WriteOutput(JsonWriter& w, const dynarock::GetResourcePolicyRequest& r,
                  const dynarock::GetResourcePolicyResponse& v);
 void WriteOutput(JsonWriter& w, const dynarock::DeleteResourcePolicyRequest& r,
                  const dynarock::DeleteResourcePolicyResponse& v);
+void WriteOutput(JsonWriter& w, const dynarock::SearchVectorsRequest& r,
+                 const dynarock::SearchVectorsResponse& v);
 
 // The members of an error body beyond its message.
 void WriteConditionalCheckFailedException(JsonWriter& w, const dynarock::ConditionalCheckFailedDetail& v);

@@ -158,6 +158,22 @@ std::string RenderDeletionProtectionEnabled(const V& v);
 template <typename V>
 std::string RenderResourcePolicy(const V& v);
 template <typename V>
+std::string RenderVectorAttributeDefinition(const V& v);
+template <typename V>
+std::string RenderVectorDimensions(const V& v);
+template <typename V>
+std::string RenderVectorDistanceFunction(const V& v);
+template <typename V>
+std::string RenderSearchSchemaElementType(const V& v);
+template <typename V>
+std::string RenderSearchSchemaElement(const V& v);
+template <typename V>
+std::string RenderSearchSchema(const V& v);
+template <typename V>
+std::string RenderVectorIndex(const V& v);
+template <typename V>
+std::string RenderVectorIndexList(const V& v);
+template <typename V>
 std::string RenderCreateTableInput(const V& v);
 template <typename V>
 std::string RenderReturnValue(const V& v);
@@ -296,6 +312,14 @@ std::string RenderReplicationGroupUpdate(const V& v);
 template <typename V>
 std::string RenderReplicationGroupUpdateList(const V& v);
 template <typename V>
+std::string RenderCreateVectorIndexAction(const V& v);
+template <typename V>
+std::string RenderDeleteVectorIndexAction(const V& v);
+template <typename V>
+std::string RenderVectorIndexUpdate(const V& v);
+template <typename V>
+std::string RenderVectorIndexUpdateList(const V& v);
+template <typename V>
 std::string RenderUpdateTableInput(const V& v);
 template <typename V>
 std::string RenderTimeToLiveEnabled(const V& v);
@@ -414,6 +438,12 @@ std::string RenderGetResourcePolicyInput(const V& v);
 template <typename V>
 std::string RenderDeleteResourcePolicyInput(const V& v);
 template <typename V>
+std::string RenderSearchVectorList(const V& v);
+template <typename V>
+std::string RenderTopK(const V& v);
+template <typename V>
+std::string RenderSearchVectorsInput(const V& v);
+template <typename V>
 void CheckReturnConsumedCapacity(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckTableName(const V& v, const Path& path, Violations* out);
@@ -513,6 +543,22 @@ template <typename V>
 void CheckTagList(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckTableClass(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckVectorAttributeDefinition(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckVectorDimensions(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckVectorDistanceFunction(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckSearchSchemaElementType(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckSearchSchemaElement(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckSearchSchema(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckVectorIndex(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckVectorIndexList(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckCreateTableInput(const V& v, const Path& path, Violations* out);
 template <typename V>
@@ -632,6 +678,14 @@ void CheckReplicationGroupUpdate(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckReplicationGroupUpdateList(const V& v, const Path& path, Violations* out);
 template <typename V>
+void CheckCreateVectorIndexAction(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckDeleteVectorIndexAction(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckVectorIndexUpdate(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckVectorIndexUpdateList(const V& v, const Path& path, Violations* out);
+template <typename V>
 void CheckUpdateTableInput(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckTimeToLiveAttributeName(const V& v, const Path& path, Violations* out);
@@ -735,6 +789,12 @@ template <typename V>
 void CheckGetResourcePolicyInput(const V& v, const Path& path, Violations* out);
 template <typename V>
 void CheckDeleteResourcePolicyInput(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckSearchVectorList(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckTopK(const V& v, const Path& path, Violations* out);
+template <typename V>
+void CheckSearchVectorsInput(const V& v, const Path& path, Violations* out);
 
 template <typename V>
 std::string RenderReturnConsumedCapacity([[maybe_unused]] const V& v) {
@@ -1687,6 +1747,142 @@ std::string RenderResourcePolicy([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderVectorAttributeDefinition([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "VectorAttributeDefinition(";
+  out += "attributeName=";
+  if constexpr (requires { v.attribute_name; }) {
+    out += IsPresent(v.attribute_name) ? RenderKeySchemaAttributeName(Get(v.attribute_name)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderVectorDimensions([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderVectorDistanceFunction([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kCosine) return "COSINE";
+    if (v == V::kDotProduct) return "DOT_PRODUCT";
+    if (v == V::kEuclidean) return "EUCLIDEAN";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderSearchSchemaElementType([[maybe_unused]] const V& v) {
+  if constexpr (std::is_enum_v<V>) {
+    if (v == V::kHash) return "HASH";
+    if (v == V::kInlineFilter) return "INLINE_FILTER";
+    return "?";
+  } else {
+    return std::string(v);
+  }
+}
+
+template <typename V>
+std::string RenderSearchSchemaElement([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "SearchSchemaElement(";
+  out += "attributeName=";
+  if constexpr (requires { v.attribute_name; }) {
+    out += IsPresent(v.attribute_name) ? RenderKeySchemaAttributeName(Get(v.attribute_name)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", searchSchemaElementType=";
+  if constexpr (requires { v.search_schema_element_type; }) {
+    out += IsPresent(v.search_schema_element_type) ? RenderSearchSchemaElementType(Get(v.search_schema_element_type)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderSearchSchema([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderSearchSchemaElement(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
+std::string RenderVectorIndex([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "VectorIndex(";
+  out += "indexName=";
+  if constexpr (requires { v.index_name; }) {
+    out += IsPresent(v.index_name) ? RenderIndexName(Get(v.index_name)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", vectorAttribute=";
+  if constexpr (requires { v.vector_attribute; }) {
+    out += IsPresent(v.vector_attribute) ? RenderVectorAttributeDefinition(Get(v.vector_attribute)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", projection=";
+  if constexpr (requires { v.projection; }) {
+    out += IsPresent(v.projection) ? RenderProjection(Get(v.projection)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", dimensions=";
+  if constexpr (requires { v.dimensions; }) {
+    out += IsPresent(v.dimensions) ? RenderVectorDimensions(Get(v.dimensions)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", distanceFunction=";
+  if constexpr (requires { v.distance_function; }) {
+    out += IsPresent(v.distance_function) ? RenderVectorDistanceFunction(Get(v.distance_function)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", searchSchema=";
+  if constexpr (requires { v.search_schema; }) {
+    out += IsPresent(v.search_schema) ? RenderSearchSchema(Get(v.search_schema)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderVectorIndexList([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderVectorIndex(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
 std::string RenderCreateTableInput([[maybe_unused]] const V& v) {
   if constexpr (requires { DebugString(v); }) {
     return DebugString(v);
@@ -1779,6 +1975,12 @@ std::string RenderCreateTableInput([[maybe_unused]] const V& v) {
   out += ", warmThroughput=";
   if constexpr (requires { v.warm_throughput; }) {
     out += IsPresent(v.warm_throughput) ? RenderWarmThroughput(Get(v.warm_throughput)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", vectorIndexes=";
+  if constexpr (requires { v.vector_indexes; }) {
+    out += IsPresent(v.vector_indexes) ? RenderVectorIndexList(Get(v.vector_indexes)) : "null";
   } else {
     out += "null";
   }
@@ -3443,6 +3645,102 @@ std::string RenderReplicationGroupUpdateList([[maybe_unused]] const V& v) {
 }
 
 template <typename V>
+std::string RenderCreateVectorIndexAction([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "CreateVectorIndexAction(";
+  out += "indexName=";
+  if constexpr (requires { v.index_name; }) {
+    out += IsPresent(v.index_name) ? RenderIndexName(Get(v.index_name)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", vectorAttribute=";
+  if constexpr (requires { v.vector_attribute; }) {
+    out += IsPresent(v.vector_attribute) ? RenderVectorAttributeDefinition(Get(v.vector_attribute)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", projection=";
+  if constexpr (requires { v.projection; }) {
+    out += IsPresent(v.projection) ? RenderProjection(Get(v.projection)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", dimensions=";
+  if constexpr (requires { v.dimensions; }) {
+    out += IsPresent(v.dimensions) ? RenderVectorDimensions(Get(v.dimensions)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", distanceFunction=";
+  if constexpr (requires { v.distance_function; }) {
+    out += IsPresent(v.distance_function) ? RenderVectorDistanceFunction(Get(v.distance_function)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", searchSchema=";
+  if constexpr (requires { v.search_schema; }) {
+    out += IsPresent(v.search_schema) ? RenderSearchSchema(Get(v.search_schema)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderDeleteVectorIndexAction([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "DeleteVectorIndexAction(";
+  out += "indexName=";
+  if constexpr (requires { v.index_name; }) {
+    out += IsPresent(v.index_name) ? RenderIndexName(Get(v.index_name)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderVectorIndexUpdate([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "VectorIndexUpdate(";
+  out += "create=";
+  if constexpr (requires { v.create; }) {
+    out += IsPresent(v.create) ? RenderCreateVectorIndexAction(Get(v.create)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", delete=";
+  if constexpr (requires { v.delete_; }) {
+    out += IsPresent(v.delete_) ? RenderDeleteVectorIndexAction(Get(v.delete_)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderVectorIndexUpdateList([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderVectorIndexUpdate(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
 std::string RenderUpdateTableInput([[maybe_unused]] const V& v) {
   if constexpr (requires { DebugString(v); }) {
     return DebugString(v);
@@ -3517,6 +3815,12 @@ std::string RenderUpdateTableInput([[maybe_unused]] const V& v) {
   out += ", warmThroughput=";
   if constexpr (requires { v.warm_throughput; }) {
     out += IsPresent(v.warm_throughput) ? RenderWarmThroughput(Get(v.warm_throughput)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", vectorIndexUpdates=";
+  if constexpr (requires { v.vector_index_updates; }) {
+    out += IsPresent(v.vector_index_updates) ? RenderVectorIndexUpdateList(Get(v.vector_index_updates)) : "null";
   } else {
     out += "null";
   }
@@ -4061,6 +4365,12 @@ std::string RenderTableCreationParameters([[maybe_unused]] const V& v) {
   } else {
     out += "null";
   }
+  out += ", vectorIndexes=";
+  if constexpr (requires { v.vector_indexes; }) {
+    out += IsPresent(v.vector_indexes) ? RenderVectorIndexList(Get(v.vector_indexes)) : "null";
+  } else {
+    out += "null";
+  }
   return out + ")";
   }
 }
@@ -4455,6 +4765,87 @@ std::string RenderDeleteResourcePolicyInput([[maybe_unused]] const V& v) {
   out += ", expectedRevisionId=";
   if constexpr (requires { v.expected_revision_id; }) {
     out += IsPresent(v.expected_revision_id) ? RenderPolicyRevisionId(Get(v.expected_revision_id)) : "null";
+  } else {
+    out += "null";
+  }
+  return out + ")";
+  }
+}
+
+template <typename V>
+std::string RenderSearchVectorList([[maybe_unused]] const V& v) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& e : v) {
+    if (!first) out += ", ";
+    first = false;
+    out += RenderAttributeValue(e);
+  }
+  return out + "]";
+}
+
+template <typename V>
+std::string RenderTopK([[maybe_unused]] const V& v) {
+  return std::to_string(v);
+}
+
+template <typename V>
+std::string RenderSearchVectorsInput([[maybe_unused]] const V& v) {
+  if constexpr (requires { DebugString(v); }) {
+    return DebugString(v);
+  } else {
+  std::string out = "SearchVectorsInput(";
+  out += "tableName=";
+  if constexpr (requires { v.table_name; }) {
+    out += IsPresent(v.table_name) ? RenderTableName(Get(v.table_name)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", indexName=";
+  if constexpr (requires { v.index_name; }) {
+    out += IsPresent(v.index_name) ? RenderIndexName(Get(v.index_name)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", searchVector=";
+  if constexpr (requires { v.search_vector; }) {
+    out += IsPresent(v.search_vector) ? RenderSearchVectorList(Get(v.search_vector)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", topK=";
+  if constexpr (requires { v.top_k; }) {
+    out += IsPresent(v.top_k) ? RenderTopK(Get(v.top_k)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", returnConsumedCapacity=";
+  if constexpr (requires { v.return_consumed_capacity; }) {
+    out += IsPresent(v.return_consumed_capacity) ? RenderReturnConsumedCapacity(Get(v.return_consumed_capacity)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", expressionAttributeNames=";
+  if constexpr (requires { v.expression_attribute_names; }) {
+    out += IsPresent(v.expression_attribute_names) ? RenderExpressionAttributeNameMap(Get(v.expression_attribute_names)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", expressionAttributeValues=";
+  if constexpr (requires { v.expression_attribute_values; }) {
+    out += IsPresent(v.expression_attribute_values) ? RenderExpressionAttributeValueMap(Get(v.expression_attribute_values)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", projectionExpression=";
+  if constexpr (requires { v.projection_expression; }) {
+    out += IsPresent(v.projection_expression) ? RenderProjectionExpression(Get(v.projection_expression)) : "null";
+  } else {
+    out += "null";
+  }
+  out += ", searchConditionExpression=";
+  if constexpr (requires { v.search_condition_expression; }) {
+    out += IsPresent(v.search_condition_expression) ? RenderConditionExpression(Get(v.search_condition_expression)) : "null";
   } else {
     out += "null";
   }
@@ -4985,6 +5376,99 @@ void CheckTableClass(const V& v, const Path& path, Violations* out) {
 }
 
 template <typename V>
+void CheckVectorAttributeDefinition(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.attribute_name; }) {
+    if (!IsGiven(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
+    if (IsGiven(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
+  }
+}
+
+template <typename V>
+void CheckVectorDimensions(const V& v, const Path& path, Violations* out) {
+  out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
+}
+
+template <typename V>
+void CheckVectorDistanceFunction(const V& v, const Path& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"COSINE", "DOT_PRODUCT", "EUCLIDEAN"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [DOT_PRODUCT, COSINE, EUCLIDEAN]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckSearchSchemaElementType(const V& v, const Path& path, Violations* out) {
+  if constexpr (!std::is_enum_v<V>) {
+    static constexpr std::string_view kValues[] = {"HASH", "INLINE_FILTER"};
+    if (std::find(std::begin(kValues), std::end(kValues), v) == std::end(kValues)) {
+      out->Add(v, path, "Member must satisfy enum value set: [HASH, INLINE_FILTER]");
+    }
+  } else {
+    (void)v; (void)path; (void)out;
+  }
+}
+
+template <typename V>
+void CheckSearchSchemaElement(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.attribute_name; }) {
+    if (!IsGiven(v.attribute_name)) out->NotNull(Path(path, "attributeName"));
+    if (IsGiven(v.attribute_name)) CheckKeySchemaAttributeName(Get(v.attribute_name), Path(path, "attributeName"), out);
+  }
+  if constexpr (requires { v.search_schema_element_type; }) {
+    if (!IsGiven(v.search_schema_element_type)) out->NotNull(Path(path, "searchSchemaElementType"));
+    if (IsGiven(v.search_schema_element_type)) CheckSearchSchemaElementType(Get(v.search_schema_element_type), Path(path, "searchSchemaElementType"), out);
+  }
+}
+
+template <typename V>
+void CheckSearchSchema(const V& v, const Path& path, Violations* out) {
+  out->Length([&] { return RenderSearchSchema(v); }, v.size(), Bound::kMin, 1, path);
+  size_t i = 0;
+  for (const auto& e : v) {
+    CheckSearchSchemaElement(e, Path::Member(path, ++i), out);
+  }
+}
+
+template <typename V>
+void CheckVectorIndex(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.index_name; }) {
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+  }
+  if constexpr (requires { v.vector_attribute; }) {
+    if (!IsGiven(v.vector_attribute)) out->NotNull(Path(path, "vectorAttribute"));
+    if (IsGiven(v.vector_attribute)) CheckVectorAttributeDefinition(Get(v.vector_attribute), Path(path, "vectorAttribute"), out);
+  }
+  if constexpr (requires { v.projection; }) {
+    if (!IsGiven(v.projection)) out->NotNull(Path(path, "projection"));
+    if (IsGiven(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
+  }
+  if constexpr (requires { v.dimensions; }) {
+    if (!IsGiven(v.dimensions)) out->NotNull(Path(path, "dimensions"));
+    if (IsGiven(v.dimensions)) CheckVectorDimensions(Get(v.dimensions), Path(path, "dimensions"), out);
+  }
+  if constexpr (requires { v.distance_function; }) {
+    if (!IsGiven(v.distance_function)) out->NotNull(Path(path, "distanceFunction"));
+    if (IsGiven(v.distance_function)) CheckVectorDistanceFunction(Get(v.distance_function), Path(path, "distanceFunction"), out);
+  }
+  if constexpr (requires { v.search_schema; }) {
+    if (IsPresent(v.search_schema)) CheckSearchSchema(Get(v.search_schema), Path(path, "searchSchema"), out);
+  }
+}
+
+template <typename V>
+void CheckVectorIndexList(const V& v, const Path& path, Violations* out) {
+  size_t i = 0;
+  for (const auto& e : v) {
+    CheckVectorIndex(e, Path::Member(path, ++i), out);
+  }
+}
+
+template <typename V>
 void CheckCreateTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.attribute_definitions; }) {
     if (!IsGiven(v.attribute_definitions)) out->NotNull(Path(path, "attributeDefinitions"));
@@ -5021,6 +5505,9 @@ void CheckCreateTableInput(const V& v, const Path& path, Violations* out) {
   }
   if constexpr (requires { v.table_class; }) {
     if (IsPresent(v.table_class)) CheckTableClass(Get(v.table_class), Path(path, "tableClass"), out);
+  }
+  if constexpr (requires { v.vector_indexes; }) {
+    if (IsPresent(v.vector_indexes)) CheckVectorIndexList(Get(v.vector_indexes), Path(path, "vectorIndexes"), out);
   }
 }
 
@@ -5840,6 +6327,59 @@ void CheckReplicationGroupUpdateList(const V& v, const Path& path, Violations* o
 }
 
 template <typename V>
+void CheckCreateVectorIndexAction(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.index_name; }) {
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+  }
+  if constexpr (requires { v.vector_attribute; }) {
+    if (!IsGiven(v.vector_attribute)) out->NotNull(Path(path, "vectorAttribute"));
+    if (IsGiven(v.vector_attribute)) CheckVectorAttributeDefinition(Get(v.vector_attribute), Path(path, "vectorAttribute"), out);
+  }
+  if constexpr (requires { v.projection; }) {
+    if (!IsGiven(v.projection)) out->NotNull(Path(path, "projection"));
+    if (IsGiven(v.projection)) CheckProjection(Get(v.projection), Path(path, "projection"), out);
+  }
+  if constexpr (requires { v.dimensions; }) {
+    if (!IsGiven(v.dimensions)) out->NotNull(Path(path, "dimensions"));
+    if (IsGiven(v.dimensions)) CheckVectorDimensions(Get(v.dimensions), Path(path, "dimensions"), out);
+  }
+  if constexpr (requires { v.distance_function; }) {
+    if (!IsGiven(v.distance_function)) out->NotNull(Path(path, "distanceFunction"));
+    if (IsGiven(v.distance_function)) CheckVectorDistanceFunction(Get(v.distance_function), Path(path, "distanceFunction"), out);
+  }
+  if constexpr (requires { v.search_schema; }) {
+    if (IsPresent(v.search_schema)) CheckSearchSchema(Get(v.search_schema), Path(path, "searchSchema"), out);
+  }
+}
+
+template <typename V>
+void CheckDeleteVectorIndexAction(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.index_name; }) {
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+  }
+}
+
+template <typename V>
+void CheckVectorIndexUpdate(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.create; }) {
+    if (IsPresent(v.create)) CheckCreateVectorIndexAction(Get(v.create), Path(path, "create"), out);
+  }
+  if constexpr (requires { v.delete_; }) {
+    if (IsPresent(v.delete_)) CheckDeleteVectorIndexAction(Get(v.delete_), Path(path, "delete"), out);
+  }
+}
+
+template <typename V>
+void CheckVectorIndexUpdateList(const V& v, const Path& path, Violations* out) {
+  size_t i = 0;
+  for (const auto& e : v) {
+    CheckVectorIndexUpdate(e, Path::Member(path, ++i), out);
+  }
+}
+
+template <typename V>
 void CheckUpdateTableInput(const V& v, const Path& path, Violations* out) {
   if constexpr (requires { v.table_name; }) {
     if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
@@ -5868,6 +6408,9 @@ void CheckUpdateTableInput(const V& v, const Path& path, Violations* out) {
   }
   if constexpr (requires { v.table_class; }) {
     if (IsPresent(v.table_class)) CheckTableClass(Get(v.table_class), Path(path, "tableClass"), out);
+  }
+  if constexpr (requires { v.vector_index_updates; }) {
+    if (IsPresent(v.vector_index_updates)) CheckVectorIndexUpdateList(Get(v.vector_index_updates), Path(path, "vectorIndexUpdates"), out);
   }
 }
 
@@ -6181,6 +6724,9 @@ void CheckTableCreationParameters(const V& v, const Path& path, Violations* out)
   if constexpr (requires { v.global_secondary_indexes; }) {
     if (IsPresent(v.global_secondary_indexes)) CheckGlobalSecondaryIndexList(Get(v.global_secondary_indexes), Path(path, "globalSecondaryIndexes"), out);
   }
+  if constexpr (requires { v.vector_indexes; }) {
+    if (IsPresent(v.vector_indexes)) CheckVectorIndexList(Get(v.vector_indexes), Path(path, "vectorIndexes"), out);
+  }
 }
 
 template <typename V>
@@ -6398,6 +6944,50 @@ void CheckDeleteResourcePolicyInput(const V& v, const Path& path, Violations* ou
   }
   if constexpr (requires { v.expected_revision_id; }) {
     if (IsPresent(v.expected_revision_id)) CheckPolicyRevisionId(Get(v.expected_revision_id), Path(path, "expectedRevisionId"), out);
+  }
+}
+
+template <typename V>
+void CheckSearchVectorList(const V& v, const Path& path, Violations* out) {
+  out->Length([&] { return RenderSearchVectorList(v); }, v.size(), Bound::kMin, 1, path);
+  out->Length([&] { return RenderSearchVectorList(v); }, v.size(), Bound::kMax, 4096, path);
+  size_t i = 0;
+  for (const auto& e : v) {
+    CheckAttributeValue(e, Path::Member(path, ++i), out);
+  }
+}
+
+template <typename V>
+void CheckTopK(const V& v, const Path& path, Violations* out) {
+  out->Range(static_cast<int64_t>(v), Bound::kMin, 1, path);
+}
+
+template <typename V>
+void CheckSearchVectorsInput(const V& v, const Path& path, Violations* out) {
+  if constexpr (requires { v.table_name; }) {
+    if (!IsGiven(v.table_name)) out->NotNull(Path(path, "tableName"));
+    if (IsGiven(v.table_name)) CheckTableName(Get(v.table_name), Path(path, "tableName"), out);
+  }
+  if constexpr (requires { v.index_name; }) {
+    if (!IsGiven(v.index_name)) out->NotNull(Path(path, "indexName"));
+    if (IsGiven(v.index_name)) CheckIndexName(Get(v.index_name), Path(path, "indexName"), out);
+  }
+  if constexpr (requires { v.search_vector; }) {
+    if (!IsGiven(v.search_vector)) out->NotNull(Path(path, "searchVector"));
+    if (IsGiven(v.search_vector)) CheckSearchVectorList(Get(v.search_vector), Path(path, "searchVector"), out);
+  }
+  if constexpr (requires { v.top_k; }) {
+    if (!IsGiven(v.top_k)) out->NotNull(Path(path, "topK"));
+    if (IsGiven(v.top_k)) CheckTopK(Get(v.top_k), Path(path, "topK"), out);
+  }
+  if constexpr (requires { v.return_consumed_capacity; }) {
+    if (IsPresent(v.return_consumed_capacity)) CheckReturnConsumedCapacity(Get(v.return_consumed_capacity), Path(path, "returnConsumedCapacity"), out);
+  }
+  if constexpr (requires { v.expression_attribute_names; }) {
+    if (IsPresent(v.expression_attribute_names)) CheckExpressionAttributeNameMap(Get(v.expression_attribute_names), Path(path, "expressionAttributeNames"), out);
+  }
+  if constexpr (requires { v.expression_attribute_values; }) {
+    if (IsPresent(v.expression_attribute_values)) CheckExpressionAttributeValueMap(Get(v.expression_attribute_values), Path(path, "expressionAttributeValues"), out);
   }
 }
 
@@ -6695,6 +7285,14 @@ template <typename V>
 Status CheckDeleteResourcePolicy(const V& in) {
   Violations out;
   CheckDeleteResourcePolicyInput(in, "", &out);
+  return out.ToStatus();
+}
+
+// SearchVectors: phase 7 (hard checks) and phase 8 (every violation, capped).
+template <typename V>
+Status CheckSearchVectors(const V& in) {
+  Violations out;
+  CheckSearchVectorsInput(in, "", &out);
   return out.ToStatus();
 }
 
