@@ -2,7 +2,7 @@
 // vector index that counts the entries of each bucket (engine/vector_graph.h)
 // and queues a build for each bucket over Options::vector_exact_limit; a
 // search that scans such a bucket exactly queues one too. A build reads the
-// bucket at a snapshot and inserts its vectors (on every core), while the
+// bucket at a snapshot and inserts its vectors, while the
 // writes that change the bucket meanwhile are recorded and applied after.
 #include <rocksdb/iterator.h>
 
@@ -121,7 +121,7 @@ Status Database::Impl::BuildGraph(const GraphJob& job) {
       return FromRocks(it->status());
     }
   }
-  graph->Build(std::move(keys), vectors, std::max(1u, std::thread::hardware_concurrency()));
+  graph->Build(std::move(keys), vectors);
   graphs_->FinishBuild(job.bucket, std::move(graph));
   return Status::OK();
 }

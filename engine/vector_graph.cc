@@ -2,9 +2,7 @@
 
 #include <hnswlib/hnswlib.h>
 
-#include <atomic>
 #include <cmath>
-#include <thread>
 
 namespace dynarock {
 
@@ -37,8 +35,7 @@ void VectorGraph::Prepare(const float* vector, std::vector<float>* out) const {
   for (float& x : *out) x = static_cast<float>(x * scale);
 }
 
-void VectorGraph::Build(std::vector<std::string> keys, const std::vector<float>& vectors,
-                        size_t threads) {
+void VectorGraph::Build(std::vector<std::string> keys, const std::vector<float>& vectors) {
   std::unique_lock lock(mu_);
   const size_t count = keys.size();
   if (count > capacity_) {
@@ -49,19 +46,11 @@ void VectorGraph::Build(std::vector<std::string> keys, const std::vector<float>&
   for (size_t i = 0; i < count; ++i) labels_.emplace(keys[i], first + i);
   keys_.insert(keys_.end(), std::make_move_iterator(keys.begin()),
                std::make_move_iterator(keys.end()));
-  // hnswlib inserts from several threads at once (its own per-node locks).
-  std::atomic<size_t> next{0};
-  auto insert = [&] {
-    std::vector<float> prepared;
-    for (size_t i; (i = next++) < count;) {
-      Prepare(vectors.data() + i * dimensions_, &prepared);
-      hnsw_->addPoint(prepared.data(), first + i);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < std::max<size_t>(threads, 1); ++t) pool.emplace_back(insert);
-  insert();
-  for (auto& t : pool) t.join();
+  std::vector<float> prepared;
+  for (size_t i = 0; i < count; ++i) {
+    Prepare(vectors.data() + i * dimensions_, &prepared);
+    hnsw_->addPoint(prepared.data(), first + i);
+  }
 }
 
 void VectorGraph::Set(const std::string& key, const float* vector) {

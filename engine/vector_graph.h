@@ -55,9 +55,12 @@ class VectorGraph {
   VectorGraph(const VectorGraph&) = delete;
   VectorGraph& operator=(const VectorGraph&) = delete;
 
-  // Fills an empty graph with `count` entries, `threads` inserting at once:
-  // keys[i] holds vectors[i * dimensions ...]. REQUIRES: not yet shared.
-  void Build(std::vector<std::string> keys, const std::vector<float>& vectors, size_t threads);
+  // Fills the graph with keys.size() entries: keys[i] holds
+  // vectors[i * dimensions ...]. One insertion at a time: hnswlib 0.6.2's
+  // concurrent inserts each hold their own node's lock while they lock the
+  // nodes they visit, so two can wait on each other (ThreadSanitizer
+  // reports the inversion).
+  void Build(std::vector<std::string> keys, const std::vector<float>& vectors);
   // The entry at `key` now holds `vector` (REQUIRES: `dimensions` floats).
   void Set(const std::string& key, const float* vector);
   // The entry at `key` is gone (nothing if the graph never had it).

@@ -40,7 +40,7 @@ phase "tests"
 # (TSan excludes ASan, and the whole suite under it would not fit CI's time).
 cmake -S "$top" -B "$top/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDYNAROCK_TSAN=ON \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-cmake --build "$top/build-tsan" -j2 --target tsan_test
+cmake --build "$top/build-tsan" -j2 --target tsan_test tsan_vector_test
 phase "ThreadSanitizer build"
 cd "$top/build-tsan"
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp"
