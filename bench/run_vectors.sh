@@ -9,7 +9,7 @@ set -euo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
 "$top/tools/setup.sh" > /dev/null
 counts=("${@:-100000}")
-filter='BM_(BruteForce/[0-9]+/0|Hnswlib/0|Dynarock/0)$'
+filter='BM_(BruteForce/[0-9]+/0|Hnswlib/0|Dynarock/0)/'
 [ "${DYNAROCK_BENCH_SKEWED:-0}" = 1 ] && filter='BM_'
 outs=()
 for n in "${counts[@]}"; do
@@ -32,7 +32,7 @@ print("bench/run_vectors.sh: 128-dimension vectors, a Gaussian mixture of 100 cl
       "equality matching 1 in 4. Memory per vector: hnswlib's allocations (and, for the "
       "engine, its key maps besides).\n")
 for path in sys.argv[1:]:
-    runs = {b["name"]: b for b in json.load(open(path))["benchmarks"]}
+    runs = {b["name"].split("/iterations")[0]: b for b in json.load(open(path))["benchmarks"]}
     for skew in ("0", "1"):
         dyn = runs.get("BM_Dynarock/" + skew)
         hn = runs.get("BM_Hnswlib/" + skew)

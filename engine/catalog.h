@@ -407,7 +407,7 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // resource-based policies; 17 -> 18 adds the vectors column family and
 // vector indexes; STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
-inline constexpr uint32_t kStorageFormatVersion = 18;
+inline constexpr uint32_t kStorageFormatVersion = 19;
 std::string EncodeFormatRecord(uint32_t version);
 // The version in a format record; Corruption if the bytes are not one.
 Result<uint32_t> DecodeFormatRecord(std::string_view bytes);

@@ -233,6 +233,11 @@ Status Database::Impl::UpgradeFormat(uint32_t version) {
   // 17 -> 18: the vectors column family, which Open has just created
   // (empty), and the table descriptors' optional vector_indexes.
   if (version == 17) DYNAROCK_RETURN_IF_ERROR(reached(18));
+  // 18 -> 19: none but the record: vector index entries leave the vector
+  // attribute out of their projected item (a search rebuilds it from the
+  // f32 values). Readers take version 18's entries, each counted at the
+  // size it stored; writes rewrite them.
+  if (version == 18) DYNAROCK_RETURN_IF_ERROR(reached(19));
   return Status::OK();
 }
 

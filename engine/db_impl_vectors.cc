@@ -163,8 +163,10 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
   const std::string bucket(VectorBucket(lower, index->hash.has_value()));
   bool exact = true;
   if (std::shared_ptr<VectorGraph> graph = graphs_->Ready(bucket)) {
-    size_t k = std::max<size_t>(static_cast<size_t>(r.top_k), options_.vector_graph_ef_search);
-    if (!filters.empty()) k *= 4;
+    // The graph ranks its candidates by the same distance (searching with
+    // a list of ef_search): TopK of them, or with filters 4 x ef_search.
+    size_t k = static_cast<size_t>(r.top_k);
+    if (!filters.empty()) k = 4 * std::max(k, options_.vector_graph_ef_search);
     std::vector<std::string> candidates = graph->Search(query.data(), k);
     // In key order: ties go to the first in key order, as in an exact search.
     std::sort(candidates.begin(), candidates.end());
@@ -214,10 +216,14 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
     DYNAROCK_ASSIGN_OR_RETURN(ItemView view,
                               format::OpenStoredItem(value.substr(vector_bytes), &scratch));
     DYNAROCK_ASSIGN_OR_RETURN(Item item, view.Decode());
+    // The vector only when projected by name, and as the index holds it:
+    // f32 (an entry of storage format 18 holds the attribute as written).
+    item.erase(index->vector_attribute);
     if (projection) {
+      DYNAROCK_RETURN_IF_ERROR(
+          format::GetVector(value.substr(0, vector_bytes), index->dimensions, &candidate));
+      item.emplace(index->vector_attribute, format::VectorAttributeValue(candidate));
       item = expr::Project(item, *projection);
-    } else {
-      item.erase(index->vector_attribute);  // returned only when projected by name
     }
     response.search_results.push_back({std::move(item), hit.score});
   }

@@ -41,16 +41,22 @@ Status CheckSearchAttribute(const VectorIndexInfo& index, const KeyAttribute& k,
 }
 
 // What an entry of `index` holds besides the vector: the table's keys, the
-// search attributes, the vector attribute, and the projection's.
+// search attributes, and the projection's (ALL: every attribute), never the
+// vector attribute itself (its f32 values come first in the entry).
 Item Projected(const TableInfo& table, const VectorIndexInfo& index, const Item& item) {
   Item out;
+  if (index.projection == ProjectionType::kAll) {
+    out = item;
+    out.erase(index.vector_attribute);
+    return out;
+  }
   auto take = [&](const std::string& name) {
+    if (name == index.vector_attribute) return;
     auto it = item.find(name);
     if (it != item.end()) out.insert(*it);
   };
   take(table.partition_key.name);
   if (table.sort_key) take(table.sort_key->name);
-  take(index.vector_attribute);
   if (index.hash) take(index.hash->name);
   for (const auto& f : index.inline_filters) take(f.name);
   for (const auto& a : index.non_key_attributes) take(a);
@@ -119,13 +125,10 @@ std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIn
   VectorEntry entry;
   entry.key = hash ? format::EncodeIndexKey(index.space_id, *hash, nullptr, pk, sk)
                    : format::EncodeItemKey(index.space_id, pk, sk);
-  if (index.projection == ProjectionType::kAll) {
-    entry.size = static_cast<int64_t>(format::ItemSize(item));  // neither copied nor projected
-    if (value) EncodeVectorValue(vector, item, entry.size, value);
-    return entry;
-  }
   const Item projected = Projected(table, index, item);
-  entry.size = static_cast<int64_t>(format::ItemSize(projected));
+  // What the entry holds: the projected item, and the vector as f32.
+  entry.size = static_cast<int64_t>(format::ItemSize(projected) + index.vector_attribute.size() +
+                                    4 * size_t{index.dimensions});
   if (value) EncodeVectorValue(vector, projected, entry.size, value);
   return entry;
 }

@@ -115,6 +115,21 @@ void PutVector(std::string* dst, std::span<const float> v) {
   }
 }
 
+AttributeValue VectorAttributeValue(std::span<const float> v) {
+  std::vector<AttributeValue> out;
+  out.reserve(v.size());
+  char text[32];
+  for (float x : v) {
+    auto [end, ec] = std::to_chars(text, text + sizeof text, x);
+    (void)ec;  // 32 bytes hold any float's shortest form
+    auto n = Number::Parse(std::string_view(text, static_cast<size_t>(end - text)));
+    // A finite f32 always parses; a stored NaN or infinity (never written)
+    // would read as 0.
+    out.push_back(AttributeValue::N(n.ok() ? *n : Number::FromInt64(0)));
+  }
+  return AttributeValue::L(std::move(out));
+}
+
 Status GetVector(std::string_view bytes, uint32_t dimensions, std::vector<float>* out) {
   if (bytes.size() != 4 * static_cast<size_t>(dimensions)) {
     return Status::Corruption("a stored vector of " + std::to_string(bytes.size()) +

@@ -52,6 +52,12 @@ Status ToSearchVector(const std::vector<AttributeValue>& values, uint32_t dimens
 void PutVector(std::string* dst, std::span<const float> v);
 Status GetVector(std::string_view bytes, uint32_t dimensions, std::vector<float>* out);
 
+// A stored vector as the L of N a search returns when a ProjectionExpression
+// names the vector attribute: each f32 in its shortest decimal form that
+// reads back as the same f32 (so 0.1 written comes back as 0.1, and 1/3 as
+// 0.33333334).
+AttributeValue VectorAttributeValue(std::span<const float> v);
+
 // The score of `candidate` against `query` (same length).
 double VectorScore(VectorDistance distance, std::span<const float> query,
                    std::span<const float> candidate);

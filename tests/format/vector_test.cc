@@ -80,6 +80,28 @@ TEST(VectorTest, StoredFormIsLittleEndianF32) {
   EXPECT_EQ(GetVector(bytes, 3, &back).code(), Status::Code::kCorruption);
 }
 
+// What a search returns for a projected vector: each f32 in its shortest
+// form that reads back as the same f32, whatever decimal was written.
+TEST(VectorTest, ProjectedVectorsAreTheirShortestF32Forms) {
+  std::vector<float> v;
+  const AttributeValue written = AttributeValue::L(
+      {AttributeValue::N(*Number::Parse("0.1")),
+       AttributeValue::N(*Number::Parse("0.333333333333")),
+       AttributeValue::N(*Number::Parse("2.000")), AttributeValue::N(*Number::Parse("-1e-45")),
+       AttributeValue::N(*Number::Parse("3.4028235E38"))});
+  ASSERT_OK(ToVector(written, 5, "e", "i", &v));
+  const AttributeValue read = VectorAttributeValue(v);
+  ASSERT_TRUE(read.is(AttrType::kL));
+  std::vector<std::string> texts;
+  for (const auto& n : read.l()) texts.push_back(n.n().ToString());
+  EXPECT_EQ(texts,
+            (std::vector<std::string>{"0.1", "0.33333334", "2", "-0." + std::string(44, '0') + "1",
+                                      "34028235" + std::string(31, '0')}));
+  std::vector<float> again;
+  ASSERT_OK(ToVector(read, 5, "e", "i", &again));
+  EXPECT_EQ(again, v);
+}
+
 TEST(VectorTest, Scores) {
   const std::vector<float> a{1, 0}, b{0, 2}, c{-3, 0}, zero{0, 0};
   EXPECT_DOUBLE_EQ(VectorScore(VectorDistance::kCosine, a, a), 0.0);

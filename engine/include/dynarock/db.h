@@ -262,7 +262,12 @@ class Database {
   // texts for a TopK outside 1..100, a condition that is not an AND of
   // equalities on search attributes (or lacks the HASH one), a search vector
   // of invalid values or of another dimension, an unknown or backfilling
-  // index; ResourceNotFoundException for an unknown table.
+  // index; ResourceNotFoundException for an unknown table. Sees every
+  // acknowledged write. Exact up to Options::vector_exact_limit entries in
+  // the collection searched; above, approximate (an HNSW graph's candidates,
+  // each read and scored exactly: never an entry the index no longer holds;
+  // with filters, exact again when the candidates hold fewer than TopK
+  // matches). Thread-safe.
   Result<SearchVectorsResponse> SearchVectors(const SearchVectorsRequest& request);
   Result<ListTagsOfResourceResponse> ListTagsOfResource(const ListTagsOfResourceRequest& request);
 

@@ -734,7 +734,9 @@ struct QueryRequest {
 // SearchVectors: the `top_k` items of a vector index nearest `search_vector`
 // (1 to 100), best first, within the collection of the HASH search value
 // the condition names (required when the index has a HASH) and matching
-// its INLINE_FILTER equalities. Exact here: every candidate is scored.
+// its INLINE_FILTER equalities. Exact (every entry scored) for a collection
+// of up to Options::vector_exact_limit entries; above, the candidates an
+// HNSW graph proposes are scored (Database::SearchVectors).
 struct SearchVectorsRequest {
   std::string table_name{};
   std::string index_name{};
