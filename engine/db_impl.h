@@ -187,11 +187,12 @@ class Database::Impl {
   Result<QueryResponse> Query(const QueryRequest& request);
   Result<ScanResponse> Scan(const ScanRequest& request);
   Result<DescribeCollectionResponse> DescribeCollection(const DescribeCollectionRequest& request);
-  // LargestCollections and LargestIndexCollections by reading a key space.
+  // LargestCollections and LargestIndexCollections by reading a key space
+  // (each value's item after its first `value_offset` bytes).
   Result<std::vector<CollectionStatistics>> ScanLargestCollections(
       rocksdb::ColumnFamilyHandle* cf, uint32_t space_id,
       const std::vector<KeyAttribute>& partition, size_t limit,
-      const std::function<void(int64_t)>& progress);
+      const std::function<void(int64_t)>& progress, size_t value_offset = 0);
   Result<std::vector<CollectionStatistics>> LargestIndexCollections(
       const std::string& table_name, const std::string& index_name, size_t limit,
       const std::function<void(int64_t entries_read)>& progress);
@@ -579,6 +580,7 @@ class Database::Impl {
   std::mutex graph_mu_;
   std::condition_variable graph_cv_;
   std::vector<GraphJob> graph_queue_;
+  bool graph_started_ = false;  // StartVectorGraphs ran (not read-only, not exact-only)
   bool graph_running_ = false;
   bool graph_stopping_ = false;
   Status graph_error_;

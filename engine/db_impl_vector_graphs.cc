@@ -16,14 +16,20 @@ namespace dynarock {
 
 void Database::Impl::StartVectorGraphs() {
   if (options_.vector_exact_limit == 0) return;
-  graph_queue_.push_back({});  // the survey
+  {
+    // Under the lock: the thread's own survey queues jobs at once, and
+    // QueueGraphJob must not read graph_thread_ while it is assigned.
+    std::lock_guard lock(graph_mu_);
+    graph_started_ = true;
+    graph_queue_.push_back({});  // the survey
+  }
   graph_thread_ = std::thread([this] { GraphLoop(); });
 }
 
 void Database::Impl::QueueGraphJob(GraphJob job) {
   {
     std::lock_guard lock(graph_mu_);
-    if (!graph_thread_.joinable() || graph_stopping_) return;  // read-only, or closing
+    if (!graph_started_ || graph_stopping_) return;  // read-only, or closing
     for (const auto& queued : graph_queue_) {
       if (queued.bucket == job.bucket) return;
     }

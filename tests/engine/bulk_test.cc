@@ -1148,7 +1148,7 @@ TEST_P(ItemMoveFromTest, AnOlderDatabaseServesAtOnceAndMovesByCompaction) {
     std::string record;
     ASSERT_OK(raw.db()->Get({}, raw.cf("catalog"), "format", &record));
     EXPECT_EQ(record, EncodeFormatRecord(kStorageFormatVersion));
-    EXPECT_EQ(kStorageFormatVersion, 18u);
+    EXPECT_EQ(kStorageFormatVersion, 19u);
   }
   const auto before = CountEncodings(dir_);
   EXPECT_GT(before.first, 0);  // nothing compacted them yet: the reads above read old bytes
