@@ -56,7 +56,7 @@ class Largest {
 // changes; each value is an encoded item, sized as DynamoDB sizes items.
 Result<std::vector<CollectionStatistics>> Database::Impl::ScanLargestCollections(
     rocksdb::ColumnFamilyHandle* cf, uint32_t space_id, const std::vector<KeyAttribute>& partition,
-    size_t limit, const std::function<void(int64_t)>& progress) {
+    size_t limit, const std::function<void(int64_t)>& progress, size_t value_offset) {
   RangeIterator it(db_.get(), cf, SpaceBound(space_id), SpaceBound(space_id + 1));
   Largest top(limit);
   std::string prefix;
@@ -77,9 +77,9 @@ Result<std::vector<CollectionStatistics>> Database::Impl::ScanLargestCollections
       prefix.assign(key.substr(0, key.size() - rest.size()));
     }
     ++current.item_count;
-    DYNAROCK_ASSIGN_OR_RETURN(
-        size_t size,
-        format::StoredItemSize(std::string_view(it->value().data(), it->value().size())));
+    const std::string_view value(it->value().data(), it->value().size());
+    if (value.size() < value_offset) return Status::Corruption("a value shorter than its prefix");
+    DYNAROCK_ASSIGN_OR_RETURN(size_t size, format::StoredItemSize(value.substr(value_offset)));
     current.size_bytes += static_cast<int64_t>(size);
   }
   DYNAROCK_RETURN_IF_ERROR(FromRocks(it->status()));
@@ -123,6 +123,17 @@ Result<std::vector<CollectionStatistics>> Database::Impl::LargestIndexCollection
   DYNAROCK_RETURN_IF_ERROR(model::CheckModel(DescribeTableRequest{table_name}));
   DYNAROCK_ASSIGN_OR_RETURN(auto handle, AcquireTable(table_name));
   const TableInfo& info = handle->info();
+  // A vector index's collections are its HASH values' (an entry's value
+  // starts with the vector); without a HASH it is one collection: its totals.
+  if (const VectorIndexInfo* v = info.FindVectorIndex(index_name)) {
+    if (!v->hash) {
+      DYNAROCK_ASSIGN_OR_RETURN(Counter total, ReadTableStats(v->space_id));
+      if (total.items == 0 || limit == 0) return std::vector<CollectionStatistics>{};
+      return std::vector<CollectionStatistics>{{Item{}, total.items, total.bytes}};
+    }
+    return ScanLargestCollections(vectors_cf_, v->space_id, {*v->hash}, limit, progress,
+                                  4 * size_t{v->dimensions});
+  }
   auto index = std::find_if(info.indexes.begin(), info.indexes.end(),
                             [&](const IndexInfo& i) { return i.name == index_name; });
   if (index == info.indexes.end()) {

@@ -372,6 +372,20 @@ int RunCollections(const CollectionsArgs& a) {
                        g.index_size_bytes, g.item_count});
     }
   }
+  // A vector index with a HASH search attribute: one collection per value
+  // (one without is a single collection: DescribeTable gives its size).
+  if (t.vector_indexes) {
+    for (const auto& v : *t.vector_indexes) {
+      for (const auto& e : v.search_schema.value_or(std::vector<SearchSchemaElement>{})) {
+        if (e.search_schema_element_type != SearchSchemaElementType::kHash) continue;
+        parts.push_back({a.table + "." + v.index_name,
+                         v.index_name,
+                         {e.attribute_name},
+                         v.index_size_bytes,
+                         v.item_count});
+      }
+    }
+  }
   for (size_t p = 0; p < parts.size(); ++p) {
     const Part& part = parts[p];
     // An index's collections, and a table's without an LSI (no collection

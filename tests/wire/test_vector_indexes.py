@@ -296,6 +296,15 @@ def test_dump_and_restore_keep_the_vector_index(models, tmp_path):
     run("restore", str(first), str(tmp_path / "items.json"), "--table-definition",
         str(tmp_path / "definition.json"), "--input-format", "DYNAMODB_JSON",
         "--compression", "NONE")
+    # The collections view lists the index's HASH values, one collection each.
+    lines = [json.loads(line) for line in
+             run("collections", str(first), "VecDump", "--json").stdout.splitlines()]
+    by_tenant = {c["Key"]["tenant"]["S"]: c for c in lines
+                 if c["Collection"] == "VecDump.ByTenant"}
+    assert {t: c["ItemCount"] for t, c in by_tenant.items()} == {"t0": 25, "t1": 25}
+    # Each entry: its projected item (ALL, less the vector), the vector's
+    # name and 4 bytes a dimension.
+    assert all(c["SizeBytes"] > 25 * (len("embedding") + 8) for c in by_tenant.values())
     run("dump", str(first), "VecDump", str(out))
     (export,) = (out / "AWSDynamoDB").iterdir()
     written = json.loads((export / "table-definition.json").read_text())
@@ -319,3 +328,26 @@ def test_dump_and_restore_keep_the_vector_index(models, tmp_path):
     count, results = search(first)
     assert count == 50 and len(results) == 10
     assert search(second) == (count, results)
+
+
+def test_a_projected_vector_comes_back_as_the_index_holds_it(vectors):
+    """The index keeps f32: a vector named in a ProjectionExpression is
+    returned f32-rounded (each value's shortest decimal form), as DynamoDB
+    returns it, whatever decimals were written; the table keeps them as
+    written."""
+    vectors.create_table(
+        TableName="VecRound", KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+        VectorIndexes=[{"IndexName": "Plain", "VectorAttribute": {"AttributeName": "v"},
+                        "Dimensions": 3, "DistanceFunction": "COSINE",
+                        "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    written = {"L": [{"N": "0.1"}, {"N": "0.333333333333"}, {"N": "-2.50"}]}
+    vectors.put_item(TableName="VecRound", Item={"id": {"S": "x"}, "v": written})
+    hit = vectors.search_vectors(TableName="VecRound", IndexName="Plain", TopK=1,
+                                 SearchVector=[{"N": "1"}, {"N": "1"}, {"N": "1"}],
+                                 ProjectionExpression="id, v")["SearchResults"][0]
+    assert hit["Item"] == {"id": {"S": "x"}, "v": {"L": [{"N": "0.1"}, {"N": "0.33333334"},
+                                                          {"N": "-2.5"}]}}
+    assert vectors.get_item(TableName="VecRound", Key={"id": {"S": "x"}})["Item"]["v"] == {
+        "L": [{"N": "0.1"}, {"N": "0.333333333333"}, {"N": "-2.5"}]}

@@ -3,6 +3,9 @@
 // Pages, by the address's fragment:
 //   #/                          the tables: item counts, sizes, keys, indexes
 //   #/t/TABLE                   a table: its largest and hottest collections
+//                               (a vector index's by HASH value), and a
+//                               vector search box (SearchVectors from a
+//                               JSON array) when it has vector indexes
 //   #/t/TABLE/c?pk=...&...      one item collection (of the table, or of an
 //                               index with index=NAME), in sort-key order,
 //                               with the Query that reads it
@@ -305,6 +308,21 @@ function indexesOf(table) {
           ...(table.GlobalSecondaryIndexes || []).map((i) => ({ ...i, kind: "GSI" }))];
 }
 
+// Vector indexes, keyed (for their collections) by their HASH search
+// attribute, if any.
+function vectorIndexesOf(table) {
+  return (table.VectorIndexes || []).map((v) => ({
+    ...v, kind: "VECTOR",
+    KeySchema: (v.SearchSchema || []).filter((e) => e.SearchSchemaElementType === "HASH")
+      .map((e) => ({ AttributeName: e.AttributeName, KeyType: "HASH" })),
+  }));
+}
+function vectorText(v) {
+  return `${v.VectorAttribute.AttributeName} · ${v.Dimensions} dims · ${v.DistanceFunction}` +
+         (v.KeySchema.length ? ` · by ${v.KeySchema[0].AttributeName}` : "") +
+         (v.IndexStatus === "ACTIVE" ? "" : ` · ${v.IndexStatus}`);
+}
+
 async function tablesPage() {
   crumbs(el("span", {}, "tables"));
   const names = [];
@@ -324,7 +342,9 @@ async function tablesPage() {
               el("td", { class: "num" }, humanBytes(t.TableSizeBytes)),
               el("td", { class: "mono" }, keyText(t.KeySchema, types)),
               el("td", {}, indexesOf(t).map((i, n) => [n ? ", " : "", `${i.IndexName} (${i.kind}: `,
-                                                       keyText(i.KeySchema, types), ")"])));
+                                                       keyText(i.KeySchema, types), ")"]),
+                 vectorIndexesOf(t).map((v, n) => [n || indexesOf(t).length ? ", " : "",
+                                                   `${v.IndexName} (VECTOR: ${vectorText(v)})`])));
   });
   show(el("h1", {}, "Tables"),
        names.length === 0
@@ -376,6 +396,7 @@ async function tablePage(name) {
   } }, el("label", {}, "collection of", target), valuesBox,
      el("button", { type: "submit", id: "open-button" }, "Open"));
 
+  const vectors = vectorIndexesOf(t);
   const largestBox = el("div", {}, el("p", { class: "empty" }, "reading…"));
   const hottestBox = el("div", {}, el("p", { class: "empty" }, "reading…"));
   show(el("h1", {}, name),
@@ -385,8 +406,13 @@ async function tablePage(name) {
           el("span", {}, "key ", el("b", { class: "mono" }, keyText(t.KeySchema, types))),
           indexes.map((i) => el("span", {}, `${i.kind} `, el("b", {}, i.IndexName), " ",
                                 el("span", { class: "mono" }, keyText(i.KeySchema, types)))),
+          vectors.map((v) => el("span", {}, "VECTOR ", el("b", {}, v.IndexName), " ",
+                                el("span", { class: "mono" }, vectorText(v)),
+                                ` · ${v.ItemCount.toLocaleString("en")} entries, ` +
+                                humanBytes(v.IndexSizeBytes))),
           el("span", {}, t.BillingModeSummary?.BillingMode === "PAY_PER_REQUEST" ? "on-demand" : "provisioned")),
        el("div", { class: "panel" }, open),
+       vectors.length ? vectorSearchPanel(name, t, vectors) : [],
        el("h2", {}, "Largest collections"), largestBox,
        el("h2", {}, "Hottest collections, last 6 minutes"), hottestBox);
 
@@ -397,10 +423,13 @@ async function tablePage(name) {
       const k = c.IndexName || "";
       if (!parts.has(k)) parts.set(k, []);
       const index = indexes.find((i) => i.IndexName === c.IndexName);
-      const names = hashNames(index ? index.KeySchema : t.KeySchema);
+      const vector = vectors.find((v) => v.IndexName === c.IndexName);
+      const names = hashNames(index ? index.KeySchema : vector ? vector.KeySchema : t.KeySchema);
       const values = names.map((n) => c.Key[n]);
-      c.link = link(values.map(cell).join(", "), collectionHash(name, {
-        index: c.IndexName, pk: pkParam(values) }));
+      // A vector index's collection is searched, not queried: no page.
+      c.link = vector ? el("span", { class: "mono" }, values.map(cell).join(", "))
+                      : link(values.map(cell).join(", "), collectionHash(name, {
+                          index: c.IndexName, pk: pkParam(values) }));
       c.keyName = names.join(", ");
       parts.get(k).push(c);
     }
@@ -425,6 +454,64 @@ async function tablePage(name) {
                     `${(r.WriteUnits / seconds).toFixed(2)} WCU/s`,
              true))));
   }, (e) => hottestBox.replaceChildren(errorBox(e)));
+}
+
+// SearchVectors from the table page: an index, its HASH value (when it has
+// one), TopK and the search vector as a JSON array of numbers; the results
+// best first, each with its score and item.
+function vectorSearchPanel(name, t, vectors) {
+  const types = attributeTypes(t);
+  const target = el("select", { id: "vector-index" },
+                    vectors.map((v) => el("option", { value: v.IndexName },
+                                          `${v.IndexName} (${vectorText(v)})`)));
+  const hashBox = el("span", {});
+  const indexOf = () => vectors.find((v) => v.IndexName === target.value);
+  const showHash = () => hashBox.replaceChildren(...indexOf().KeySchema.map((k) =>
+    el("label", {}, k.AttributeName, el("input", { id: "vector-hash", required: true,
+                                                   placeholder: `${k.AttributeName} value` }))));
+  target.addEventListener("change", showHash);
+  showHash();
+  const topK = el("input", { id: "vector-topk", type: "number", min: "1", max: "100", value: "10" });
+  const vectorBox = el("textarea", { id: "vector-json", rows: "2", cols: "60",
+                                       placeholder: "[0.12, -0.5, 0.33, ...]" });
+  const results = el("div", { id: "vector-results" });
+  const form = el("form", { class: "controls", onsubmit: async (e) => {
+    e.preventDefault();
+    const index = indexOf();
+    let values;
+    try {
+      values = JSON.parse(vectorBox.value);
+      if (!Array.isArray(values) || values.some((x) => typeof x !== "number")) throw new Error();
+    } catch {
+      results.replaceChildren(errorBox(new Error("The search vector must be a JSON array of numbers.")));
+      return;
+    }
+    const request = { TableName: name, IndexName: index.IndexName, TopK: Number(topK.value),
+                      SearchVector: values.map((x) => ({ N: String(x) })) };
+    if (index.KeySchema.length) {
+      const key = index.KeySchema[0].AttributeName;
+      request.SearchConditionExpression = "#h = :h";
+      request.ExpressionAttributeNames = { "#h": key };
+      request.ExpressionAttributeValues = {
+        ":h": typed(types[key], document.getElementById("vector-hash").value) };
+    }
+    results.replaceChildren(el("p", { class: "empty" }, "searching…"));
+    try {
+      const r = await dynamodb("SearchVectors", request);
+      results.replaceChildren(r.SearchResults.length === 0
+        ? el("p", { class: "empty" }, "No entries.")
+        : el("table", { id: "vector-table" },
+             el("thead", {}, el("tr", {}, el("th", { class: "num" }, "score"), el("th", {}, "item"))),
+             el("tbody", {}, r.SearchResults.map((hit) =>
+               el("tr", {}, el("td", { class: "num mono" }, hit.Score.toPrecision(6)),
+                  el("td", { class: "mono" }, JSON.stringify(hit.Item)))))));
+    } catch (err) {
+      results.replaceChildren(errorBox(err));
+    }
+  } }, el("label", {}, "vector index", target), hashBox, el("label", {}, "TopK", topK),
+     el("label", {}, "vector", vectorBox),
+     el("button", { type: "submit", id: "vector-button" }, "Search"));
+  return [el("h2", {}, "Vector search"), el("div", { class: "panel" }, form, results)];
 }
 
 // The Query a collection page sends, from its parameters.

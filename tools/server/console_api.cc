@@ -115,6 +115,16 @@ std::vector<std::string> IndexNames(const TableDescription& t) {
   if (t.global_secondary_indexes) {
     for (const auto& g : *t.global_secondary_indexes) names.push_back(g.index_name);
   }
+  // Vector indexes with a HASH search attribute: a collection per value.
+  if (t.vector_indexes) {
+    for (const auto& v : *t.vector_indexes) {
+      for (const auto& e : v.search_schema.value_or(std::vector<SearchSchemaElement>{})) {
+        if (e.search_schema_element_type == SearchSchemaElementType::kHash) {
+          names.push_back(v.index_name);
+        }
+      }
+    }
+  }
   return names;
 }
 

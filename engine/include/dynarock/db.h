@@ -452,6 +452,9 @@ class Database {
   // index, so it takes time in proportion to the index; `progress`, when
   // set, is called with the number of entries read so far every 16,384
   // entries (for a progress line). ValidationException for an unknown index.
+  // A vector index's collections are its HASH values' (each entry sized as
+  // the index counts it: projected item, vector attribute name, 4 bytes a
+  // dimension); one without a HASH is one collection, keyed by nothing.
   Result<std::vector<CollectionStatistics>> LargestIndexCollections(
       const std::string& table_name, const std::string& index_name, size_t limit,
       const std::function<void(int64_t entries_read)>& progress = {});

@@ -283,3 +283,61 @@ test("a multi-attribute GSI's collection is opened by all its partition values",
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a vector index: its partitions and sizes, and a search from a JSON vector", async () => {
+  const endpoint = await serve("--in-memory");
+  const S = (s) => ({ S: s });
+  await post(endpoint, "CreateTable", {
+    TableName: "Docs", KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+    AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" },
+                           { AttributeName: "tenant", AttributeType: "S" }],
+    BillingMode: "PAY_PER_REQUEST",
+    VectorIndexes: [{ IndexName: "ByTenant", VectorAttribute: { AttributeName: "embedding" },
+                      Dimensions: 3, DistanceFunction: "EUCLIDEAN",
+                      Projection: { ProjectionType: "ALL" },
+                      SearchSchema: [{ AttributeName: "tenant", SearchSchemaElementType: "HASH" }] }] });
+  const docs = [["a", "acme", [0, 0, 0]], ["b", "acme", [1, 0, 0]], ["c", "acme", [3, 3, 3]],
+                ["d", "globex", [0, 0, 1]]];
+  for (const [id, tenant, v] of docs) {
+    await post(endpoint, "PutItem", { TableName: "Docs", Item: {
+      id: S(id), tenant: S(tenant), title: S(`<b>${id}</b>`),
+      embedding: { L: v.map((x) => ({ N: String(x) })) } } });
+  }
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(endpoint + "/console/#/t/Docs");
+  await ready(page, "#/t/Docs");
+  // The index, with its entry count, and its partitions among the largest.
+  const facts = await page.locator(".facts").innerText();
+  assert.match(facts, /VECTOR ByTenant embedding · 3 dims · EUCLIDEAN · by tenant · 4 entries/);
+  await page.waitForSelector(".bars");
+  assert.ok((await page.locator("h3").allInnerTexts()).includes("Docs.ByTenant by tenant"));
+  const largest = await page.locator(".panel", { hasText: "Docs.ByTenant by tenant" }).innerText();
+  assert.match(largest, /acme\n.* · 3 items\nglobex\n.* · 1 items/);
+  // A search: the nearest of tenant acme, best first, values as text.
+  await page.fill("#vector-hash", "acme");
+  await page.fill("#vector-topk", "2");
+  await page.fill("#vector-json", "[0.9, 0, 0]");
+  await page.click("#vector-button");
+  await page.waitForSelector("#vector-table");
+  const rows = await page.locator("#vector-table tbody tr").allInnerTexts();
+  assert.equal(rows.length, 2);
+  assert.match(rows[0], /^0\.100000\t\{.*"id":\{"S":"b"\}/);
+  assert.match(rows[1], /^0\.900000\t\{.*"id":\{"S":"a"\}/);
+  assert.match(rows[0], /"title":\{"S":"<b>b<\/b>"\}/);  // markup shown as text
+  await shot(page, "vector-search.png", true);
+  // Not a JSON array of numbers: said so, nothing sent.
+  await page.fill("#vector-json", "[1, \"x\"]");
+  await page.click("#vector-button");
+  await page.waitForSelector("#vector-results .error");
+  assert.match(await page.locator("#vector-results").innerText(), /JSON array of numbers/);
+  // DynamoDB's own error, shown as it came.
+  await page.fill("#vector-json", "[1, 2]");
+  await page.click("#vector-button");
+  await page.waitForSelector("#vector-results .error");
+  assert.match(await page.locator("#vector-results").innerText(),
+               /Input search vector dimension 2 does not match vector index dimension 3/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
