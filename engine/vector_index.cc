@@ -115,21 +115,21 @@ std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIn
     if (h == item.end() || !h->second.is(format::ToAttrType(index.hash->type))) return std::nullopt;
     hash = &h->second;
   }
-  std::vector<float> vector;
-  if (!format::ToVector(v->second, index.dimensions, index.vector_attribute, index.name, &vector)
+  VectorEntry entry;
+  if (!format::ToVector(v->second, index.dimensions, index.vector_attribute, index.name,
+                        &entry.vector)
            .ok()) {
     return std::nullopt;  // a backfill skips what a write would refuse
   }
   const AttributeValue& pk = item.at(table.partition_key.name);
   const AttributeValue* sk = table.sort_key ? &item.at(table.sort_key->name) : nullptr;
-  VectorEntry entry;
   entry.key = hash ? format::EncodeIndexKey(index.space_id, *hash, nullptr, pk, sk)
                    : format::EncodeItemKey(index.space_id, pk, sk);
   const Item projected = Projected(table, index, item);
   // What the entry holds: the projected item, and the vector as f32.
   entry.size = static_cast<int64_t>(format::ItemSize(projected) + index.vector_attribute.size() +
                                     4 * size_t{index.dimensions});
-  if (value) EncodeVectorValue(vector, projected, entry.size, value);
+  if (value) EncodeVectorValue(entry.vector, projected, entry.size, value);
   return entry;
 }
 
@@ -159,14 +159,8 @@ void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* v
       batch->Put(vectors_cf, new_entry->key.bytes(), value);
       if (graph_changes) {
         const std::string& k = new_entry->key.bytes();
-        std::vector<float> v;
-        // The value starts with the vector VectorEntryFor just encoded.
-        if (format::GetVector(std::string_view(value).substr(0, 4 * size_t{index.dimensions}),
-                              index.dimensions, &v)
-                .ok()) {
-          graph_changes->push_back(
-              {std::string(VectorBucket(k, index.hash.has_value())), k, std::move(v)});
-        }
+        graph_changes->push_back({std::string(VectorBucket(k, index.hash.has_value())), k,
+                                  std::move(new_entry->vector)});
       }
     }
     if (old_entry || new_entry) totals->Add(index.space_id, delta);

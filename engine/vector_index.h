@@ -51,6 +51,7 @@ Result<int64_t> VectorEntrySize(const VectorIndexInfo& index, std::string_view v
 struct VectorEntry {
   format::EncodedKey key;
   int64_t size = 0;  // what the index counts: the projected item's DynamoDB size
+  std::vector<float> vector;  // the item's vector, as f32
 };
 // The entry `item` has in `index`, or nullopt (sparse: no vector attribute,
 // or a HASH search attribute missing, or a vector a write would refuse).
