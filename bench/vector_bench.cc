@@ -1,8 +1,8 @@
 // Vector indexes (SearchVectors) against their two ceilings, on the same
 // vectors: brute force over an in-memory float array (the exact ceiling:
 // recall 1.0 by definition) and hnswlib used directly (the ANN ceiling: the
-// same library and graph parameters as the engine, M 16, ef_construction
-// 200, ef_search 100, without a database around it).
+// same library and graph parameters as the engine's defaults, without a
+// database around it, and at other ef_search values).
 //
 // Data, generated here: DYNAROCK_BENCH_VECTORS (default 100,000) vectors of
 // 128 dimensions, a Gaussian mixture of 100 clusters (centres N(0, 1) per
@@ -13,7 +13,8 @@
 // Rows (Google Benchmark counters):
 //   BM_BruteForce        exact scan of the float array, TopK 10 and 100
 //   BM_Hnswlib           hnswlib alone: build time, search p50/p99 and
-//                        recall@10 at TopK 10 and 100, memory per vector
+//                        recall@10 at TopK 10 and 100, memory per vector;
+//                        TopK 10 at ef_search 50 to 800
 //   BM_Dynarock          the engine, embedded (sync_writes off: the WAL is
 //                        written, not fsynced, before a write returns):
 //                        PutItem throughput into a table with one vector
@@ -179,16 +180,18 @@ void BM_BruteForce(benchmark::State& state) {
 
 void BM_Hnswlib(benchmark::State& state) {
   const Dataset& d = Data(state.range(0) != 0);
+  const Options engine;  // the engine's graph parameters
   for (auto _ : state) {
     hnswlib::L2Space space(kDims);
-    hnswlib::HierarchicalNSW<float> index(&space, d.n, 16, 200);
+    hnswlib::HierarchicalNSW<float> index(&space, d.n, engine.vector_graph_m,
+                                          engine.vector_graph_ef_construction);
     // One insertion at a time, as the engine builds (hnswlib 0.6.2's
     // concurrent inserts can wait on each other: engine/vector_graph.h).
     const auto build = Clock::now();
     for (size_t i = 0; i < d.n; ++i) index.addPoint(&d.vectors[i * kDims], i);
     state.counters["build_s"] = Seconds(build);
-    index.setEf(100);
-    for (size_t k : {size_t{10}, size_t{100}}) {
+    auto search = [&](size_t ef, size_t k, const std::string& prefix) {
+      index.setEf(ef);
       std::vector<double> us;
       double recall = 0;
       for (int q = 0; q < kQueries; ++q) {
@@ -201,8 +204,13 @@ void BM_Hnswlib(benchmark::State& state) {
         }
         recall += Recall10(got, d.truth[q]);
       }
-      Report(state, k == 10 ? "k10_" : "k100_", std::move(us), recall / kQueries);
-    }
+      Report(state, prefix.c_str(), std::move(us), recall / kQueries);
+    };
+    // At the engine's ef_search, then the sweep that chose it.
+    state.counters["ef_search"] = static_cast<double>(engine.vector_graph_ef_search);
+    search(engine.vector_graph_ef_search, 10, "k10_");
+    search(engine.vector_graph_ef_search, 100, "k100_");
+    for (size_t ef : {50, 100, 200, 400, 800}) search(ef, 10, fmt::format("ef{}_k10_", ef));
     // hnswlib's own allocations, counted as VectorGraph::hnsw_bytes counts them.
     size_t bytes =
         d.n * (index.size_data_per_element_ + sizeof(void*) + sizeof(int) + 2 * sizeof(std::mutex));

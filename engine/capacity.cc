@@ -46,6 +46,10 @@ void CapacityMeter::Write(const std::string& table, const IndexInfo* index, doub
   }
 }
 
+void CapacityMeter::VectorWrite(const std::string& table, const std::string& index, int64_t bytes) {
+  usage_[table].vector_write_bytes[index] += bytes;
+}
+
 std::optional<ConsumedCapacity> CapacityMeter::For(const std::string& table) const {
   if (mode_ == ReturnConsumedCapacity::kNone) return std::nullopt;
   ConsumedCapacity c;
@@ -61,6 +65,12 @@ std::optional<ConsumedCapacity> CapacityMeter::For(const std::string& table) con
   c.capacity_units = total.capacity_units;
   c.read_capacity_units = total.read_capacity_units;
   c.write_capacity_units = total.write_capacity_units;
+  if (!u.vector_write_bytes.empty()) {
+    auto& vector = c.vector_indexes.emplace();
+    for (const auto& [name, bytes] : u.vector_write_bytes) {
+      vector[name].vector_write_request_bytes = bytes;
+    }
+  }
   if (mode_ == ReturnConsumedCapacity::kIndexes) {
     c.table = u.table;
     if (!u.lsi.empty()) c.local_secondary_indexes = u.lsi;

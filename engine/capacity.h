@@ -49,6 +49,8 @@ class CapacityMeter {
   // `index` null: the table itself.
   void Read(const std::string& table, const IndexInfo* index, double units);
   void Write(const std::string& table, const IndexInfo* index, double units);
+  // Bytes a write spent on a vector index (VectorCapacity).
+  void VectorWrite(const std::string& table, const std::string& index, int64_t bytes);
 
   // For single-table operations; nullopt when NONE was asked.
   std::optional<ConsumedCapacity> For(const std::string& table) const;
@@ -59,6 +61,7 @@ class CapacityMeter {
   struct Usage {
     Capacity table;
     std::map<std::string, Capacity> lsi, gsi;
+    std::map<std::string, int64_t> vector_write_bytes;
   };
   static void Add(Capacity* c, double read, double write);
 

@@ -31,6 +31,7 @@
 #include "engine/tokens.h"
 #include "engine/traffic.h"
 #include "engine/vector_graph.h"
+#include "engine/vector_index.h"
 #include "engine/write/action.h"
 
 namespace dynarock {
@@ -129,7 +130,7 @@ class Database::Impl {
   // Starts the background backfill thread, queueing the GSI backfills a
   // crash or a close interrupted (they resume at their saved cursor).
   void StartBackfills();
-  // Starts the thread that builds vector index graphs, with the survey of
+  // Starts the threads that build vector index graphs, with the survey of
   // every vector index first (engine/db_impl_vector_graphs.cc).
   void StartVectorGraphs();
   Status WaitForBackfills();
@@ -375,7 +376,8 @@ class Database::Impl {
     rocksdb::WriteBatch batch;
     // LSI tables: collection stats key -> its counter with this batch's writes.
     std::map<std::string, Counter> collections;
-    std::vector<IndexWriteUnits> index_writes;  // for consumed capacity
+    std::vector<IndexWriteUnits> index_writes;    // for consumed capacity
+    std::vector<VectorWriteBytes> vector_writes;  // likewise
     TotalsDelta totals;  // merged into `batch` once it holds every write
     // Vector index entries changed, for the in-memory graphs (only while
     // any exists): applied once the batch is committed.
@@ -394,12 +396,16 @@ class Database::Impl {
   Status CommitWrites(const std::vector<write::Action>& actions,
                       const std::vector<write::Outcome>& outcomes,
                       const write::RunOptions& options, PendingWrite* pending);
+  // Where action i's index writes end in `pending`.
+  struct WritesEnd {
+    size_t index = 0;   // in index_writes
+    size_t vector = 0;  // in vector_writes
+  };
   // Consumed capacity and each collection's traffic for the written
-  // actions; index_writes_end[i]: the end of action i's index writes in
-  // `pending`.
+  // actions.
   void ChargeWrites(const std::vector<write::Action>& actions,
                     const std::vector<write::Outcome>& outcomes, const write::RunOptions& options,
-                    const PendingWrite& pending, const std::vector<size_t>& index_writes_end);
+                    const PendingWrite& pending, const std::vector<WritesEnd>& ends);
   Status Write(rocksdb::WriteBatch* batch);
   Status FromRocks(const rocksdb::Status& s);
 
@@ -576,12 +582,12 @@ class Database::Impl {
   // that surveys the indexes at Open and builds graphs (its queue and
   // state guarded by graph_mu_; graph_cv_ signals new work and completion).
   std::unique_ptr<VectorGraphs> graphs_;
-  std::thread graph_thread_;
+  std::vector<std::thread> graph_threads_;  // Options::vector_graph_threads
   std::mutex graph_mu_;
   std::condition_variable graph_cv_;
   std::vector<GraphJob> graph_queue_;
   bool graph_started_ = false;  // StartVectorGraphs ran (not read-only, not exact-only)
-  bool graph_running_ = false;
+  size_t graph_running_ = 0;    // jobs being done
   bool graph_stopping_ = false;
   Status graph_error_;
 

@@ -663,7 +663,8 @@ Database::Impl::~Impl() {
     graph_stopping_ = true;
   }
   graph_cv_.notify_all();
-  if (graph_thread_.joinable()) graph_thread_.join();
+  for (auto& t : graph_threads_) t.join();
+  graph_threads_.clear();
   if (!db_) return;
   if (!options_.read_only) {
     // A clean close leaves nothing in the log to replay: the memtables are

@@ -1,4 +1,5 @@
-// The vector index graphs' background work: at Open, a survey of every
+// The vector index graphs' background work, on Options::vector_graph_threads
+// threads sharing one queue: at Open, a survey of every
 // vector index that counts the entries of each bucket (engine/vector_graph.h)
 // and queues a build for each bucket over Options::vector_exact_limit; a
 // search that scans such a bucket exactly queues one too. A build reads the
@@ -18,12 +19,16 @@ void Database::Impl::StartVectorGraphs() {
   if (options_.vector_exact_limit == 0) return;
   {
     // Under the lock: the thread's own survey queues jobs at once, and
-    // QueueGraphJob must not read graph_thread_ while it is assigned.
+    // QueueGraphJob must not read graph_started_ while it is assigned.
     std::lock_guard lock(graph_mu_);
     graph_started_ = true;
     graph_queue_.push_back({});  // the survey
   }
-  graph_thread_ = std::thread([this] { GraphLoop(); });
+  // One graph per thread at a time: the threads share the queue. (A graph
+  // is built by one thread: hnswlib 0.6.2's concurrent inserts into one
+  // graph can deadlock, engine/vector_graph.h.)
+  const size_t threads = std::max<size_t>(1, options_.vector_graph_threads);
+  for (size_t i = 0; i < threads; ++i) graph_threads_.emplace_back([this] { GraphLoop(); });
 }
 
 void Database::Impl::QueueGraphJob(GraphJob job) {
@@ -45,11 +50,11 @@ void Database::Impl::GraphLoop() {
     if (graph_stopping_) return;
     GraphJob job = std::move(graph_queue_.front());
     graph_queue_.erase(graph_queue_.begin());
-    graph_running_ = true;
+    ++graph_running_;
     lock.unlock();
     Status s = job.bucket.empty() ? SurveyVectorIndexes() : BuildGraph(job);
     lock.lock();
-    graph_running_ = false;
+    --graph_running_;
     // A failed build leaves its bucket exact; the next search over the
     // limit queues it again.
     if (!s.ok() && graph_error_.ok()) graph_error_ = s;
@@ -59,8 +64,8 @@ void Database::Impl::GraphLoop() {
 
 Status Database::Impl::WaitForVectorGraphs() {
   std::unique_lock lock(graph_mu_);
-  graph_cv_.wait(lock,
-                 [this] { return graph_stopping_ || (graph_queue_.empty() && !graph_running_); });
+  graph_cv_.wait(
+      lock, [this] { return graph_stopping_ || (graph_queue_.empty() && graph_running_ == 0); });
   return graph_error_;
 }
 

@@ -135,17 +135,21 @@ std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIn
 
 void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* vectors_cf,
                       TotalsDelta* totals, const TableInfo& table, const Item* before,
-                      const Item* after, std::vector<VectorGraphChange>* graph_changes) {
+                      const Item* after, std::vector<VectorGraphChange>* graph_changes,
+                      std::vector<VectorWriteBytes>* written) {
   for (const VectorIndexInfo& index : table.vector_indexes) {
     std::optional<VectorEntry> old_entry, new_entry;
-    std::string value;
-    if (before) old_entry = VectorEntryFor(table, index, *before);
+    std::string old_value, value;
+    if (before) old_entry = VectorEntryFor(table, index, *before, after ? &old_value : nullptr);
     if (after) new_entry = VectorEntryFor(table, index, *after, &value);
+    if (!old_entry && !new_entry) continue;
+    const bool moved = !old_entry || !new_entry || !(new_entry->key == old_entry->key);
+    if (!moved && old_value == value) continue;  // the entry stays as it is
     Counter delta;
     if (old_entry) {
       --delta.items;
       delta.bytes -= old_entry->size;
-      if (!new_entry || !(new_entry->key == old_entry->key)) {
+      if (moved) {
         batch->Delete(vectors_cf, old_entry->key.bytes());
         if (graph_changes) {
           const std::string& k = old_entry->key.bytes();
@@ -157,13 +161,20 @@ void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* v
       ++delta.items;
       delta.bytes += new_entry->size;
       batch->Put(vectors_cf, new_entry->key.bytes(), value);
-      if (graph_changes) {
+      // A graph needs the change only if the vector moved (a projection
+      // change is read from the entry).
+      if (graph_changes && (moved || new_entry->vector != old_entry->vector)) {
         const std::string& k = new_entry->key.bytes();
         graph_changes->push_back({std::string(VectorBucket(k, index.hash.has_value())), k,
                                   std::move(new_entry->vector)});
       }
     }
-    if (old_entry || new_entry) totals->Add(index.space_id, delta);
+    totals->Add(index.space_id, delta);
+    if (written) {
+      const int64_t size =
+          std::max(old_entry ? old_entry->size : 0, new_entry ? new_entry->size : 0);
+      written->push_back({&index, std::max<int64_t>(size, 1024)});
+    }
   }
 }
 

@@ -60,14 +60,24 @@ struct VectorEntry {
 std::optional<VectorEntry> VectorEntryFor(const TableInfo& table, const VectorIndexInfo& index,
                                           const Item& item, std::string* value = nullptr);
 
+// What one item write spent on one vector index (ConsumedCapacity's
+// VectorWriteRequestBytes): the larger of its old and new entry's size, at
+// least 1,024.
+struct VectorWriteBytes {
+  const VectorIndexInfo* index = nullptr;
+  int64_t bytes = 0;
+};
+
 // Adds to `batch` the vector index entries a write that turns `before` into
 // `after` changes (either may be absent), and each index's change of
-// total to `totals`.
+// total to `totals`. An entry the write leaves as it was (same key, same
+// vector and projection) is not rewritten, charged or sent to the graphs.
 // With `graph_changes`, each changed entry for the graphs too
-// (engine/vector_graph.h).
+// (engine/vector_graph.h); with `written`, what each changed index costs.
 void AddVectorChanges(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* vectors_cf,
                       TotalsDelta* totals, const TableInfo& table, const Item* before,
-                      const Item* after, std::vector<VectorGraphChange>* graph_changes = nullptr);
+                      const Item* after, std::vector<VectorGraphChange>* graph_changes = nullptr,
+                      std::vector<VectorWriteBytes>* written = nullptr);
 
 // The first key of the entries a search reads, and the key past them: the
 // HASH value's collection, or the whole index without a HASH.

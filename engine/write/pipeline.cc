@@ -92,7 +92,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
 
   // 6. Index entries and statistics, in the same batch as the items.
   PendingWrite pending;
-  std::vector<size_t> index_writes_end(actions.size());
+  std::vector<WritesEnd> ends(actions.size());
   for (size_t i = 0; i < actions.size(); ++i) {
     const write::Action& a = actions[i];
     write::Outcome& o = outcomes[i];
@@ -108,7 +108,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
       }
       o.item_collection_metrics = std::move(metrics).value();
     }
-    index_writes_end[i] = pending.index_writes.size();
+    ends[i] = {pending.index_writes.size(), pending.vector_writes.size()};
   }
   // 7-8. Stream records, and one WriteBatch.
   DYNAROCK_RETURN_IF_ERROR(CommitWrites(actions, outcomes, options, &pending));
@@ -116,7 +116,7 @@ Result<std::vector<write::Outcome>> Database::Impl::RunWrites(
   if (!pending.graph_changes.empty()) graphs_->Apply(pending.graph_changes);
   // 9. Capacity.
   if (options.meter != nullptr || TracksTraffic() || AnyMaxima(actions)) {
-    ChargeWrites(actions, outcomes, options, pending, index_writes_end);
+    ChargeWrites(actions, outcomes, options, pending, ends);
   }
   return outcomes;
 }
@@ -258,13 +258,13 @@ Status Database::Impl::CommitWrites(const std::vector<write::Action>& actions,
 void Database::Impl::ChargeWrites(const std::vector<write::Action>& actions,
                                   const std::vector<write::Outcome>& outcomes,
                                   const write::RunOptions& options, const PendingWrite& pending,
-                                  const std::vector<size_t>& index_writes_end) {
+                                  const std::vector<WritesEnd>& ends) {
   // 9. Capacity: a write costs the larger of the old and new item (a delete
   // of nothing still one unit), a condition check a read of the old item,
   // and each index its own units; transactions twice as much. The same
   // units count on the collections they fall on (an LSI's on the table's).
   const double factor = options.transactional ? 2 : 1;
-  size_t index_write = 0;
+  size_t index_write = 0, vector_write = 0;
   for (size_t i = 0; i < actions.size(); ++i) {
     const write::Action& a = actions[i];
     const write::Outcome& o = outcomes[i];
@@ -284,7 +284,7 @@ void Database::Impl::ChargeWrites(const std::vector<write::Action>& actions,
       write = WriteUnits(size, options.transactional);
       if (options.meter) options.meter->Write(a.table->name, nullptr, write);
     }
-    for (; index_write < index_writes_end[i]; ++index_write) {
+    for (; index_write < ends[i].index; ++index_write) {
       const IndexWriteUnits& w = pending.index_writes[index_write];
       if (options.meter) options.meter->Write(a.table->name, w.index, factor * w.units());
       if (!w.index->global) {
@@ -295,6 +295,10 @@ void Database::Impl::ChargeWrites(const std::vector<write::Action>& actions,
         if (!w.new_partition.empty())
           RecordCollection(*a.table, w.index, w.new_partition.view(), 0, factor * w.new_units);
       }
+    }
+    for (; vector_write < ends[i].vector; ++vector_write) {
+      const VectorWriteBytes& w = pending.vector_writes[vector_write];
+      if (options.meter) options.meter->VectorWrite(a.table->name, w.index->name, w.bytes);
     }
     if (counted && a.collection_bytes > 0) {  // the prefix of the key already built
       RecordTableCollection(*a.table,
@@ -357,7 +361,8 @@ Result<std::optional<ItemCollectionMetrics>> Database::Impl::PrepareItemWrite(
                               before_side, after_side, &pending->index_writes);
   if (!table.vector_indexes.empty()) {
     AddVectorChanges(&batch, vectors_cf_, &pending->totals, table, before_side.item,
-                     after_side.item, graphs_->active() ? &pending->graph_changes : nullptr);
+                     after_side.item, graphs_->active() ? &pending->graph_changes : nullptr,
+                     &pending->vector_writes);
   }
   std::optional<ItemCollectionMetrics> result;
   if (table.has_lsi()) {

@@ -482,6 +482,90 @@ TEST_F(VectorIndexTest, WriteTimeChecksAndSparseItems) {
   EXPECT_FALSE(found->search_results[0].item.count("embedding"));  // only when projected
 }
 
+// ConsumedCapacity.VectorIndexes: each index whose entry a write changes,
+// with the entry's bytes (at least 1,024); nothing for an index the write
+// leaves alone.
+TEST_F(VectorIndexTest, WritesReportTheVectorBytesTheySpend) {
+  constexpr int kDims = 300;  // 1,200 bytes of vector: over the 1 KB floor
+  Create(Docs(DistanceFunction::kEuclidean, kDims));
+  std::vector<float> v(kDims, 0.5f);
+  auto capacity = [&](Item item, ReturnConsumedCapacity mode) {
+    auto put = db_->PutItem(
+        {.table_name = "Docs", .item = std::move(item), .return_consumed_capacity = mode});
+    EXPECT_OK(put);
+    return put.ok() ? put->consumed_capacity : std::nullopt;
+  };
+  // Both indexes: ByTenant projects ALL (the item), Everything KEYS_ONLY.
+  auto both = capacity({{"id", S("a")}, {"tenant", S("t")}, {"embedding", Vector(v)}},
+                       ReturnConsumedCapacity::kTotal);
+  ASSERT_TRUE(both && both->vector_indexes);
+  const auto& by_index = *both->vector_indexes;
+  ASSERT_EQ(by_index.size(), 2u);
+  const int64_t keys_only = *by_index.at("Everything").vector_write_request_bytes;
+  const int64_t all = *by_index.at("ByTenant").vector_write_request_bytes;
+  // 4 bytes per dimension, the vector attribute's name, the projection.
+  EXPECT_EQ(keys_only, 4 * kDims + 9 + 3);  // "embedding", id "a"
+  EXPECT_EQ(all, 4 * kDims + 9 + 3 + 7);    // and tenant "t"
+  EXPECT_FALSE(by_index.at("Everything").vector_search_request_bytes);
+  // Without a HASH attribute: only the index that takes it.
+  auto one = capacity({{"id", S("b")}, {"embedding", Vector(v)}}, ReturnConsumedCapacity::kIndexes);
+  ASSERT_TRUE(one && one->vector_indexes);
+  EXPECT_EQ(one->vector_indexes->size(), 1u);
+  EXPECT_TRUE(one->vector_indexes->count("Everything"));
+  EXPECT_EQ(one->write_capacity_units, 1);  // the item (915 B): the vector bytes are apart
+  // Without a vector, or with NONE: no VectorIndexes.
+  auto none = capacity({{"id", S("c")}, {"tenant", S("t")}}, ReturnConsumedCapacity::kTotal);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->vector_indexes);
+  EXPECT_FALSE(capacity({{"id", S("d")}, {"embedding", Vector(v)}}, ReturnConsumedCapacity::kNone));
+  // An update that changes no entry (a key-only projection, an attribute
+  // it does not hold) spends nothing on that index; the ALL one changes.
+  auto update =
+      db_->UpdateItem({.table_name = "Docs",
+                       .key = {{"id", S("a")}},
+                       .update_expression = "SET note = :n",
+                       .expression_attribute_values = ExpressionAttributeValues{{":n", S("x")}},
+                       .return_consumed_capacity = ReturnConsumedCapacity::kTotal});
+  ASSERT_OK(update);
+  ASSERT_TRUE(update->consumed_capacity && update->consumed_capacity->vector_indexes);
+  EXPECT_EQ(update->consumed_capacity->vector_indexes->size(), 1u);
+  EXPECT_EQ(*update->consumed_capacity->vector_indexes->at("ByTenant").vector_write_request_bytes,
+            all + 4 + 1);  // note "x"
+  // A small vector still costs 1 KB; a delete costs its entry.
+  auto del = db_->DeleteItem({.table_name = "Docs",
+                              .key = {{"id", S("b")}},
+                              .return_consumed_capacity = ReturnConsumedCapacity::kTotal});
+  ASSERT_OK(del);
+  ASSERT_TRUE(del->consumed_capacity && del->consumed_capacity->vector_indexes);
+  EXPECT_EQ(*del->consumed_capacity->vector_indexes->at("Everything").vector_write_request_bytes,
+            keys_only);
+  // Batches add up per table.
+  BatchWriteItemRequest batch;
+  for (const char* id : {"e", "f"}) {
+    batch.request_items["Docs"].push_back(
+        WriteRequest{.put_request = PutRequest{{{"id", S(id)}, {"embedding", Vector(v)}}}});
+  }
+  batch.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+  auto batched = db_->BatchWriteItem(batch);
+  ASSERT_OK(batched);
+  ASSERT_EQ(batched->consumed_capacity.size(), 1u);
+  ASSERT_TRUE(batched->consumed_capacity[0].vector_indexes);
+  EXPECT_EQ(
+      *batched->consumed_capacity[0].vector_indexes->at("Everything").vector_write_request_bytes,
+      2 * keys_only);
+}
+
+TEST_F(VectorIndexTest, SmallVectorsCostAtLeastOneKilobyte) {
+  Create(Docs(DistanceFunction::kEuclidean, 3));
+  auto put = db_->PutItem({.table_name = "Docs",
+                           .item = {{"id", S("a")}, {"embedding", Vector({1, 2, 3})}},
+                           .return_consumed_capacity = ReturnConsumedCapacity::kTotal});
+  ASSERT_OK(put);
+  ASSERT_TRUE(put->consumed_capacity && put->consumed_capacity->vector_indexes);
+  EXPECT_EQ(*put->consumed_capacity->vector_indexes->at("Everything").vector_write_request_bytes,
+            1024);
+}
+
 TEST_F(VectorIndexTest, SearchRequestErrors) {
   Create(Docs(DistanceFunction::kEuclidean, 2));
   SearchVectorsRequest s{.table_name = "Docs",

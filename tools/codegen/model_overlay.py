@@ -69,7 +69,7 @@ SHAPE_CHANGES = {
 }
 # Vector indexes and SearchVectors (August 2026; botocore 1.43.64, npm
 # @aws-sdk/client-dynamodb 3.1103.0): CreateTable's VectorIndexes,
-# UpdateTable's VectorIndexUpdates, TableDescription's VectorIndexes and
+# UpdateTable's VectorIndexUpdates, TableDescription's and ConsumedCapacity's VectorIndexes and
 # the SearchVectors operation. The shapes below are the newer model's
 # (member names and order as @aws-sdk/client-dynamodb's schemas carry them;
 # the constraints as DynamoDB's model checks answer them: Dimensions and
@@ -78,6 +78,7 @@ MODEL_ADDITIONS["CreateTableInput"]["VectorIndexes"] = {"shape": "VectorIndexLis
 MODEL_ADDITIONS["UpdateTableInput"]["VectorIndexUpdates"] = {"shape": "VectorIndexUpdateList"}
 MODEL_ADDITIONS["TableDescription"]["VectorIndexes"] = {"shape": "VectorIndexDescriptionList"}
 MODEL_ADDITIONS["TableCreationParameters"]["VectorIndexes"] = {"shape": "VectorIndexList"}
+MODEL_ADDITIONS["ConsumedCapacity"] = {"VectorIndexes": {"shape": "VectorIndexesCapacityMap"}}
 NEW_OPERATIONS["SearchVectors"] = {
     "name": "SearchVectors", "http": {"method": "POST", "requestUri": "/"},
     "input": {"shape": "SearchVectorsInput"}, "output": {"shape": "SearchVectorsOutput"}}
@@ -135,6 +136,8 @@ VECTOR_SHAPES = {
     "VectorCapacity": {"type": "structure", "members": {
         "VectorSearchRequestBytes": {"shape": "LongObject"},
         "VectorWriteRequestBytes": {"shape": "LongObject"}}},
+    "VectorIndexesCapacityMap": {"type": "map", "key": {"shape": "IndexName"},
+                                 "value": {"shape": "VectorCapacity"}},
     "SearchVectorsOutput": {"type": "structure", "members": {
         "ConsumedCapacity": {"shape": "VectorCapacity"},
         "SearchResults": {"shape": "SearchResultList"}}},

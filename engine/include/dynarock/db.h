@@ -124,6 +124,10 @@ struct Options {
   size_t vector_graph_m = 16;
   size_t vector_graph_ef_construction = 200;
   size_t vector_graph_ef_search = 100;
+  // Background threads that build graphs, one graph each at a time (the
+  // graphs of a HASH index's large partitions build side by side; one
+  // graph is built by one thread).
+  size_t vector_graph_threads = 2;
 
   // Count the capacity units each item collection consumes, for
   // HottestCollections. A request only appends its units to a pending batch;

@@ -465,6 +465,16 @@ struct Capacity {
   double capacity_units = 0;
 };
 
+// What a vector index request consumed: bytes, not capacity units. A
+// search: the bytes of the entries it read, at least 1,024. A write: for
+// each item write that changes an index's entry, the entry's size (the
+// larger of the old and new: 4 bytes per dimension, the vector attribute's
+// name and the projected item), at least 1,024.
+struct VectorCapacity {
+  std::optional<int64_t> vector_search_request_bytes{};  // at least 1,024
+  std::optional<int64_t> vector_write_request_bytes{};
+};
+
 struct ConsumedCapacity {
   std::string table_name{};
   double capacity_units = 0;
@@ -473,6 +483,9 @@ struct ConsumedCapacity {
   std::optional<Capacity> table{};  // INDEXES only
   std::optional<std::map<std::string, Capacity>> local_secondary_indexes{};
   std::optional<std::map<std::string, Capacity>> global_secondary_indexes{};
+  // The vector indexes whose entries the write changed, by name (TOTAL and
+  // INDEXES alike: their bytes are not in the units above).
+  std::optional<std::map<std::string, VectorCapacity>> vector_indexes{};
 };
 
 // ---- Items ----------------------------------------------------------------------
@@ -752,11 +765,6 @@ struct SearchVectorsRequest {
 struct SearchResult {
   Item item{};  // as the index projects it; the vector only if projected by name
   double score = 0;
-};
-// What a vector index request consumed: bytes, not capacity units.
-struct VectorCapacity {
-  std::optional<int64_t> vector_search_request_bytes{};  // at least 1,024
-  std::optional<int64_t> vector_write_request_bytes{};
 };
 struct SearchVectorsResponse {
   std::vector<SearchResult> search_results{};

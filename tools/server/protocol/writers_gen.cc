@@ -594,6 +594,15 @@ void WriteConsumedCapacity(JsonWriter& w, const dynarock::ConsumedCapacity& v) {
     }
     w.EndObject();
   }
+  if (v.vector_indexes.has_value()) {
+    w.Key("VectorIndexes");
+    w.StartObject();
+    for (const auto& [k0, x0] : *v.vector_indexes) {
+      Str(w, k0);
+      WriteVectorCapacity(w, x0);
+    }
+    w.EndObject();
+  }
   w.EndObject();
 }
 
