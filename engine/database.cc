@@ -1,11 +1,17 @@
 // Database's public methods: each forwards to Database::Impl, but for the
 // static CheckDirectory.
+#include <rocksdb/version.h>
+
 #include <filesystem>
 
 #include "dynarock/db.h"
 #include "engine/db_impl.h"
 
 namespace dynarock {
+
+BuildInfo GetBuildInfo() {
+  return {DYNAROCK_VERSION, kStorageFormatVersion, rocksdb::GetRocksVersionAsString()};
+}
 
 Status Database::CheckDirectory(const std::string& path) {
   namespace fs = std::filesystem;

@@ -6,6 +6,7 @@
 // once built: only the candidates it proposes are read and scored.
 #include <rocksdb/iterator.h>
 
+#include <map>
 #include <unordered_map>
 
 #include "engine/db_impl.h"
@@ -132,23 +133,27 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
   std::vector<float> candidate;
   std::string scratch;
   int64_t read_bytes = 0;
-  // One entry of the collection: scored and offered if it matches the
-  // INLINE_FILTER equalities (inside the search, so that TopK matching
-  // entries are found when they exist).
+  // Whether an entry matches the INLINE_FILTER equalities.
+  auto matches = [&](std::string_view value) -> Result<bool> {
+    if (filters.empty()) return true;
+    DYNAROCK_ASSIGN_OR_RETURN(ItemView view,
+                              format::OpenStoredItem(value.substr(vector_bytes), &scratch));
+    for (const auto& [name, want] : filters) {
+      auto got = view.Find(name);
+      if (!got) return false;
+      DYNAROCK_ASSIGN_OR_RETURN(AttributeValue decoded, got->Decode());
+      if (!(decoded == want)) return false;
+    }
+    return true;
+  };
+  // One entry of the collection: scored and offered if it matches (inside
+  // the search, so that TopK matching entries are found when they exist).
   auto consider = [&](std::string_view value) -> Status {
     read_bytes += static_cast<int64_t>(value.size());
+    DYNAROCK_ASSIGN_OR_RETURN(const bool match, matches(value));
+    if (!match) return Status::OK();
     DYNAROCK_RETURN_IF_ERROR(format::GetVector(
         value.substr(0, std::min(value.size(), vector_bytes)), index->dimensions, &candidate));
-    if (!filters.empty()) {
-      DYNAROCK_ASSIGN_OR_RETURN(ItemView view,
-                                format::OpenStoredItem(value.substr(vector_bytes), &scratch));
-      for (const auto& [name, want] : filters) {
-        auto got = view.Find(name);
-        if (!got) return Status::OK();
-        DYNAROCK_ASSIGN_OR_RETURN(AttributeValue decoded, got->Decode());
-        if (!(decoded == want)) return Status::OK();
-      }
-    }
     const size_t id = offered++;
     const std::optional<size_t> dropped =
         top.Offer(format::VectorScore(distance, query, candidate), id);
@@ -157,34 +162,50 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
     return Status::OK();
   };
 
-  // A collection with a graph: its candidates, read and scored exactly.
-  // If they hold fewer than TopK matches while the collection holds more
-  // entries (a selective filter), the search is exact after all.
+  // A collection with a graph: the candidates it proposes, read and scored
+  // exactly. With filters, TopK candidates may hold fewer than TopK
+  // matches: the search asks for 4 x TopK, then four times more each round
+  // (reading only the new ones) until TopK match. The TopK matches nearest
+  // among the c nearest entries are the TopK nearest matches (any nearer
+  // match would be among the c), so a round that finds them is done. Past
+  // 4 x max(TopK, ef_search) candidates (a selective filter), the search
+  // is exact after all.
   const std::string bucket(VectorBucket(lower, index->hash.has_value()));
+  const auto top_k = static_cast<size_t>(r.top_k);
   bool exact = true;
   if (std::shared_ptr<VectorGraph> graph = graphs_->Ready(bucket)) {
-    // The graph ranks its candidates by the same distance (searching with
-    // a list of ef_search): TopK of them, or with filters 4 x ef_search.
-    size_t k = static_cast<size_t>(r.top_k);
-    if (!filters.empty()) k = 4 * std::max(k, options_.vector_graph_ef_search);
-    std::vector<std::string> candidates = graph->Search(query.data(), k);
-    // In key order: ties go to the first in key order, as in an exact search.
-    std::sort(candidates.begin(), candidates.end());
-    std::vector<rocksdb::Slice> keys(candidates.begin(), candidates.end());
-    std::vector<rocksdb::PinnableSlice> values(keys.size());
-    std::vector<rocksdb::Status> statuses(keys.size());
-    db_->MultiGet(rocksdb::ReadOptions(), vectors_cf_, keys.size(), keys.data(), values.data(),
-                  statuses.data());
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (statuses[i].IsNotFound()) continue;  // removed since the graph proposed it
-      DYNAROCK_RETURN_IF_ERROR(FromRocks(statuses[i]));
-      // The bucket may hold another HASH value of the same hash.
-      if (candidates[i] < lower || candidates[i] >= upper) continue;
-      DYNAROCK_RETURN_IF_ERROR(consider(std::string_view(values[i].data(), values[i].size())));
+    const size_t most = 4 * std::max(top_k, options_.vector_graph_ef_search);
+    std::map<std::string, std::string> fetched;  // key order: ties go to the first key
+    size_t matching = 0;
+    size_t proposed = 0;
+    for (size_t c = filters.empty() ? top_k : 4 * top_k;; c = std::min(4 * c, most)) {
+      const std::vector<std::string> candidates = graph->Search(query.data(), c);
+      proposed = candidates.size();
+      std::vector<std::string> fresh;
+      for (const std::string& key : candidates) {
+        // The bucket may hold another HASH value of the same hash.
+        if (key >= lower && key < upper && !fetched.contains(key)) fresh.push_back(key);
+      }
+      std::sort(fresh.begin(), fresh.end());
+      std::vector<rocksdb::Slice> keys(fresh.begin(), fresh.end());
+      std::vector<rocksdb::PinnableSlice> values(keys.size());
+      std::vector<rocksdb::Status> statuses(keys.size());
+      db_->MultiGet(rocksdb::ReadOptions(), vectors_cf_, keys.size(), keys.data(), values.data(),
+                    statuses.data());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (statuses[i].IsNotFound()) continue;  // removed since the graph proposed it
+        DYNAROCK_RETURN_IF_ERROR(FromRocks(statuses[i]));
+        const std::string_view value(values[i].data(), values[i].size());
+        DYNAROCK_ASSIGN_OR_RETURN(const bool match, matches(value));
+        matching += match;
+        fetched.emplace(std::move(fresh[i]), value);
+      }
+      if (matching >= top_k || proposed < c || c >= most) break;
     }
-    exact = offered < static_cast<size_t>(r.top_k) && candidates.size() < graph->size();
+    for (const auto& [key, value] : fetched) DYNAROCK_RETURN_IF_ERROR(consider(value));
+    exact = offered < top_k && proposed < graph->size();
     if (exact) {
-      top = format::TopVectors(distance, static_cast<size_t>(r.top_k));
+      top = format::TopVectors(distance, top_k);
       kept.clear();
       offered = 0;
     }

@@ -44,7 +44,7 @@ namespace dynarock {
 struct GraphParams {
   size_t m = 16;                 // links per node (twice that on the base layer)
   size_t ef_construction = 200;  // candidate list while inserting
-  size_t ef_search = 100;        // candidate list while searching (at least TopK)
+  size_t ef_search = 200;        // candidate list while searching (at least TopK)
 };
 
 // One bucket's graph. Thread-safe: searches share it, changes take it alone.

@@ -81,8 +81,8 @@ Result<std::string> ReadFile(const std::string& path) {
   return ss.str();
 }
 
-int Fail(const Status& s) {
-  fmt::print(stderr, "error: {}\n", s.ToString());
+int Fail(const Status& s, std::string_view db_dir = {}) {
+  fmt::print(stderr, "error: {}\n", Explain(s, db_dir));
   return kExitFailed;
 }
 
@@ -97,7 +97,7 @@ int RunDump(const DumpArgs& a) {
   Options options;
   options.read_only = true;  // a secondary instance: works while `serve` has the directory
   auto db = Database::Open(a.db_dir, options);
-  if (!db.ok()) return Fail(db.status());
+  if (!db.ok()) return Fail(db.status(), a.db_dir);
   auto described = (*db)->DescribeTable({.table_name = a.table});
   if (!described.ok()) return Fail(described.status());
   auto ttl = (*db)->DescribeTimeToLive({.table_name = a.table});
@@ -327,18 +327,14 @@ int RunRestore(const RestoreArgs& a) {
   if (!text.ok()) return Fail(text.status());
   auto definition = wire::ParseTableDefinition(*text);
   if (!definition.ok()) {
-    return Fail(Status::InvalidArgument(definition_path + ": " + definition.status().ToString()));
+    return Fail(Status::InvalidArgument(definition_path + ": " + definition.status().message()));
   }
   o.table = std::move(definition->table);
   o.ttl_attribute = definition->ttl_attribute;
   if (!a.table_name.empty()) o.table.table_name = a.table_name;
 
   auto db = Database::Open(a.db_dir, {});
-  if (!db.ok()) {
-    return Fail(Status::IOError(db.status().ToString() +
-                                " (if `dynarock serve` has it open, stop it first: restore "
-                                "writes the directory)"));
-  }
+  if (!db.ok()) return Fail(db.status(), a.db_dir);
   Progress progress;
   o.progress = [&](const ImportProgress& p) {
     const double s = std::max(progress.elapsed(), 1e-3);
@@ -356,6 +352,10 @@ int RunRestore(const RestoreArgs& a) {
   };
   auto result = (*db)->ImportTable(o);
   progress.Done();
+  if (!result.ok() && result.status().code() == Status::Code::kResourceInUse) {
+    return Fail(Status::ResourceInUse(result.status().message() +
+                                      "; restore it under another name with --table NAME"));
+  }
   if (!result.ok()) return Fail(result.status());
   for (const auto& e : result->errors) {
     fmt::print(stderr, "skipped: {}{}: {}\n", e.file.empty() ? "(sorted items)" : e.file,
@@ -383,11 +383,7 @@ int RunCompact(const CompactArgs& a) {
   Options options;
   options.create_if_missing = false;
   auto db = Database::Open(a.db_dir, options);
-  if (!db.ok()) {
-    return Fail(Status::IOError(db.status().ToString() +
-                                " (if `dynarock serve` has it open, stop it first: compact "
-                                "writes the directory)"));
-  }
+  if (!db.ok()) return Fail(db.status(), a.db_dir);
   Progress progress;
   if (Status s = (*db)->Compact(); !s.ok()) return Fail(s);
   fmt::print("compacted {} in {:.2f} s\n", a.db_dir, progress.elapsed());

@@ -8,10 +8,8 @@
 
 namespace dynarock::cli {
 
-// Exit codes of dump and restore.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;      // nothing was restored / the dump is incomplete
-inline constexpr int kExitItemErrors = 3;  // restored, but some items were skipped
+// Exit codes: tools/cli_text.h (kExitFailed: nothing was restored, or
+// the dump is incomplete; kExitItemErrors: restored, some items skipped).
 
 // Adds the two subcommands to `app`; *run is set to the one chosen.
 void AddBulkCommands(CLI::App* app, std::function<int()>* run);

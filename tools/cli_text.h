@@ -11,20 +11,55 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "dynarock/status.h"
 
 namespace dynarock::cli {
 
-// A byte count for people: "809 B", "31.1 KB", "3.6 MB".
+// Exit codes of every dynarock command (each --help repeats them).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;      // the one-line message says why and what to do
+inline constexpr int kExitUsage = 2;       // a command line that does not parse
+inline constexpr int kExitItemErrors = 3;  // restore: done, some items skipped
+inline constexpr char kExitCodesHelp[] =
+    "Exit status: 0 done; 1 failed (the message says why and what to do); 2 the command line "
+    "is wrong; 3 restore skipped bad items (--strict makes it fail instead).";
+
+// True when `s` is RocksDB refusing a directory another process (or this
+// one) has open: it holds the directory's LOCK file.
+inline bool IsHeldByAnotherProcess(const Status& s) {
+  const std::string& m = s.message();
+  return m.find("While lock file") != std::string::npos ||
+         m.find("lock hold by current process") != std::string::npos;
+}
+
+// A failure in the CLI's own words, one line: what went wrong, and the fix
+// when there is one. `db_dir`: the database the command opened.
+inline std::string Explain(const Status& s, std::string_view db_dir = {}) {
+  if (IsHeldByAnotherProcess(s)) {
+    return fmt::format(
+        "the database at {} is open in another process (dynarock serve?): stop it, or use the "
+        "read-only commands (dynarock collections, collection, top)",
+        db_dir.empty() ? "that directory" : db_dir);
+  }
+  std::string m = s.message().empty() ? s.ToString() : s.message();
+  std::replace(m.begin(), m.end(), '\n', ' ');
+  return m;
+}
+
+// A byte count for people, in decimal units as DescribeTable's byte counts
+// read (1 MB = 1,000,000 bytes): "809 B", "31.1 kB", "6.03 MB".
 inline std::string HumanBytes(double b) {
-  if (b < 1024) return fmt::format("{:.0f} B", b);
-  const char* units[] = {"KB", "MB", "GB", "TB"};
+  if (b < 1000) return fmt::format("{:.0f} B", b);
+  const char* units[] = {"kB", "MB", "GB", "TB"};
   int u = -1;
-  while (b >= 1024 && u < 3) {
-    b /= 1024;
+  while (b >= 999.5 && u < 3) {
+    b /= 1000;
     ++u;
   }
-  return fmt::format("{:.1f} {}", b, units[u]);
+  return fmt::format("{:.{}f} {}", b, b < 9.995 ? 2 : b < 99.95 ? 1 : 0, units[u]);
 }
 
 // Cells wider than this are cut, so that one long value does not push the

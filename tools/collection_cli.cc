@@ -50,12 +50,55 @@ Result<AttributeValue> TypedKey(const std::string& text, ScalarAttributeType typ
   return Status::InvalidArgument("unknown key type");
 }
 
-// A cell: strings and numbers as they are, everything else as DynamoDB JSON.
+// A string with its control characters written out (\n, \t, \x1b), so
+// that a value never breaks a table's row.
+std::string Escaped(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// A cell: strings (escaped) and numbers as they are, cut to kMaxCell with
+// "..."; other types as DynamoDB JSON when that fits, else by their shape
+// ("L: 12 elements"), never a cut piece of JSON.
 std::string Cell(const AttributeValue& v) {
   switch (v.type()) {
-    case AttrType::kS: return v.s();
-    case AttrType::kN: return v.n().ToString();
-    default: return format::ToJson(v);
+    case AttrType::kS:
+      return Fit(Escaped(v.s()));
+    case AttrType::kN:
+      return Fit(v.n().ToString());
+    default:
+      break;
+  }
+  std::string json = format::ToJson(v);
+  if (json.size() <= kMaxCell) return json;
+  switch (v.type()) {
+    case AttrType::kB:
+      return fmt::format("B: {} bytes", v.b().size());
+    case AttrType::kM:
+      return fmt::format("M: {} attributes", v.m().size());
+    case AttrType::kL:
+      return fmt::format("L: {} elements", v.l().size());
+    case AttrType::kSS:
+      return fmt::format("SS: {} strings", v.ss().size());
+    case AttrType::kNS:
+      return fmt::format("NS: {} numbers", v.ns().size());
+    case AttrType::kBS:
+      return fmt::format("BS: {} values", v.bs().size());
+    default:
+      return Fit(json);
   }
 }
 
@@ -222,8 +265,10 @@ Status PrintSummary(Database* db, const CollectionArgs& a, const CollectionKeys&
   if (about->sst_files == 0) where += " (in memtables)";
   std::string size;
   if (about->statistics) {
-    size = fmt::format("{} items, {}", about->statistics->item_count,
-                       HumanBytes(static_cast<double>(about->statistics->size_bytes)));
+    // With an LSI the counter is the 10 GB limit's: items and LSI entries.
+    size = fmt::format("{} items, {}{}", about->statistics->item_count,
+                       HumanBytes(static_cast<double>(about->statistics->size_bytes)),
+                       about->size_limited ? " with LSI entries" : "");
     if (about->size_limited) {
       const double share = 100.0 * static_cast<double>(about->statistics->size_bytes) /
                            (10.0 * static_cast<double>(int64_t{1} << 30));
@@ -266,11 +311,11 @@ void PrintItemTable(const CollectionArgs& a, const CollectionKeys& k,
   for (const auto& item : items) {
     std::vector<std::string> row;
     auto sk = k.sk_name.empty() ? item.end() : item.find(k.sk_name);
-    row.push_back(sk == item.end() ? "" : Fit(Cell(sk->second)));
+    row.push_back(sk == item.end() ? "" : Cell(sk->second));
     row.push_back(std::to_string(format::ItemSize(item)));
     for (const auto& c : columns) {
       auto v = item.find(c);
-      row.push_back(v == item.end() ? "" : Fit(Cell(v->second)));
+      row.push_back(v == item.end() ? "" : Cell(v->second));
     }
     rows.push_back(std::move(row));
   }
@@ -283,10 +328,10 @@ int RunCollection(const CollectionArgs& a) {
   Options options;
   options.read_only = true;  // a secondary instance: works while `serve` has the directory
   auto db = Database::Open(a.db_dir, options);
-  if (!db.ok()) return Fail(db.status().ToString());
+  if (!db.ok()) return Fail(Explain(db.status(), a.db_dir));
   auto described = (*db)->DescribeTable({.table_name = a.table});
   if (!described.ok()) {
-    return Fail(described.status().ToString() + " (dynarock collection " + a.db_dir +
+    return Fail(described.status().message() + " (dynarock collection " + a.db_dir +
                 " TABLE ...: the tables are those ListTables names)");
   }
   auto keys = KeysOf(described->table, a);
@@ -338,10 +383,10 @@ int RunCollections(const CollectionsArgs& a) {
   Options options;
   options.read_only = true;
   auto db = Database::Open(a.db_dir, options);
-  if (!db.ok()) return Fail(db.status().ToString());
+  if (!db.ok()) return Fail(Explain(db.status(), a.db_dir));
   auto described = (*db)->DescribeTable({.table_name = a.table});
   if (!described.ok()) {
-    return Fail(described.status().ToString() + " (the tables are those ListTables names)");
+    return Fail(described.status().message() + " (the tables are those ListTables names)");
   }
   const TableDescription& t = described->table;
   struct Part {
@@ -402,7 +447,7 @@ int RunCollections(const CollectionsArgs& a) {
                    ? (*db)->LargestCollections(a.table, a.limit, show)
                    : (*db)->LargestIndexCollections(a.table, part.index, a.limit, show);
     progress.Done();
-    if (!top.ok()) return Fail(top.status().ToString());
+    if (!top.ok()) return Fail(top.status().message());
     if (a.json) {
       for (const auto& c : *top) {
         fmt::print("{{\"Collection\":\"{}\",\"Key\":{},\"ItemCount\":{},\"SizeBytes\":{}}}\n",
@@ -410,9 +455,21 @@ int RunCollections(const CollectionsArgs& a) {
       }
       continue;
     }
-    fmt::print("{}largest collections of {} ({}; {} in all)\n", p ? "\n" : "", part.label,
-               part.index.empty() ? fmt::format("{} items", t.item_count) : "index",
-               HumanBytes(static_cast<double>(part.total_bytes)));
+    // What each size counts, and the total it is a share of.
+    if (!part.index.empty()) {
+      fmt::print("{}largest collections of {}: {} entries, {} (its IndexSizeBytes)\n",
+                 p ? "\n" : "", part.label, part.entries,
+                 HumanBytes(static_cast<double>(part.total_bytes)));
+    } else {
+      fmt::print("{}largest collections of {}: {} items, {} (its TableSizeBytes)\n", p ? "\n" : "",
+                 part.label, t.item_count, HumanBytes(static_cast<double>(t.table_size_bytes)));
+      if (part.total_bytes != t.table_size_bytes) {
+        fmt::print(
+            "  sizes count each item with its LSI entries (+100 B each), as the 10 GB "
+            "collection limit does: {} in all\n",
+            HumanBytes(static_cast<double>(part.total_bytes)));
+      }
+    }
     std::vector<std::vector<std::string>> rows = {
         {Joined(part.key_names), "items", "size", "share"}};
     for (const auto& c : *top) {

@@ -32,6 +32,7 @@
 
 #include "dynarock/db.h"
 #include "tools/bulk_cli.h"
+#include "tools/cli_text.h"
 #include "tools/collection_cli.h"
 #include "tools/server/http_server.h"
 #include "tools/top_cli.h"
@@ -81,15 +82,20 @@ int Serve(dynarock::server::ServerOptions server_options, std::string data_dir, 
     options.sync_writes = sync;
     auto db = dynarock::Database::Open(data_dir, options);
     if (!db.ok()) {
-      fmt::print(stderr, "error: {}\n", db.status().ToString());
-      return 1;
+      fmt::print(stderr, "error: {}\n", dynarock::cli::Explain(db.status(), data_dir));
+      return dynarock::cli::kExitFailed;
     }
     server_options.account_id = options.account_id;
     dynarock::server::Server server(db->get(), server_options);
     dynarock::Status started = server.Start();
     if (!started.ok()) {
-      fmt::print(stderr, "error: {}\n", started.ToString());
-      rc = 1;
+      if (started.message().find("Address already in use") != std::string::npos) {
+        fmt::print(stderr, "error: port {} is in use (another dynarock serve?); use --port\n",
+                   server_options.port);
+      } else {
+        fmt::print(stderr, "error: {}\n", dynarock::cli::Explain(started));
+      }
+      rc = dynarock::cli::kExitFailed;
     } else {
       // SIGINT/SIGTERM: stop accepting, let in-flight requests finish, close.
       boost::asio::io_context signals_io;
@@ -270,10 +276,10 @@ std::optional<std::map<std::string, std::string>> Credentials(const ServeFlags& 
 int RunServe(ServeFlags f) {
   if (!f.in_memory && f.data_dir.empty()) {
     fmt::print(stderr, "error: give --data-dir DIR or --in-memory\n");
-    return 2;
+    return dynarock::cli::kExitUsage;
   }
   auto credentials = Credentials(f);
-  if (!credentials) return 2;
+  if (!credentials) return dynarock::cli::kExitUsage;
   const size_t bound = ConnectionBound();
   if (f.max_connections == 0 || f.max_connections > bound) f.max_connections = bound;
   return Serve({.host = f.host,
@@ -298,6 +304,11 @@ int RunServe(ServeFlags f) {
 int main(int argc, char** argv) {
   CLI::App app{"Dynarock: DynamoDB's data model on RocksDB"};
   app.require_subcommand(1);
+  const dynarock::BuildInfo build = dynarock::GetBuildInfo();
+  app.set_version_flag("--version",
+                       fmt::format("dynarock {} (storage format {}, RocksDB {})", build.version,
+                                   build.storage_format, build.rocksdb_version));
+  app.footer(dynarock::cli::kExitCodesHelp);
   ServeFlags flags;
   CLI::App* serve = app.add_subcommand("serve", "serve DynamoDB's HTTP JSON protocol");
   AddStorageOptions(serve, &flags);
@@ -307,8 +318,16 @@ int main(int argc, char** argv) {
   dynarock::cli::AddBulkCommands(&app, &tool);
   dynarock::cli::AddCollectionCommands(&app, &tool);
   dynarock::cli::AddTopCommand(&app, &tool);
-  CLI11_PARSE(app, argc, argv);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    sub->footer(dynarock::cli::kExitCodesHelp);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" that exit 0; the rest print why.
+    return app.exit(e) == 0 ? dynarock::cli::kExitOk : dynarock::cli::kExitUsage;
+  }
   if (tool) return tool();
   if (serve->parsed()) return RunServe(std::move(flags));
-  return 2;
+  return dynarock::cli::kExitUsage;
 }

@@ -9,14 +9,15 @@
 // ByDepot GSI and shows a write's ItemCollectionMetrics (the table has an LSI).
 //
 //   fleet_demo [--db DIR] [--vehicles N] [--readings N]
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "dynarock/db.h"
+#include "tools/cli_text.h"
 
 namespace {
 
@@ -39,9 +40,9 @@ std::string Timestamp(int i) {
 
 Number Num(const std::string& s) { return *Number::Parse(s); }
 
-int Fail(const Status& s) {
-  fmt::print(stderr, "error: {}\n", s.ToString());
-  return 1;
+int Fail(const Status& s, const std::string& dir) {
+  fmt::print(stderr, "error: {}\n", cli::Explain(s, dir));
+  return cli::kExitFailed;
 }
 
 // One line per item: the sort key, then the other attributes present.
@@ -335,11 +336,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 2000));
   CLI11_PARSE(app, argc, argv);
 
-  if (Status loaded = Load(dir, vehicles, readings); !loaded.ok()) return Fail(loaded);
+  if (Status loaded = Load(dir, vehicles, readings); !loaded.ok()) return Fail(loaded, dir);
   Options options;
   options.ttl_sweep_interval_ms = 0;  // section 7 runs the TTL sweep itself
   auto db = Database::Open(dir, options);
-  if (!db.ok()) return Fail(db.status());
-  if (Status explored = Explore(db->get(), readings); !explored.ok()) return Fail(explored);
+  if (!db.ok()) return Fail(db.status(), dir);
+  if (Status explored = Explore(db->get(), readings); !explored.ok()) return Fail(explored, dir);
   return 0;
 }

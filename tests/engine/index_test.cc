@@ -208,7 +208,7 @@ TEST_F(IndexTest, CreateTableIndexErrors) {
   EXPECT_EQ((*d->table.global_secondary_indexes)[0].index_name, "ByDepot");
   EXPECT_EQ((*d->table.global_secondary_indexes)[0].index_status, IndexStatus::kActive);
   EXPECT_EQ((*d->table.global_secondary_indexes)[0].index_arn,
-            "arn:aws:dynamodb:local:000000000000:table/Telemetry/index/ByDepot");
+            "arn:aws:dynamodb:us-east-1:000000000000:table/Telemetry/index/ByDepot");
   ASSERT_TRUE(d->table.local_secondary_indexes.has_value());
   EXPECT_EQ((*d->table.local_secondary_indexes)[0].key_schema[1].attribute_name, "speedKph");
 }

@@ -123,7 +123,7 @@ TEST_F(StreamTest, SpecificationIsValidatedAndDescribed) {
   // arn:aws:dynamodb:<region>:<account>:table/T/stream/<ISO-8601 ms, no zone>
   EXPECT_EQ(*t.latest_stream_label, "2027-01-15T08:00:00.000");
   EXPECT_EQ(*t.latest_stream_arn,
-            "arn:aws:dynamodb:local:000000000000:table/Tab/stream/2027-01-15T08:00:00.000");
+            "arn:aws:dynamodb:us-east-1:000000000000:table/Tab/stream/2027-01-15T08:00:00.000");
   u.stream_specification = StreamSpecification{true, StreamViewType::kKeysOnly};
   EXPECT_EQ(db_->UpdateTable(u).status(),
             Status::Validation("Table already has an enabled stream: TableName: Tab"));

@@ -31,7 +31,7 @@ TEST_F(TableTest, CreateDescribeListDeleteAndReopen) {
   const TableDescription& d = described->table;
   EXPECT_EQ(d.table_name, "Telemetry");
   EXPECT_EQ(d.table_status, TableStatus::kActive);
-  EXPECT_EQ(d.table_arn, "arn:aws:dynamodb:local:000000000000:table/Telemetry");
+  EXPECT_EQ(d.table_arn, "arn:aws:dynamodb:us-east-1:000000000000:table/Telemetry");
   ASSERT_EQ(d.key_schema.size(), 2u);
   EXPECT_EQ(d.key_schema[0].attribute_name, "vehicleId");
   EXPECT_EQ(d.key_schema[0].key_type, KeyType::kHash);
@@ -62,7 +62,7 @@ TEST_F(TableTest, CreateDescribeListDeleteAndReopen) {
   const TableDescription& gone = deleted->table_description;
   EXPECT_EQ(gone.table_status, TableStatus::kDeleting);
   EXPECT_EQ(gone.table_id.size(), 36u);
-  EXPECT_EQ(gone.table_arn, "arn:aws:dynamodb:local:000000000000:table/Accounts");
+  EXPECT_EQ(gone.table_arn, "arn:aws:dynamodb:us-east-1:000000000000:table/Accounts");
   EXPECT_EQ(gone.creation_date_time, 0);
   EXPECT_TRUE(gone.key_schema.empty());
   EXPECT_TRUE(gone.attribute_definitions.empty());
@@ -444,8 +444,8 @@ TEST_F(TableTest, TimeToLiveAndTagsPersistWithTheTable) {
   const std::string other_region = "arn:aws:dynamodb:eu-west-9:000000000000:table/Telemetry";
   EXPECT_EQ(db_->TagResource({other_region, {{"a", "b"}}}), denied("TagResource", other_region));
   for (const std::string& bad :
-       {arn + "/index/ByDepot", std::string("arn:aws:dynamodb:local:000000000000:table/ab"),
-        std::string("arn:aws:dynamodb:local:12x:table/Telemetry"),
+       {arn + "/index/ByDepot", std::string("arn:aws:dynamodb:us-east-1:000000000000:table/ab"),
+        std::string("arn:aws:dynamodb:us-east-1:12x:table/Telemetry"),
         std::string("arn:aws:s3:local:000000000000:bucket/Telemetry")}) {
     EXPECT_EQ(db_->TagResource({bad, {{"a", "b"}}}),
               Status::Validation("Invalid TableArn: Invalid ResourceArn provided as input " + bad))

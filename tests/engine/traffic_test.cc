@@ -391,7 +391,7 @@ TEST_F(CollectionTrafficTest, HotVehicleAtTwiceItsLimitIsThrottledOthersAreNot) 
         ASSERT_EQ(detail->reasons.size(), 1u);
         EXPECT_EQ(detail->reasons[0].reason, "TableWriteKeyRangeThroughputExceeded");
         EXPECT_EQ(detail->reasons[0].resource,
-                  "arn:aws:dynamodb:local:000000000000:table/Telemetry");
+                  "arn:aws:dynamodb:us-east-1:000000000000:table/Telemetry");
         ++hot_throttled;
       }
     }

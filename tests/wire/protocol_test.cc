@@ -277,5 +277,61 @@ TEST_F(ProtocolTest, CoralScalarConversions) {
             200);
 }
 
+// SearchVectors' front end reads requests with serde_json: its
+// deserialization errors name the JSON position (protocol/serde_errors.h),
+// in document order, before any of the usual checks.
+TEST_F(ProtocolTest, SearchVectorsAnswersMalformedMembersAsSerdeDoes) {
+  auto error = [&](std::string_view body) { return Error(Call("SearchVectors", body)); };
+  using E = std::pair<std::string, std::string>;
+  // Recorded against DynamoDB: a null member, a missing one, a fractional TopK.
+  EXPECT_EQ(
+      error(R"({"TableName":null})"),
+      E("SerializationException", "invalid type: null, expected a string at line 1 column 17"));
+  EXPECT_EQ(error(R"({"TableName":"t","IndexName":"i","TopK":3.5,"SearchVector":[]})"),
+            E("SerializationException",
+              "invalid type: floating point `3.5`, expected i32 at line 1 column 43"));
+  EXPECT_EQ(error(R"({"IndexName":"i","TopK":3,"SearchVector":[{"N":"1"}]})"),
+            E("ValidationException", "missing field `TableName` at line 1 column 53"));
+  // Document order: the first bad member wins, wherever it is.
+  EXPECT_EQ(
+      error("{\"TopK\":\"10\",\n \"TableName\":5}"),
+      E("SerializationException", "invalid type: string \"10\", expected i32 at line 1 column 12"));
+  EXPECT_EQ(error("{\"IndexName\":\"i\",\n  \"TableName\":true}"),
+            E("SerializationException",
+              "invalid type: boolean `true`, expected a string at line 2 column 18"));
+  // [ and { are peeked, not consumed; numbers keep serde's forms.
+  EXPECT_EQ(
+      error(R"({"SearchVector":{"N":"1"}})"),
+      E("SerializationException", "invalid type: map, expected a sequence at line 1 column 16"));
+  EXPECT_EQ(
+      error(R"({"TableName":["t"]})"),
+      E("SerializationException", "invalid type: sequence, expected a string at line 1 column 13"));
+  EXPECT_EQ(error(R"({"TopK":1e2})"),
+            E("SerializationException",
+              "invalid type: floating point `100.0`, expected i32 at line 1 column 11"));
+  EXPECT_EQ(error(R"({"TopK":3000000000})"),
+            E("SerializationException",
+              "invalid value: integer `3000000000`, expected i32 at line 1 column 18"));
+  EXPECT_EQ(error(R"({"TableName":-7})"),
+            E("SerializationException",
+              "invalid type: integer `-7`, expected a string at line 1 column 15"));
+  EXPECT_EQ(error(R"({"TableName":"a","TableName":"b"})"),
+            E("SerializationException", "duplicate field `TableName` at line 1 column 28"));
+  // Optional members take null; unknown members are skipped; a request
+  // serde accepts meets the usual checks (model constraints, then the
+  // operation's own).
+  EXPECT_EQ(error(R"({"TableName":"t","IndexName":"idx","SearchVector":[{"N":"1"}],"TopK":-1,
+                     "ProjectionExpression":null,"Bogus":{"x":[1]}})")
+                .second,
+            "2 validation errors detected: Value 't' at 'tableName' failed to satisfy constraint: "
+            "Member must have length greater than or equal to 3; Value '-1' at 'topK' failed to "
+            "satisfy constraint: Member must have value greater than or equal to 1");
+  EXPECT_EQ(error(R"({"TableName":"tbl","IndexName":"idx","SearchVector":[{"N":"1"}],"TopK":101,
+                     "ProjectionExpression":null,"Bogus":{"x":[1]}})")
+                .second,
+            "Provided TopK value '101' is out of valid range. The value must be between 1 and 100 "
+            "inclusive");
+}
+
 }  // namespace
 }  // namespace dynarock::wire

@@ -94,6 +94,14 @@ def test_the_largest_collections_of_the_table_and_of_each_index(fleet_db):
                         "--limit", "2"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout == GOLDEN_COLLECTIONS
+    # The sizes the headers name are DescribeTable's.
+    c = boto3.client("dynamodb", endpoint_url=SERVER["endpoint"], region_name="us-east-1",
+                     aws_access_key_id="local", aws_secret_access_key="local")
+    t = c.describe_table(TableName="Telemetry")["Table"]
+    assert t["TableSizeBytes"] == 402
+    assert {i["IndexName"]: i["IndexSizeBytes"] for i in
+            t["LocalSecondaryIndexes"] + t["GlobalSecondaryIndexes"]} == {"BySpeed": 249,
+                                                                          "ByDepot": 402}
 
 
 def test_the_console_api_gives_the_same_figures(fleet_db):
@@ -167,8 +175,8 @@ def test_errors_name_the_table_key_and_what_to_do(fleet_db):
 
 # Sizes are DynamoDB's (names + values; 33.5 is 3 bytes); the collection's
 # size adds its LSI entries (each its size + 100): 322 + 487 = 809.
-HEADER = ("Telemetry  vehicleId = VEH#V-7741  4 items, 809 B (under 0.01% of the 10 GB LSI "
-          "limit)  0 SST files (in memtables)\n")
+HEADER = ("Telemetry  vehicleId = VEH#V-7741  4 items, 809 B with LSI entries (under 0.01% of "
+          "the 10 GB LSI limit)  0 SST files (in memtables)\n")
 GOLDEN_TABLE = HEADER + """\
 recordedAt               size  depotCode  model   tags                           speedKph
 META                       81  DEP-LON-3  eVan 3  {"SS":["cold-chain","urban"]}
@@ -191,20 +199,24 @@ TS#2026-06-23T09:00:00Z    80  VEH#V-7742
 TS#2026-06-23T09:01:00Z    80  VEH#V-7741
 TS#2026-06-23T09:02:00Z    81  VEH#V-7741
 """
-# A table collection's share is of the table with its LSI entries (809 +
-# 242 = 1.0 KB); the depot GSI holds every vehicle's readings in one.
+# Each header says what its sizes count. The table's 5 items hold 402 B
+# (DescribeTable's TableSizeBytes); a table collection's size counts its
+# LSI entries too, at 100 B more each, as the 10 GB limit does: 402 + 249
+# + 4 x 100 = 809 + 242 = 1,051 B, the total its share is of. The depot
+# GSI holds every vehicle's readings in one collection.
 GOLDEN_COLLECTIONS = """\
-largest collections of Telemetry (5 items; 1.0 KB in all)
+largest collections of Telemetry: 5 items, 402 B (its TableSizeBytes)
+  sizes count each item with its LSI entries (+100 B each), as the 10 GB collection limit does: 1.05 kB in all
   vehicleId   items   size  share
   VEH#V-7741      4  809 B  77.0%
   VEH#V-7742      1  242 B  23.0%
 
-largest collections of Telemetry.BySpeed (index; 249 B in all)
+largest collections of Telemetry.BySpeed: 4 entries, 249 B (its IndexSizeBytes)
   vehicleId   items   size  share
   VEH#V-7741      3  187 B  75.1%
   VEH#V-7742      1   62 B  24.9%
 
-largest collections of Telemetry.ByDepot (index; 402 B in all)
+largest collections of Telemetry.ByDepot: 5 entries, 402 B (its IndexSizeBytes)
   depotCode  items   size   share
   DEP-LON-3      5  402 B  100.0%
 """
@@ -261,3 +273,26 @@ def test_a_multi_attribute_gsi_collection_is_named_by_all_its_partition_values(f
         "The collection is named by 2 partition key values, not 1"
     status, error = get_json(about + quote("[]"))
     assert status == 400 and "1 to 4, not 0" in error["message"]
+
+
+def test_table_cells_escape_control_characters_and_summarize_long_values(fleet_db):
+    c = boto3.client("dynamodb", endpoint_url=SERVER["endpoint"], region_name="us-east-1",
+                     aws_access_key_id="local", aws_secret_access_key="local")
+    c.create_table(TableName="Notes", BillingMode="PAY_PER_REQUEST",
+                   KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                              {"AttributeName": "sk", "KeyType": "RANGE"}],
+                   AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                         {"AttributeName": "sk", "AttributeType": "S"}])
+    c.put_item(TableName="Notes", Item={
+        "pk": {"S": "n"}, "sk": {"S": "a"}, "text": {"S": "line one\nline\ttwo\x1b"},
+        "readings": {"L": [{"N": str(i)} for i in range(30)]},
+        "tags": {"SS": ["x", "y"]}})
+    rc, out, err = collection(fleet_db, "Notes", "n")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 3, out  # the header, the columns, one row: nothing broke it
+    row = lines[2]
+    assert "line one\\nline\\ttwo\\x1b" in row
+    # A list too long for its cell is named by its shape, never cut mid-JSON;
+    # a short value is its DynamoDB JSON.
+    assert "L: 30 elements" in row and '{"SS":["x","y"]}' in row

@@ -53,15 +53,17 @@ function crumbs(...parts) {
   nav.replaceChildren(...parts.flatMap((p, i) => [i ? " / " : "", p]));
 }
 
+// Decimal units, as DescribeTable's byte counts read (and as the CLI
+// prints them): 1 MB = 1,000,000 bytes.
 function humanBytes(b) {
-  if (b < 1024) return `${b} B`;
-  const units = ["KB", "MB", "GB", "TB"];
+  if (b < 1000) return `${b} B`;
+  const units = ["kB", "MB", "GB", "TB"];
   let u = -1;
-  while (b >= 1024 && u < 3) {
-    b /= 1024;
+  while (b >= 999.5 && u < 3) {
+    b /= 1000;
     u++;
   }
-  return `${b.toFixed(1)} ${units[u]}`;
+  return `${b.toFixed(b < 9.995 ? 2 : b < 99.95 ? 1 : 0)} ${units[u]}`;
 }
 
 function errorBox(e) {

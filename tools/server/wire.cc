@@ -11,6 +11,7 @@
 #include "tools/server/jobs.h"
 #include "tools/server/json_writers.h"
 #include "tools/server/protocol/model_gen.h"
+#include "tools/server/protocol/serde_errors.h"
 #include "tools/server/protocol/streams_model_gen.h"
 #include "tools/server/protocol/streams_requests_gen.h"
 #include "tools/server/protocol/writers_gen.h"
@@ -27,6 +28,7 @@ struct Context {
   Database* db;
   jobs::JobManager* jobs;
   std::string_view host;
+  std::string_view body;  // the request's JSON, as it came
 };
 
 // ---- Operations answered without an engine response ------------------------------------------
@@ -92,6 +94,15 @@ Op Serve(Result<Response> (Database::*run)(const Request&)) {
     const Request request = ReadRequest<Input, Request>(json);
     using protocol::WriteOutput, protocol::streams::WriteOutput;  // one per request type
     WriteOutput(w, request, Check((c.db->*run)(request)));
+  };
+}
+// SearchVectors: its front end's serde errors first
+// (protocol/serde_errors.h), then as any operation.
+Op ServeSearchVectors() {
+  return [serve = Serve<protocol::SearchVectorsInput>(&Database::SearchVectors)](
+             const Context& c, protocol::Element json, Writer& w) {
+    Check(protocol::SerdeCheck(c.body, protocol::SearchVectorsMembers()));
+    serve(c, json, w);
   };
 }
 // An operation whose output has no members (TagResource, UntagResource):
@@ -167,7 +178,7 @@ const std::map<std::string, Op, std::less<>>& Operations() {
       {"GetResourcePolicy", Serve<protocol::GetResourcePolicyInput>(&Database::GetResourcePolicy)},
       {"DeleteResourcePolicy",
        Serve<protocol::DeleteResourcePolicyInput>(&Database::DeleteResourcePolicy)},
-      {"SearchVectors", Serve<protocol::SearchVectorsInput>(&Database::SearchVectors)},
+      {"SearchVectors", ServeSearchVectors()},
       {"ExecuteStatement", Serve<protocol::ExecuteStatementInput>(&Database::ExecuteStatement)},
       {"BatchExecuteStatement",
        Serve<protocol::BatchExecuteStatementInput>(&Database::BatchExecuteStatement)},
@@ -379,7 +390,7 @@ WireResponse Handle(Database* db, std::string_view target, std::string_view body
   try {
     rapidjson::StringBuffer buf;
     Writer w(buf);
-    (*op)(Context{db, job_manager, host}, root, w);
+    (*op)(Context{db, job_manager, host, body}, root, w);
     return {200, std::string(buf.GetString(), buf.GetSize())};
   } catch (const Failure& e) {
     return ErrorResponse(e.status);
