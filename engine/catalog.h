@@ -405,7 +405,8 @@ inline constexpr std::string_view kCatalogIteratorSecretKey = "stream_iterator_s
 // descriptors' table class; 14 -> 15 adds multi-attribute GSI keys;
 // 15 -> 16 adds on-demand maxima and warm throughput; 16 -> 17 adds
 // resource-based policies; 17 -> 18 adds the vectors column family and
-// vector indexes; STORAGE_LAYOUT.md has them all).
+// vector indexes; 18 -> 19 stores vector entries without the vector
+// attribute; STORAGE_LAYOUT.md has them all).
 inline constexpr std::string_view kFormatMagic = "DYNAROCK";
 inline constexpr uint32_t kStorageFormatVersion = 19;
 std::string EncodeFormatRecord(uint32_t version);
