@@ -148,10 +148,8 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
   };
   // One entry of the collection: scored and offered if it matches (inside
   // the search, so that TopK matching entries are found when they exist).
-  auto consider = [&](std::string_view value) -> Status {
-    read_bytes += static_cast<int64_t>(value.size());
-    DYNAROCK_ASSIGN_OR_RETURN(const bool match, matches(value));
-    if (!match) return Status::OK();
+  // A matching entry, scored and kept if it ranks in the top K.
+  auto offer = [&](std::string_view value) -> Status {
     DYNAROCK_RETURN_IF_ERROR(format::GetVector(
         value.substr(0, std::min(value.size(), vector_bytes)), index->dimensions, &candidate));
     const size_t id = offered++;
@@ -160,6 +158,11 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
     if (dropped != id) kept.emplace(id, value);
     if (dropped && *dropped != id) kept.erase(*dropped);
     return Status::OK();
+  };
+  auto consider = [&](std::string_view value) -> Status {
+    read_bytes += static_cast<int64_t>(value.size());
+    DYNAROCK_ASSIGN_OR_RETURN(const bool match, matches(value));
+    return match ? offer(value) : Status::OK();
   };
 
   // A collection with a graph: the candidates it proposes, read and scored
@@ -175,7 +178,9 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
   bool exact = true;
   if (std::shared_ptr<VectorGraph> graph = graphs_->Ready(bucket)) {
     const size_t most = 4 * std::max(top_k, options_.vector_graph_ef_search);
-    std::map<std::string, std::string> fetched;  // key order: ties go to the first key
+    // Every entry read, by key (key order: ties go to the first key); the
+    // value only for those that match, each filter checked once.
+    std::map<std::string, std::optional<std::string>> fetched;
     size_t matching = 0;
     size_t proposed = 0;
     for (size_t c = filters.empty() ? top_k : 4 * top_k;; c = std::min(4 * c, most)) {
@@ -196,13 +201,17 @@ Result<SearchVectorsResponse> Database::Impl::SearchVectors(const SearchVectorsR
         if (statuses[i].IsNotFound()) continue;  // removed since the graph proposed it
         DYNAROCK_RETURN_IF_ERROR(FromRocks(statuses[i]));
         const std::string_view value(values[i].data(), values[i].size());
+        read_bytes += static_cast<int64_t>(value.size());
         DYNAROCK_ASSIGN_OR_RETURN(const bool match, matches(value));
         matching += match;
-        fetched.emplace(std::move(fresh[i]), value);
+        fetched.emplace(std::move(fresh[i]),
+                        match ? std::optional<std::string>(value) : std::nullopt);
       }
       if (matching >= top_k || proposed < c || c >= most) break;
     }
-    for (const auto& [key, value] : fetched) DYNAROCK_RETURN_IF_ERROR(consider(value));
+    for (const auto& [key, value] : fetched) {
+      if (value) DYNAROCK_RETURN_IF_ERROR(offer(*value));
+    }
     exact = offered < top_k && proposed < graph->size();
     if (exact) {
       top = format::TopVectors(distance, top_k);
