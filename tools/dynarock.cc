@@ -119,7 +119,9 @@ int Serve(dynarock::server::ServerOptions server_options, std::string data_dir, 
           sync ? "sync" : "relaxed", server_options.max_connections, limits);
       if (server_options.console_api) {
         fmt::print("console: http://{}:{}/console/{}\n", server_options.host, server.port(),
-                   server_options.console_writes ? " (puts and deletes allowed)" : " (read-only)");
+                   server_options.console_writes || !server_options.credentials.empty()
+                       ? " (writes allowed)"
+                       : " (read-only: --console-writes lets it write)");
       }
       std::fflush(stdout);
       server.Run();
@@ -213,8 +215,9 @@ void AddAccessOptions(CLI::App* serve, ServeFlags* f) {
                    "or comma-separated); it refuses others against DNS rebinding")
       ->delimiter(',');
   serve->add_flag("--console-writes", f->console_writes,
-                  "let the web console put and delete single items (with a confirmation); "
-                  "without it the console only reads");
+                  "let the web console write: create and delete tables, put, edit and delete "
+                  "items, turn on TTL and streams (each with a confirmation). Without it (and "
+                  "without --auth) the server refuses its own pages' writes");
 }
 
 // Per-partition throttling (Options::partition_limits), off by default.

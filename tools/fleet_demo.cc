@@ -1,14 +1,22 @@
 // The main job: the vehicle fleet on an embedded on-disk database.
 //
 // Loads vehicles (SK=META profile) and their telemetry readings
-// (SK=TS#<timestamp>) into a Telemetry table, reopens the database, and answers
-// "one vehicle, a ten-minute window, newest first" with a Query (a
-// KeyConditionExpression and a ProjectionExpression), narrows it with a
-// FilterExpression, then asks the same question of a Scan, printing what each
-// read returned and how many keys it touched in RocksDB; then queries the
-// ByDepot GSI and shows a write's ItemCollectionMetrics (the table has an LSI).
+// (SK=TS#<timestamp>) into a Telemetry table, reopens the database, and
+// answers the fleet's four questions by name, printing what each read
+// returned and how many keys it touched in RocksDB:
+//   Q1 one vehicle (V-7741), a ten-minute window, newest first: a Query (a
+//      KeyConditionExpression and a ProjectionExpression), narrowed by a
+//      FilterExpression, and the same question asked of a Scan;
+//   Q2 the newest readings of depot DEP-LON-3: the ByDepot GSI;
+//   Q3 V-7741's collection against the 10 GB limit an LSI imposes: a write's
+//      ItemCollectionMetrics, the collection's share of the limit, and what
+//      happens at the limit (the database reopened with a small limit until
+//      a write gets ItemCollectionSizeLimitExceededException);
+//   Q4 the hottest collections, from the engine's traffic tracking (what
+//      `dynarock top` shows live against `dynarock serve`).
+// Then a stream of the table's changes, and TTL.
 //
-//   fleet_demo [--db DIR] [--vehicles N] [--readings N]
+//   fleet_demo [--db DIR] [--vehicles N] [--readings N] [--collection-limit BYTES]
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -59,6 +67,8 @@ void PrintItems(const std::vector<Item>& items) {
 }
 
 constexpr char kVehicle[] = "VEH#V-7741";
+constexpr char kDepot[] = "DEP-LON-3";
+constexpr int64_t kTenGb = int64_t{10} << 30;  // DynamoDB's item collection size limit
 
 // A fresh Telemetry table (a GSI and an LSI) with `vehicles` profiles and
 // `readings` readings each; the database is closed again on return.
@@ -138,7 +148,7 @@ Status ShowCollection(Database* db) {
   return Status::OK();
 }
 
-// The seed's question, and what its Query cost (section 6 compares).
+// The seed's question, and what its Query cost (section 4 compares).
 struct Window {
   std::string from = "TS#" + Timestamp(20), to = "TS#" + Timestamp(40);
   uint64_t query_keys = 0;
@@ -159,7 +169,7 @@ QueryRequest WindowQuery(const Window& window) {
   return q;
 }
 
-// 2. The seed's question.
+// 2. Q1, the seed's question.
 Status ShowWindow(Database* db, Window* window) {
   const QueryRequest q = WindowQuery(*window);
   ReadCounter counter;
@@ -168,7 +178,8 @@ Status ShowWindow(Database* db, Window* window) {
   window->query_keys = counter.keys_touched();
   window->query_items = r->items.size();
   fmt::print(
-      "\nQuery {}\n  KeyConditionExpression: {}\n  ProjectionExpression: {}\n"
+      "\nQ1. One vehicle, a ten-minute window, newest first.\n"
+      "Query {}\n  KeyConditionExpression: {}\n  ProjectionExpression: {}\n"
       "  ScanIndexForward=false, :from={} :to={}\n",
       kVehicle, *q.key_condition_expression, *q.projection_expression, window->from, window->to);
   PrintItems(r->items);
@@ -191,27 +202,30 @@ Status ShowFilter(Database* db, const Window& window) {
   return Status::OK();
 }
 
-// 4. The ByDepot GSI: newest readings of one depot, across its vehicles.
+// 5. Q2, the ByDepot GSI: newest readings of one depot, across its vehicles.
 Status ShowDepot(Database* db) {
   QueryRequest depot{.table_name = kTable, .index_name = "ByDepot"};
   depot.key_condition_expression = "depotCode = :d AND begins_with(recordedAt, :ts)";
-  depot.expression_attribute_values = ExpressionAttributeValues{
-      {":d", AttributeValue::S("DEP-LON-3")}, {":ts", AttributeValue::S("TS#")}};
+  depot.expression_attribute_values = ExpressionAttributeValues{{":d", AttributeValue::S(kDepot)},
+                                                                {":ts", AttributeValue::S("TS#")}};
   depot.scan_index_forward = false;
   depot.limit = 5;
   ReadCounter counter;
   auto r = db->Query(depot);
   if (!r.ok()) return r.status();
-  fmt::print("\nQuery GSI ByDepot: {} (newest first, Limit 5):\n", *depot.key_condition_expression);
+  fmt::print(
+      "\nQ2. The newest readings of depot {}, across its vehicles.\n"
+      "Query GSI ByDepot: {}, :d={} (newest first, Limit 5):\n",
+      kDepot, *depot.key_condition_expression, kDepot);
   for (const Item& item : r->items) {
     fmt::print("    {:<28} {} speedKph={}\n", item.at("recordedAt").s(), item.at("vehicleId").s(),
                item.at("speedKph").n().ToString());
   }
-  fmt::print("  -> {} items, {} keys touched\n", r->count, counter.keys_touched());
+  fmt::print("  -> {} readings of {}, {} keys touched\n", r->count, kDepot, counter.keys_touched());
   return Status::OK();
 }
 
-// 5. A write to a table with an LSI reports its collection's size.
+// 6. Q3: a write to a table with an LSI reports its collection's size.
 Status ShowCollectionMetrics(Database* db, int readings) {
   PutItemRequest put{.table_name = kTable};
   put.item = {{"vehicleId", AttributeValue::S(kVehicle)},
@@ -223,10 +237,20 @@ Status ShowCollectionMetrics(Database* db, int readings) {
   if (!r.ok()) return r.status();
   const ItemCollectionMetrics& m = *r->item_collection_metrics;
   fmt::print(
-      "\nPutItem with ReturnItemCollectionMetrics=SIZE: ItemCollectionKey {{vehicleId: {}}}, "
+      "\nQ3. {}'s collection and the 10 GB limit (the table has an LSI, BySpeed).\n"
+      "PutItem with ReturnItemCollectionMetrics=SIZE: ItemCollectionKey {{vehicleId: {}}}, "
       "SizeEstimateRangeGB [{:.1f}, {:.1f}]\n",
-      m.item_collection_key.at("vehicleId").s(), m.size_estimate_range_gb[0],
+      kVehicle, m.item_collection_key.at("vehicleId").s(), m.size_estimate_range_gb[0],
       m.size_estimate_range_gb[1]);
+  auto mine = db->DescribeCollection(
+      {.table_name = kTable, .partition_key_value = AttributeValue::S(kVehicle)});
+  if (!mine.ok()) return mine.status();
+  const CollectionStatistics stats = mine->statistics.value_or(CollectionStatistics{});
+  fmt::print(
+      "{}: {} items, {} bytes with its LSI entries (each counted at its size + 100 B) = "
+      "{:.5f}% of the 10 GB limit\n",
+      kVehicle, stats.item_count, stats.size_bytes,
+      100.0 * static_cast<double>(stats.size_bytes) / static_cast<double>(kTenGb));
   auto top = db->LargestCollections(kTable, 3);
   if (!top.ok()) return top.status();
   fmt::print("Largest collections (items + LSI entries):\n");
@@ -237,7 +261,7 @@ Status ShowCollectionMetrics(Database* db, int readings) {
   return Status::OK();
 }
 
-// 6. The same question answered by a Scan with a filter, page by page.
+// 4. Q1 answered by a Scan with a filter, page by page.
 Status ShowScan(Database* db, const Window& window) {
   ReadCounter counter;
   ScanRequest s{.table_name = kTable};
@@ -267,7 +291,7 @@ Status ShowScan(Database* db, const Window& window) {
   return Status::OK();
 }
 
-// 7. A stream of the table's changes, and TTL: a reading that expired is
+// 8. A stream of the table's changes, and TTL: a reading that expired is
 //    deleted by the sweep, and its REMOVE record says the TTL service did it.
 Status ShowStreamAndTtl(Database* db) {
   auto enabled = db->UpdateTable(
@@ -308,8 +332,86 @@ Status ShowStreamAndTtl(Database* db) {
   return Status::OK();
 }
 
+// 7. Q4: the hottest collections of the table and of its GSI, by capacity
+//     units, as the engine's traffic tracking counted this process's reads
+//     and writes.
+Status ShowHottest(Database* db, int vehicles) {
+  // A dispatcher's screen polls three vehicles' profiles: one often, two
+  // less (ConsistentRead GetItem, 1 RCU each).
+  const std::pair<std::string, int> polled[] = {{kVehicle, 40},
+                                                {VehicleId(vehicles / 2 + 1, vehicles), 20},
+                                                {VehicleId(vehicles / 2 + 9, vehicles), 8}};
+  for (const auto& [vehicle, times] : polled) {
+    for (int i = 0; i < times; ++i) {
+      auto r = db->GetItem({.table_name = kTable,
+                            .key = {{"vehicleId", AttributeValue::S(vehicle)},
+                                    {"recordedAt", AttributeValue::S("META")}},
+                            .consistent_read = true});
+      if (!r.ok()) return r.status();
+    }
+  }
+  auto hot = db->HottestCollections(kTable, 3, 60'000);
+  if (!hot.ok()) return hot.status();
+  fmt::print(
+      "\nQ4. The hottest collections, after a dispatcher's screen polled three vehicles "
+      "(traffic tracking, the last {:.0f} s of this process; Scans count on none):\n",
+      static_cast<double>(hot->window_ms) / 1000);
+  for (const CollectionTraffic& c : hot->collections) {
+    fmt::print("    {:<14} {:<12} {:>7.1f} RCU {:>6.1f} WCU\n",
+               c.index_name ? "GSI " + *c.index_name : std::string("table"),
+               c.partition_key_value.s(), c.read_units, c.write_units);
+  }
+  fmt::print(
+      "  -> live, per second, against a server: dynarock serve --data-dir DB, then dynarock "
+      "top\n");
+  return Status::OK();
+}
+
+// 9. Q3, at the limit: the database reopened with the collection size limit
+// `limit_bytes` (0: V-7741's collection's size + 1 KB) in place of 10 GB,
+// and readings written into V-7741 until one is refused.
+Status ShowLimit(const std::string& dir, int readings, int64_t limit_bytes) {
+  Options options;
+  options.ttl_sweep_interval_ms = 0;
+  if (limit_bytes == 0) {
+    auto db = Database::Open(dir, options);
+    if (!db.ok()) return db.status();
+    auto mine = (*db)->DescribeCollection(
+        {.table_name = kTable, .partition_key_value = AttributeValue::S(kVehicle)});
+    if (!mine.ok()) return mine.status();
+    limit_bytes = mine->statistics.value_or(CollectionStatistics{}).size_bytes + 1000;
+  }
+  options.item_collection_size_limit_bytes = limit_bytes;
+  auto db = Database::Open(dir, options);
+  if (!db.ok()) return db.status();
+  fmt::print(
+      "\nQ3, at the limit: reopened with --collection-limit {} (bytes, in place of 10 GB); "
+      "readings written into {} until one is refused:\n",
+      limit_bytes, kVehicle);
+  for (int i = 1;; ++i) {
+    PutItemRequest put{.table_name = kTable};
+    put.item = {{"vehicleId", AttributeValue::S(kVehicle)},
+                {"recordedAt", AttributeValue::S("TS#" + Timestamp(readings + i))},
+                {"speedKph", AttributeValue::N(Num("50"))},
+                {"depotCode", AttributeValue::S(kDepot)}};
+    auto r = (*db)->PutItem(put);
+    if (r.ok()) continue;
+    if (r.status().code() != Status::Code::kItemCollectionSizeLimitExceeded) return r.status();
+    auto mine = (*db)->DescribeCollection(
+        {.table_name = kTable, .partition_key_value = AttributeValue::S(kVehicle)});
+    if (!mine.ok()) return mine.status();
+    fmt::print(
+        "    {} written, then PutItem {}: ItemCollectionSizeLimitExceededException: {}\n"
+        "  -> the refused write changed nothing: {} holds {} bytes. In DynamoDB, without an LSI "
+        "a collection has no size limit.\n",
+        i - 1, Timestamp(readings + i), r.status().message(), kVehicle,
+        mine->statistics.value_or(CollectionStatistics{}).size_bytes);
+    return Status::OK();
+  }
+}
+
 // Everything after the load, read back from disk.
-Status Explore(Database* db, int readings) {
+Status Explore(Database* db, int vehicles, int readings) {
   auto described = db->DescribeTable({kTable});
   if (!described.ok()) return described.status();
   fmt::print("Reopened: table {} holds {} items, {} bytes (DynamoDB item sizes)\n\n", kTable,
@@ -318,9 +420,10 @@ Status Explore(Database* db, int readings) {
   DYNAROCK_RETURN_IF_ERROR(ShowCollection(db));
   DYNAROCK_RETURN_IF_ERROR(ShowWindow(db, &window));
   DYNAROCK_RETURN_IF_ERROR(ShowFilter(db, window));
+  DYNAROCK_RETURN_IF_ERROR(ShowScan(db, window));
   DYNAROCK_RETURN_IF_ERROR(ShowDepot(db));
   DYNAROCK_RETURN_IF_ERROR(ShowCollectionMetrics(db, readings));
-  DYNAROCK_RETURN_IF_ERROR(ShowScan(db, window));
+  DYNAROCK_RETURN_IF_ERROR(ShowHottest(db, vehicles));
   return ShowStreamAndTtl(db);
 }
 
@@ -330,17 +433,28 @@ int main(int argc, char** argv) {
   CLI::App app{"Dynarock fleet demo: item collections on an on-disk database"};
   std::string dir = "fleet-demo.db";
   int vehicles = 500, readings = 120;
+  int64_t collection_limit = 0;
   app.add_option("--db", dir, "database directory (created if missing)");
   app.add_option("--vehicles", vehicles, "vehicles to load")->check(CLI::Range(1, 9999));
   app.add_option("--readings", readings, "readings per vehicle, 30 s apart")
       ->check(CLI::Range(1, 2000));
+  app.add_option("--collection-limit", collection_limit,
+                 "the item collection size limit (bytes) the last step reopens the database "
+                 "with, to show a write refused at the limit (default: V-7741's collection's "
+                 "size + 1,000)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
 
   if (Status loaded = Load(dir, vehicles, readings); !loaded.ok()) return Fail(loaded, dir);
   Options options;
-  options.ttl_sweep_interval_ms = 0;  // section 7 runs the TTL sweep itself
+  options.ttl_sweep_interval_ms = 0;  // section 8 runs the TTL sweep itself
   auto db = Database::Open(dir, options);
   if (!db.ok()) return Fail(db.status(), dir);
-  if (Status explored = Explore(db->get(), readings); !explored.ok()) return Fail(explored, dir);
+  if (Status explored = Explore(db->get(), vehicles, readings); !explored.ok())
+    return Fail(explored, dir);
+  db->reset();  // closed, to reopen with a small collection limit
+  if (Status limited = ShowLimit(dir, readings, collection_limit); !limited.ok()) {
+    return Fail(limited, dir);
+  }
   return 0;
 }

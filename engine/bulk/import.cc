@@ -474,6 +474,7 @@ class Database::Impl::Importer::FileReader {
   void Run() {
     const ImportTableOptions& o = im_.o_;
     format::LineReader reader;
+    reader_ = &reader;
     if (im_.bucket_) {
       auto file = im_.bucket_->OpenFile(file_.path);
       outcome_.fatal = file.ok() ? reader.Open(std::move(*file), im_.bucket_->PathOf(file_.path),
@@ -504,7 +505,7 @@ class Database::Impl::Importer::FileReader {
     CheckWhole(reader);
     if (!outcome_.fatal.ok()) im_.abort_ = true;
     outcome_.bytes = reader.uncompressed_bytes();
-    im_.read_bytes_ += reader.compressed_bytes();
+    CountBytes();
     ++im_.files_done_;
     im_.ReportReading();
   }
@@ -550,7 +551,9 @@ class Database::Impl::Importer::FileReader {
   // One item read at `line`: refused (counted, reported) or staged with its
   // index entries. False to stop reading this file.
   bool Take(Result<Item> item, int64_t line) {
-    ++outcome_.items;
+    // The bytes read so far count as they are read, so that progress (and
+    // its ETA) moves within a large file, not only at its end.
+    if ((++outcome_.items & 1023) == 0) CountBytes();
     if ((im_.read_items_.fetch_add(1) & 4095) == 4095) im_.ReportReading();
     Status bad = item.status();
     std::optional<write::Action> action;
@@ -625,6 +628,14 @@ class Database::Impl::Importer::FileReader {
     return im_.index_entries_->AddBatch(&index_batch_);
   }
 
+  // Adds what the reader has read (compressed) since the last count to the
+  // import's bytes read.
+  void CountBytes() {
+    const int64_t now = reader_->compressed_bytes();
+    im_.read_bytes_ += now - counted_bytes_;
+    counted_bytes_ = now;
+  }
+
   // Staged here, handed to the sorters a few hundred KB at a time.
   static constexpr size_t kBatchBytes = 256 << 10;
   Importer& im_;
@@ -632,7 +643,9 @@ class Database::Impl::Importer::FileReader {
   const ImportFile& file_;
   FileOutcome& outcome_;
   const std::string& name_;
-  std::string encoded_, stored_, value_;                     // reused per item
+  format::LineReader* reader_ = nullptr;  // Run's, while it reads
+  int64_t counted_bytes_ = 0;             // of reader_'s, added to im_.read_bytes_
+  std::string encoded_, stored_, value_;  // reused per item
   std::vector<std::pair<std::string, std::string>> entries_;  // one item's index entries
   bulk::ExternalSorter::Batch item_batch_, index_batch_;
 };

@@ -5,7 +5,10 @@
 //     else, and "*" only where the policy lets every page in;
 //   - with --auth and no --cors list, every origin is "*" and every Host is
 //     served;
-//   - a loopback Host (as HostName reads it) is never refused.
+//   - a loopback Host (as HostName reads it) is never refused;
+//   - a console write is refused only without --auth and --console-writes,
+//     for a page of the server itself (Origin http://<Host>), and never for
+//     a read (GetItem, Query, any Streams operation).
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -29,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (selector & 4) policy.cors_origins = {"https://app.example"};
   if (selector & 8) policy.cors_origins.push_back("*");
   if (selector & 16) policy.allowed_hosts = {"devbox.internal"};
+  policy.console_writes = selector & 32;
 
   const auto allowed = dynarock::server::AllowedOrigin(policy, origin, host);
   const bool every_page = (selector & 8) || (policy.signed_requests && !(selector & 4));
@@ -41,6 +45,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (refused && (policy.signed_requests ||
                   dynarock::server::IsLoopbackHost(dynarock::server::HostName(host)))) {
     std::abort();
+  }
+  for (std::string_view target : {"DynamoDB_20120810.PutItem", "DynamoDB_20120810.Query",
+                                  "DynamoDBStreams_20120810.GetRecords"}) {
+    const auto write = dynarock::server::RefusedConsoleWrite(policy, origin, host, target);
+    if (write && (policy.signed_requests || policy.console_writes ||
+                  dynarock::server::IsReadOperation(target) ||
+                  origin.size() != host.size() + 7)) {  // not "http://" + host
+      std::abort();
+    }
   }
   return 0;
 }

@@ -147,8 +147,9 @@ def test_the_console_pages_are_served_with_their_policy(fleet_db):
         assert "default-src 'none'" in csp and "script-src 'self'" in csp
         assert "frame-ancestors 'none'" in csp
         assert r.headers["X-Content-Type-Options"] == "nosniff"
-        assert b'<script src="console.js" defer></script>' in r.read()
-    for name, kind in [("console.js", "text/javascript"), ("console.css", "text/css")]:
+        assert b'<script type="module" src="console.js"></script>' in r.read()
+    for name, kind in [("console.js", "text/javascript"), ("core.js", "text/javascript"),
+                       ("admin.js", "text/javascript"), ("console.css", "text/css")]:
         with urllib.request.urlopen(endpoint + "/console/" + name, timeout=30) as r:
             assert r.headers["Content-Type"] == kind + "; charset=utf-8"
             assert r.read() == open(os.path.join(CONSOLE, name), "rb").read()

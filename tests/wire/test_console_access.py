@@ -34,7 +34,8 @@ def test_the_console_is_off_off_loopback_unless_asked_for(flags, served):
         if served:
             # The start-up lines say where (a second line, only when served).
             second = proc.stdout.readline()
-            assert second.startswith("console: http://") and second.endswith("/console/ (read-only)\n")
+            assert second.startswith("console: http://") and second.endswith(
+                "/console/ (read-only: --console-writes lets it write)\n")
             assert status == 200 and config["Writes"] is False
             assert page.startswith(b"<!doctype html>")
         else:

@@ -230,13 +230,23 @@ def test_foreign_pages_cannot_call_an_open_server(server):
         assert json.loads(body)["__type"].endswith("AccessDeniedException")
         assert name not in server.client.list_tables()["TableNames"]
     for origin in ["http://localhost:3000", "http://127.0.0.1:5173", "http://[::1]:8080",
-                   "https://localhost", "http://127.0.0.1:%d" % server.port]:
+                   "https://localhost"]:
         status, headers, _ = preflight(server, origin)
         assert status == 200, origin
         assert headers["access-control-allow-origin"] == origin
         name, status, headers, _ = create_table_from(server, origin)
         assert status == 200 and headers["access-control-allow-origin"] == origin
         assert name in server.client.list_tables()["TableNames"]
+    # The server's own pages (the console) may call it, but not write
+    # without --console-writes.
+    own = "http://127.0.0.1:%d" % server.port
+    status, headers, _ = preflight(server, own)
+    assert status == 200 and headers["access-control-allow-origin"] == own
+    name, status, headers, body = create_table_from(server, own)
+    assert status == 403 and headers["access-control-allow-origin"] == own
+    assert json.loads(body)["message"].startswith("The console is read-only: start dynarock serve "
+                                                  "with --console-writes")
+    assert name not in server.client.list_tables()["TableNames"]
 
 
 def test_a_rebound_host_name_is_refused(server):

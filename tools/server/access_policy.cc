@@ -103,4 +103,32 @@ std::optional<std::string> RefusedHost(const AccessPolicy& policy,
          "with --allowed-host, or require signatures with --auth.";
 }
 
+bool IsReadOperation(std::string_view target) {
+  if (target.starts_with("DynamoDBStreams_20120810.")) return true;
+  constexpr std::string_view kPrefix = "DynamoDB_20120810.";
+  if (!target.starts_with(kPrefix)) return false;
+  const std::string_view op = target.substr(kPrefix.size());
+  for (std::string_view read : {"Get", "Describe", "List"}) {
+    if (op.starts_with(read)) return true;
+  }
+  for (std::string_view read :
+       {"BatchGetItem", "Query", "Scan", "TransactGetItems", "SearchVectors"}) {
+    if (op == read) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> RefusedConsoleWrite(const AccessPolicy& policy,
+                                               std::optional<std::string_view> origin,
+                                               std::string_view host_header,
+                                               std::string_view target) {
+  if (policy.signed_requests || policy.console_writes || !origin) return std::nullopt;
+  // The server's own pages: an Origin of http://<the Host header>.
+  const std::string o = Lower(*origin);
+  if (!o.starts_with("http://") || o.substr(7) != Lower(host_header)) return std::nullopt;
+  if (IsReadOperation(target)) return std::nullopt;
+  return "The console is read-only: start dynarock serve with --console-writes (or --auth) to "
+         "write from it.";
+}
+
 }  // namespace dynarock::server

@@ -19,6 +19,11 @@
 // With --auth every request must be signed with a secret a page does not
 // have, so both checks step aside: every origin may call (CORS "*", unless
 // --cors names a list) and every Host is served.
+//
+// The console's writes: the server's own pages (the console) may only read
+// unless --console-writes or --auth. This is a guard for the person at the
+// console, not against programs: any client that is not a page of the
+// server (an SDK, a loopback page, a --cors origin) writes as before.
 #ifndef DYNAROCK_TOOLS_SERVER_ACCESS_POLICY_H_
 #define DYNAROCK_TOOLS_SERVER_ACCESS_POLICY_H_
 
@@ -36,6 +41,8 @@ struct AccessPolicy {
   std::vector<std::string> cors_origins;
   // --allowed-host: further names (without port) a loopback server answers to.
   std::vector<std::string> allowed_hosts;
+  // --console-writes: the server's own pages may write too.
+  bool console_writes = false;
 };
 
 // True for the names and addresses only this machine reaches: localhost,
@@ -56,6 +63,20 @@ std::optional<std::string> AllowedOrigin(const AccessPolicy& policy, std::string
 // be refused, or nullopt if it may be served.
 std::optional<std::string> RefusedHost(const AccessPolicy& policy,
                                        std::optional<std::string_view> host_header);
+
+// True for a DynamoDB or DynamoDB Streams operation that only reads
+// (`target`: the X-Amz-Target header, "DynamoDB_20120810.GetItem"). PartiQL
+// statements count as writes: whether one reads is in its text.
+bool IsReadOperation(std::string_view target);
+
+// Why a request from the page at `origin` (its Origin header; nullopt: none,
+// so no page's), addressed as `host_header`, for operation `target`, must
+// be refused as a write by the server's own console, or nullopt if it may
+// be served.
+std::optional<std::string> RefusedConsoleWrite(const AccessPolicy& policy,
+                                               std::optional<std::string_view> origin,
+                                               std::string_view host_header,
+                                               std::string_view target);
 
 }  // namespace dynarock::server
 

@@ -28,7 +28,8 @@
 //     LSI: 10 GB), "SstFiles", "Levels": [...]}.
 //   GET /console/api/config
 //     {"Region", "Auth" (requests must be signed), "Writes" (the console
-//     offers put and delete)}.
+//     may write: --console-writes or --auth; otherwise the server refuses
+//     its pages' writes, access_policy.h)}.
 //
 // Errors are DynamoDB's JSON error bodies: 400 ValidationException for a
 // bad, missing or unknown parameter, 400 ResourceNotFoundException for an
@@ -50,7 +51,7 @@ inline constexpr std::string_view kApiPrefix = "/console/api/";
 struct Settings {
   std::string region = "us-east-1";  // the region requests are signed for
   bool auth = false;                 // serve --auth: requests must be signed
-  bool writes = false;               // serve --console-writes
+  bool writes = false;               // serve --console-writes, or auth
 };
 
 // The request's path (without the query) is under kApiPrefix.

@@ -703,8 +703,15 @@ wire::WireResponse Server::Impl::Respond(const http::request<http::string_body>&
     };
   }
   auto target = req["X-Amz-Target"];
-  return wire::Handle(db, std::string_view(target.data(), target.size()), body, authenticate,
-                      jobs.get(), HeaderValue(req, http::field::host));
+  const std::string_view target_text(target.data(), target.size());
+  if (req.find(http::field::origin) != req.end()) {
+    if (auto why = RefusedConsoleWrite(policy, HeaderValue(req, http::field::origin),
+                                       HeaderValue(req, http::field::host), target_text)) {
+      return {403, JsonError("com.amazon.coral.service#AccessDeniedException", *why)};
+    }
+  }
+  return wire::Handle(db, target_text, body, authenticate, jobs.get(),
+                      HeaderValue(req, http::field::host));
 }
 
 wire::WireResponse Server::Impl::ConsoleApi(const http::request<http::string_body>& req) {
@@ -722,9 +729,10 @@ wire::WireResponse Server::Impl::ConsoleApi(const http::request<http::string_bod
       return {400, JsonError(error->type, error->message)};
     }
   }
-  const console::Settings settings{.region = options.region,
-                                   .auth = !options.credentials.empty(),
-                                   .writes = options.console_writes};
+  const console::Settings settings{
+      .region = options.region,
+      .auth = !options.credentials.empty(),
+      .writes = options.console_writes || !options.credentials.empty()};
   return console::HandleApi(db, settings, target.substr(0, q),
                             q == std::string_view::npos ? "" : target.substr(q + 1));
 }
@@ -801,7 +809,8 @@ Server::Server(Database* db, ServerOptions options)
   impl_->policy = {.signed_requests = !impl_->options.credentials.empty(),
                    .bind_host = impl_->options.host,
                    .cors_origins = impl_->options.cors_origins,
-                   .allowed_hosts = impl_->options.allowed_hosts};
+                   .allowed_hosts = impl_->options.allowed_hosts,
+                   .console_writes = impl_->options.console_writes};
 }
 
 Server::~Server() { Stop(); }

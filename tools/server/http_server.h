@@ -80,9 +80,10 @@ struct ServerOptions {
   // `dynarock serve` turns it on for loopback addresses, elsewhere only
   // with --console: it shows the data.
   bool console_api = true;
-  // The console offers put and delete of single items (with a
-  // confirmation); off, its pages only read. (The DynamoDB API itself is
-  // open to any client either way: --auth is what guards it.)
+  // The console may write (create and delete tables, put and delete
+  // items); off, and without --auth, the server refuses write operations
+  // from its own pages (access_policy.h). Other clients write either way:
+  // --auth is what guards the API.
   bool console_writes = false;
 };
 

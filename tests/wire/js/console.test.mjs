@@ -4,8 +4,13 @@
 // collection and checks what a person sees: META first, then the readings
 // by time; the item count; the newest-first toggle; item sizes equal to the
 // engine's (`dynarock collection`); the depot GSI's collection; values
-// shown as text, never markup; and, against a server with --auth, the
-// console's own SigV4 signatures.
+// shown as text, never markup; a filtered Scan, paged; the status of
+// indexes and TTL; and, against a server with --auth, the console's own
+// SigV4 signatures. The admin pages, with --console-writes: a table created
+// with its indexes, stream and TTL; items created and edited in the JSON
+// editor with the server's validation messages; the stream viewer following
+// new records; the table deleted once its name is typed. Without
+// --console-writes the server itself refuses the console's writes.
 //
 // DYNAROCK_BIN, DYNAROCK_FLEET_DEMO: the binaries; CHROMIUM: the browser
 // (/usr/bin/chromium). DYNAROCK_CONSOLE_SCREENSHOTS=DIR saves a PNG of each
@@ -188,6 +193,226 @@ test("the fleet example: tables, a collection in order, newest first, an index c
   await ready(page, "#/t/Telemetry");
   await page.waitForSelector(".bars .bar");
   await shot(page, "table.png", true);
+
+  // Status: every index, and TTL as the demo set it; no write controls.
+  const indexRows = await page.locator("#index-status tbody tr").allInnerTexts();
+  assert.ok(indexRows.some((r) => /^ByDepot\tGSI\tACTIVE\t/.test(r)), indexRows.join("\n"));
+  assert.ok(indexRows.some((r) => /\tLSI\tACTIVE \(with the table\)\t/.test(r)), indexRows.join("\n"));
+  await page.waitForSelector("#ttl-facts b");
+  assert.match(await page.locator("#ttl-facts").innerText(), /^TTL ENABLED on expiresAt/);
+  assert.equal(await page.locator("#delete-table, #ttl-off, #stream-on, #stream-off").count(), 0);
+  assert.equal(await page.locator("text=New item").count(), 0);
+
+  // A filtered Scan, a page at a time: what the pages show is what a
+  // client's own Scan with the same filter matches.
+  await page.click("nav.actions >> text=Scan");
+  await ready(page, "#/t/Telemetry/scan");
+  await page.click("#add-filter");
+  await page.fill(".f-attr", "depotCode");
+  await page.fill(".f-value", "DEP-LON-3");
+  await page.fill("#scan-limit", "200");
+  await page.click("#run-scan");
+  await page.waitForFunction(() => location.hash.includes("filter="));
+  await ready(page, await page.evaluate(() => location.hash));
+  const sent = JSON.parse(await page.locator("#request").innerText());
+  assert.equal(sent.FilterExpression, "#f0 = :f0");
+  assert.deepEqual(sent.ExpressionAttributeValues, { ":f0": { S: "DEP-LON-3" } });
+  const seenKeys = [];
+  for (let pages = 1; ; pages++) {
+    // Columns: #, the keys, then the attribute filtered on.
+    const rows = await page.locator("#items tr.item").evaluateAll((trs) => trs.map((tr) =>
+      [tr.children[1].textContent, tr.children[2].textContent, tr.children[3].textContent]));
+    if (rows.length) {
+      assert.deepEqual((await page.locator("#items thead th").allInnerTexts()).slice(0, 4),
+                       ["#", "vehicleId", "recordedAt", "depotCode"]);
+    }
+    assert.ok(rows.every((r) => r[2] === "DEP-LON-3"));
+    if (rows.length && seenKeys.length === 0) {
+      // An item opens whole, without an editor (read-only).
+      await page.click("#items tr.item >> nth=0");
+      await page.waitForSelector("#item-json");
+      assert.equal(JSON.parse(await page.locator("#item-json").innerText()).depotCode.S, "DEP-LON-3");
+      assert.equal(await page.locator("#item-editor").count(), 0);
+      await shot(page, "scan.png", true);
+    }
+    seenKeys.push(...rows.map((r) => r[0] + " " + r[1]));
+    if (await page.locator("#next-page").isDisabled()) {
+      assert.ok(pages > 1, "the scan took one page");
+      break;
+    }
+    const shownText = await page.locator("#shown").innerText();
+    await page.click("#next-page");
+    await page.waitForFunction((t) => document.querySelector("#shown")?.textContent !== t, shownText);
+  }
+  const expected = [];
+  let start;
+  do {
+    const r = await post(endpoint, "Scan", { TableName: "Telemetry", FilterExpression: "depotCode = :d",
+      ExpressionAttributeValues: { ":d": { S: "DEP-LON-3" } }, ExclusiveStartKey: start });
+    expected.push(...r.Items.map((i) => i.vehicleId.S + " " + i.recordedAt.S));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  assert.ok(expected.length > 0);
+  assert.deepEqual(seenKeys.sort(), expected.sort());
+
+  // The server refuses the console's own writes, whatever its page sends.
+  const refused = await page.evaluate(async () => {
+    const r = await fetch("/", { method: "POST", body: JSON.stringify({ TableName: "Telemetry",
+      Item: { vehicleId: { S: "VEH#X" }, recordedAt: { S: "META" } } }),
+      headers: { "Content-Type": "application/x-amz-json-1.0",
+                 "X-Amz-Target": "DynamoDB_20120810.PutItem" } });
+    return [r.status, await r.json()];
+  });
+  assert.equal(refused[0], 403);
+  assert.match(refused[1].__type, /AccessDeniedException$/);
+  assert.match(refused[1].message, /The console is read-only: start dynarock serve with --console-writes/);
+  const { Item: absent } = await post(endpoint, "GetItem", { TableName: "Telemetry",
+    Key: { vehicleId: { S: "VEH#X" }, recordedAt: { S: "META" } } });
+  assert.equal(absent, undefined);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the admin pages, with --console-writes: create a table, edit items, follow its stream, delete it", async () => {
+  const endpoint = await serve("--in-memory", "--console-writes");
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  const dialogs = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    d.accept();
+  });
+  await page.goto(endpoint + "/console/");
+  await ready(page, "#/");
+  assert.equal(await page.locator("#mode").innerText(), "us-east-1 · writes allowed");
+  await page.click("text=Create a table");
+  await ready(page, "#/new-table");
+
+  // A name DynamoDB refuses: its message, and no table.
+  await page.fill("#new-name", "x");
+  await page.fill("#new-pk", "vehicleId");
+  await page.click("#create-button");
+  await page.waitForSelector("#create-status .error");
+  assert.match(await page.locator("#create-status").innerText(), /^ValidationException: .*tableName/);
+  assert.deepEqual((await post(endpoint, "ListTables", {})).TableNames, []);
+
+  // The fleet's table: keys, a GSI, an LSI, a stream and TTL.
+  await page.fill("#new-name", "Fleet");
+  await page.fill("#new-sk", "recordedAt");
+  await page.selectOption("#new-stream", "NEW_AND_OLD_IMAGES");
+  await page.fill("#new-ttl", "expiresAt");
+  await page.click("#add-gsi");
+  await page.fill(".index-row[data-kind=GSI] .ix-name", "ByDepot");
+  await page.fill(".index-row[data-kind=GSI] .ix-pk", "depotCode");
+  await page.fill(".index-row[data-kind=GSI] .ix-sk", "recordedAt");
+  await page.click("#add-lsi");
+  await page.fill(".index-row[data-kind=LSI] .ix-name", "ByKind");
+  await page.fill(".index-row[data-kind=LSI] .ix-sk", "kind");
+  await page.selectOption(".index-row[data-kind=LSI] .ix-projection", "KEYS_ONLY");
+  const request = JSON.parse(await page.locator("#create-request").innerText());
+  assert.deepEqual(request.AttributeDefinitions.map((d) => d.AttributeName).sort(),
+                   ["depotCode", "kind", "recordedAt", "vehicleId"]);
+  assert.deepEqual(request.LocalSecondaryIndexes[0].KeySchema,
+                   [{ AttributeName: "vehicleId", KeyType: "HASH" }, { AttributeName: "kind", KeyType: "RANGE" }]);
+  await shot(page, "create-table.png", true);
+  await page.click("#create-button");
+  await ready(page, "#/t/Fleet");
+  const { Table } = await post(endpoint, "DescribeTable", { TableName: "Fleet" });
+  assert.equal(Table.GlobalSecondaryIndexes[0].IndexName, "ByDepot");
+  assert.equal(Table.LocalSecondaryIndexes[0].Projection.ProjectionType, "KEYS_ONLY");
+  assert.equal(Table.StreamSpecification.StreamViewType, "NEW_AND_OLD_IMAGES");
+  const ttl = await post(endpoint, "DescribeTimeToLive", { TableName: "Fleet" });
+  assert.deepEqual(ttl.TimeToLiveDescription, { TimeToLiveStatus: "ENABLED", AttributeName: "expiresAt" });
+  await page.waitForSelector("#ttl-off");
+  assert.match(await page.locator("#stream-facts").innerText(), /stream on \(NEW_AND_OLD_IMAGES\)/);
+
+  // A new item: the editor's own check, then the server's messages as sent.
+  await page.click("nav.actions >> text=New item");
+  await ready(page, "#/t/Fleet/item");
+  assert.deepEqual(JSON.parse(await page.inputValue("#item-editor")),
+                   { vehicleId: { S: "" }, recordedAt: { S: "" } });
+  const attempt = async (text) => {
+    await page.fill("#item-editor", text);
+    const before = await page.locator("#item-status").innerText();
+    await page.click("#create-item");
+    await page.waitForFunction((b) => document.querySelector("#item-status").innerText !== b, before)
+        .catch(() => {});  // the same message twice
+    return page.locator("#item-status").innerText();
+  };
+  assert.match(await attempt("{\"vehicleId\": "), /^Not JSON: /);
+  assert.match(await attempt('{"vehicleId": {"S": "VEH#V-1"}}'),
+               /^ValidationException: One or more parameter values were invalid: Missing the key recordedAt in the item$/);
+  assert.match(await attempt('{"vehicleId": {"S": "VEH#V-1"}, "recordedAt": {"S": "META"}, "speed": {"N": "fast"}}'),
+               /^ValidationException: /);
+  await shot(page, "new-item-error.png", true);
+  const meta = { vehicleId: { S: "VEH#V-1" }, recordedAt: { S: "META" }, depotCode: { S: "DEP-LON-3" },
+                 kind: { S: "van" } };
+  assert.equal(await attempt(JSON.stringify(meta)), "Created.");
+  assert.match(await attempt(JSON.stringify(meta)),
+               /^ConditionalCheckFailedException: .* \(an item with this key exists: open it to edit it\)$/);
+  assert.deepEqual((await post(endpoint, "GetItem", { TableName: "Fleet", Key: {
+    vehicleId: meta.vehicleId, recordedAt: meta.recordedAt } })).Item, meta);
+
+  // The stream: the INSERT, then a write made elsewhere appears by itself.
+  await page.goto(endpoint + "/console/#/t/Fleet/stream");
+  await ready(page, "#/t/Fleet/stream");
+  await page.waitForSelector("#records tr.record");
+  let records = await page.locator("#records tr.record").allInnerTexts();
+  assert.equal(records.length, 1);
+  assert.match(records[0], /\tINSERT\tVEH#V-1 · META\t/);
+  await post(endpoint, "UpdateItem", { TableName: "Fleet", Key: { vehicleId: meta.vehicleId,
+    recordedAt: meta.recordedAt }, UpdateExpression: "SET speed = :s",
+    ExpressionAttributeValues: { ":s": { N: "42" } } });
+  await page.waitForFunction(() => document.querySelectorAll("#records tr.record").length === 2);
+  records = await page.locator("#records tr.record").allInnerTexts();
+  assert.match(records[0], /\tMODIFY\tVEH#V-1 · META\t.*"speed":42/);
+  assert.ok((await page.locator("#shards tbody tr").count()) >= 1);
+  await shot(page, "stream.png", true);
+
+  // Scan, open the item, edit it in place.
+  await page.goto(endpoint + "/console/#/t/Fleet/scan");
+  await ready(page, "#/t/Fleet/scan");
+  await page.click("#items tr.item");
+  await page.waitForSelector("#item-editor");
+  await page.fill("#item-editor", JSON.stringify({ ...meta, speed: { N: "50" } }));
+  await page.click("#put-item");
+  await page.waitForSelector("#item-status >> text=Saved.");
+  assert.deepEqual((await post(endpoint, "GetItem", { TableName: "Fleet", Key: {
+    vehicleId: meta.vehicleId, recordedAt: meta.recordedAt } })).Item.speed, { N: "50" });
+
+  // TTL off, from the status panel: as in DynamoDB, not within an hour of
+  // turning it on; the server's message is shown and nothing changes.
+  await page.goto(endpoint + "/console/#/t/Fleet");
+  await ready(page, "#/t/Fleet");
+  await page.click("#ttl-off");
+  await page.waitForSelector("#ttl-status .error");
+  assert.equal(await page.locator("#ttl-status").innerText(),
+               "ValidationException: Time to live has been modified multiple times within a fixed interval");
+  assert.equal((await post(endpoint, "DescribeTimeToLive", { TableName: "Fleet" }))
+                   .TimeToLiveDescription.TimeToLiveStatus, "ENABLED");
+  // The stream off and on again (UpdateTable).
+  await page.click("#stream-off");
+  await ready(page, "#/t/Fleet");
+  await page.waitForSelector("#stream-on");
+  assert.equal((await post(endpoint, "DescribeTable", { TableName: "Fleet" })).Table.StreamSpecification
+                   ?.StreamEnabled ?? false, false);
+  await page.selectOption("#stream-view", "KEYS_ONLY");
+  await page.click("#stream-on");
+  await page.waitForSelector("#stream-off");
+  assert.equal((await post(endpoint, "DescribeTable", { TableName: "Fleet" })).Table.StreamSpecification
+                   .StreamViewType, "KEYS_ONLY");
+
+  // Delete: not until the name is typed exactly.
+  await page.fill("#delete-confirm", "Flee");
+  assert.equal(await page.locator("#delete-table").isDisabled(), true);
+  await page.fill("#delete-confirm", "Fleet");
+  await shot(page, "table-admin.png", true);
+  await page.click("#delete-table");
+  await ready(page, "#/");
+  assert.deepEqual((await post(endpoint, "ListTables", {})).TableNames, []);
+  assert.deepEqual(dialogs, ["Replace this item with the edited one (PutItem)?", "Turn TTL off (UpdateTimeToLive)?",
+                             "Turn the stream off (UpdateTable)? Its records stay readable for 24 hours."]);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -209,7 +434,7 @@ test("with --console-writes, an item is put and deleted after a confirmation", a
   });
   await page.goto(endpoint + `/console/#/t/Fleet/c?pk=${encodeURIComponent('{"S":"VEH#V-1"}')}`);
   await page.waitForSelector("#items tr.item");
-  assert.equal(await page.locator("#mode").innerText(), "us-east-1 · puts and deletes allowed");
+  assert.equal(await page.locator("#mode").innerText(), "us-east-1 · writes allowed");
   await page.click("#items tr.item");
   await page.waitForSelector("#item-editor");
   await page.fill("#item-editor", JSON.stringify({ ...key, speed: { N: "42" } }));
@@ -240,6 +465,15 @@ test("against --auth, the console signs its requests with the keys it is given",
   await page.fill("#key-secret", "s3cret");
   await page.click("text=Use these keys");
   await page.waitForSelector("text=No tables yet");
+  // Every request is signed: the console may write.
+  assert.equal(await page.locator("#mode").innerText(), "us-east-1 · writes allowed");
+  await page.click("text=Create a table");
+  await ready(page, "#/new-table");
+  await page.fill("#new-name", "Signed");
+  await page.fill("#new-pk", "id");
+  await page.click("#create-button");
+  await ready(page, "#/t/Signed");
+  assert.equal(await page.locator("h1").innerText(), "Signed");
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -309,7 +543,7 @@ test("a vector index: its partitions and sizes, and a search from a JSON vector"
   await page.goto(endpoint + "/console/#/t/Docs");
   await ready(page, "#/t/Docs");
   // The index, with its entry count, and its partitions among the largest.
-  const facts = await page.locator(".facts").innerText();
+  const facts = await page.locator("main > .facts").innerText();
   assert.match(facts, /VECTOR ByTenant embedding · 3 dims · EUCLIDEAN · by tenant · 4 entries/);
   await page.waitForSelector(".bars");
   assert.ok((await page.locator("h3").allInnerTexts()).includes("Docs.ByTenant by tenant"));
