@@ -9,6 +9,11 @@
 # DYNAROCK_DEB_INSTALL=1 (root only; changes the machine): a real
 # `apt-get install ./dynarock_<v>_amd64.deb`, then the user, the data
 # directory and a served request through the installed unit's command.
+# DYNAROCK_DEB_INSTALL=fresh (root, network, the debootstrap package): the
+# same in a fresh Debian 12 root made by `debootstrap --variant=minbase
+# bookworm`, apt resolving the Depends from deb.debian.org; then the
+# installed unit's ExecStart, run as the dynarock user, serves CreateTable
+# and ListTables.
 set -euo pipefail
 build="$1"
 work="$(mktemp -d)"
@@ -70,5 +75,34 @@ if [ "${DYNAROCK_DEB_INSTALL:-0}" = 1 ]; then
   [ "$(stat -c %U /var/lib/dynarock)" = dynarock ] || fail "/var/lib/dynarock not dynarock's"
   ! systemctl is-enabled dynarock > /dev/null 2>&1 || fail "the unit was enabled"
   dynarock --version
+elif [ "${DYNAROCK_DEB_INSTALL:-0}" = fresh ]; then
+  fresh="$work/fresh"
+  debootstrap --variant=minbase bookworm "$fresh" http://deb.debian.org/debian > "$work/boot.log" 2>&1 ||
+    { tail "$work/boot.log"; fail "debootstrap failed"; }
+  cp "$deb" "$fresh/tmp/" && cp /etc/resolv.conf "$fresh/etc/resolv.conf"
+  mount -t proc proc "$fresh/proc"
+  trap 'umount "$work/fresh/proc" 2> /dev/null; rm -rf "$work"' EXIT
+  chroot "$fresh" bash -euo pipefail -c '
+    fail() { echo "package_deb (fresh root): $*" >&2; exit 1; }
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/dynarock_*_amd64.deb > /tmp/install.log
+    dynarock --version
+    getent passwd dynarock > /dev/null || fail "no dynarock user"
+    [ "$(stat -c %U /var/lib/dynarock)" = dynarock ] || fail "/var/lib/dynarock not dynarock'"'"'s"
+    [ ! -e /etc/systemd/system/multi-user.target.wants/dynarock.service ] || fail "unit enabled"
+    cmd=$(sed -n "s/^ExecStart=//p" /usr/lib/systemd/system/dynarock.service)
+    setpriv --reuid=dynarock --regid=dynarock --init-groups ${cmd/8000/8123} > /tmp/serve.log 2>&1 &
+    for _ in $(seq 50); do (exec 3<> /dev/tcp/127.0.0.1/8123) 2> /dev/null && break; sleep 0.2; done
+    call() {
+      exec 3<> /dev/tcp/127.0.0.1/8123
+      printf "POST / HTTP/1.1\r\nHost: 127.0.0.1:8123\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.%s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" "$1" "${#2}" "$2" >&3
+      tail -n 1 <&3
+      exec 3<&-
+    }
+    call CreateTable "{\"TableName\":\"Fleet\",\"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}],\"AttributeDefinitions\":[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}" > /dev/null
+    answer=$(call ListTables "{}")
+    kill %1; wait || true
+    [ "$answer" = "{\"TableNames\":[\"Fleet\"]}" ] || fail "ListTables answered $answer"
+    echo "fresh Debian 12 root: installed, served: $answer"'
 fi
 echo "package_deb: $(basename "$deb") ($(du -h "$deb" | cut -f1)): Depends: $depends"
