@@ -35,6 +35,7 @@
 #include "tools/cli_text.h"
 #include "tools/collection_cli.h"
 #include "tools/server/http_server.h"
+#include "tools/replicate/cli.h"
 #include "tools/top_cli.h"
 
 namespace {
@@ -321,6 +322,7 @@ int main(int argc, char** argv) {
   dynarock::cli::AddBulkCommands(&app, &tool);
   dynarock::cli::AddCollectionCommands(&app, &tool);
   dynarock::cli::AddTopCommand(&app, &tool);
+  dynarock::cli::AddReplicateCommand(&app, &tool);
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     sub->footer(dynarock::cli::kExitCodesHelp);
   }

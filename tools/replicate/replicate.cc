@@ -1,0 +1,1075 @@
+#include "tools/replicate/replicate.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <simdjson.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "format/item_size.h"
+#include "format/json.h"
+
+namespace dynarock::replicate {
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+constexpr char kStreams[] = "DynamoDBStreams_20120810.";
+
+// ---- JSON ---------------------------------------------------------------------------------
+
+// A request body, written with RapidJSON; Raw() splices JSON taken from an
+// answer as it came.
+class Body {
+ public:
+  format::JsonWriter& w() { return writer_; }
+  Body& Key(std::string_view k) {
+    writer_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+    return *this;
+  }
+  Body& String(std::string_view s) {
+    writer_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    return *this;
+  }
+  Body& Raw(std::string_view json) {
+    writer_.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+    return *this;
+  }
+  std::string str() const { return std::string(buffer_.GetString(), buffer_.GetSize()); }
+
+ private:
+  rapidjson::StringBuffer buffer_;
+  format::JsonWriter writer_{buffer_};
+};
+
+std::string Minify(element e) { return simdjson::minify(e); }
+
+std::string_view StringOr(element e, std::string_view key, std::string_view fallback = "") {
+  std::string_view s;
+  return e[key].get_string().get(s) == simdjson::SUCCESS ? s : fallback;
+}
+
+// A value, or `fallback` when it is absent or of another type.
+int64_t IntOr(simdjson::simdjson_result<element> e, int64_t fallback) {
+  int64_t v = 0;
+  return e.get_int64().get(v) == simdjson::SUCCESS ? v : fallback;
+}
+double DoubleOr(simdjson::simdjson_result<element> e, double fallback) {
+  double v = 0;
+  return e.get_double().get(v) == simdjson::SUCCESS ? v : fallback;
+}
+bool BoolOr(simdjson::simdjson_result<element> e, bool fallback) {
+  bool v = false;
+  return e.get_bool().get(v) == simdjson::SUCCESS ? v : fallback;
+}
+
+// An array member; InvalidArgument naming `what` when the answer lacks it.
+Result<array> ArrayOf(simdjson::simdjson_result<element> e, const std::string& what) {
+  array a;
+  if (e.get_array().get(a) != simdjson::SUCCESS) {
+    return Status::IOError(what + ": the answer has no list where one belongs");
+  }
+  return a;
+}
+
+// An error answer, in words: what was being done, the error's name and message.
+Status Failed(const std::string& what, const Result<Answer>& a) {
+  if (!a.ok()) return Status::IOError(what + ": " + a.status().message());
+  return Status::IOError(fmt::format("{}: {}: {}", what, a->error.empty() ? "HTTP " +
+                                     std::to_string(a->status) : a->error, a->message));
+}
+
+// Parses an answer's body; the element lives as long as `parser`.
+Result<element> Parse(simdjson::dom::parser& parser, const Answer& a, const std::string& what) {
+  element e;
+  if (parser.parse(a.body).get(e) != simdjson::SUCCESS) {
+    return Status::IOError(what + ": the answer is not JSON: " + a.body.substr(0, 200));
+  }
+  return e;
+}
+
+// A sent request that must succeed: its parsed answer.
+Result<element> Must(Endpoint& e, simdjson::dom::parser& parser, std::string_view op,
+                     const std::string& body, const std::string& what,
+                     const RetryPolicy& retry, std::atomic<int64_t>* retries) {
+  auto a = Call(e, op, body, retry, retries);
+  if (!a.ok() || !a->ok()) return Failed(what, a);
+  return Parse(parser, *a, what);
+}
+
+// The item's canonical JSON (attributes by name, sets sorted, numbers
+// normalized), for checksums.
+Result<std::string> Canonical(element item) {
+  auto parsed = format::ParseItemJson(Minify(item));
+  if (!parsed.ok()) return parsed.status();
+  return format::ToJson(*parsed);
+}
+
+// ---- The checkpoint --------------------------------------------------------------------------
+
+struct Segment {
+  bool done = false;
+  std::string next;  // the ExclusiveStartKey to resume from (JSON), or empty
+  int64_t items = 0;
+};
+
+struct ShardState {
+  std::string after;  // the last sequence number applied (or passed before the copy)
+  bool done = false;  // a closed shard read to its end
+};
+
+struct Checkpoint {
+  std::string source, table, target, to_table, stream_arn;
+  std::string phase = "copy";  // "copy", then "tail"
+  std::vector<Segment> segments;
+  std::map<std::string, ShardState> shards;
+  int64_t applied_records = 0;
+
+  int64_t copied() const {
+    int64_t n = 0;
+    for (const Segment& s : segments) n += s.items;
+    return n;
+  }
+
+  std::string ToJson() const {
+    Body b;
+    auto& w = b.w();
+    w.StartObject();
+    b.Key("version"); w.Int(1);
+    b.Key("source").String(source).Key("table").String(table);
+    b.Key("target").String(target).Key("to_table").String(to_table);
+    b.Key("stream_arn").String(stream_arn).Key("phase").String(phase);
+    b.Key("applied_records"); w.Int64(applied_records);
+    b.Key("segments"); w.StartArray();
+    for (const Segment& s : segments) {
+      w.StartObject();
+      b.Key("done"); w.Bool(s.done);
+      b.Key("items"); w.Int64(s.items);
+      if (!s.next.empty()) b.Key("next").Raw(s.next);
+      w.EndObject();
+    }
+    w.EndArray();
+    b.Key("shards"); w.StartObject();
+    for (const auto& [id, s] : shards) {
+      b.Key(id); w.StartObject();
+      b.Key("after").String(s.after);
+      b.Key("done"); w.Bool(s.done);
+      w.EndObject();
+    }
+    w.EndObject();
+    w.EndObject();
+    return b.str();
+  }
+
+  static Result<Checkpoint> FromJson(const std::string& text) {
+    simdjson::dom::parser parser;
+    element e;
+    if (parser.parse(text).get(e) != simdjson::SUCCESS) {
+      return Status::Corruption("the replicate checkpoint is not JSON");
+    }
+    Checkpoint c;
+    c.source = StringOr(e, "source");
+    c.table = StringOr(e, "table");
+    c.target = StringOr(e, "target");
+    c.to_table = StringOr(e, "to_table");
+    c.stream_arn = StringOr(e, "stream_arn");
+    c.phase = StringOr(e, "phase", "copy");
+    int64_t n = 0;
+    if (e["applied_records"].get_int64().get(n) == simdjson::SUCCESS) c.applied_records = n;
+    array segments;
+    if (e["segments"].get_array().get(segments) == simdjson::SUCCESS) {
+      for (element s : segments) {
+        Segment seg;
+        bool done = false;
+        if (s["done"].get_bool().get(done) == simdjson::SUCCESS) seg.done = done;
+        if (s["items"].get_int64().get(n) == simdjson::SUCCESS) seg.items = n;
+        element next;
+        if (s["next"].get(next) == simdjson::SUCCESS) seg.next = Minify(next);
+        c.segments.push_back(std::move(seg));
+      }
+    }
+    object shards;
+    if (e["shards"].get_object().get(shards) == simdjson::SUCCESS) {
+      for (auto [id, s] : shards) {
+        ShardState st;
+        st.after = StringOr(s, "after");
+        bool done = false;
+        if (s["done"].get_bool().get(done) == simdjson::SUCCESS) st.done = done;
+        c.shards[std::string(id)] = std::move(st);
+      }
+    }
+    return c;
+  }
+};
+
+class ServiceStore : public CheckpointStore {
+ public:
+  ServiceStore(Database* db, std::string key) : db_(db), name_("replicate/" + std::move(key)) {}
+  Result<std::optional<std::string>> Load() override {
+    auto records = db_->ServiceRecords(name_);
+    if (!records.ok()) return records.status();
+    for (auto& [name, value] : *records) {
+      if (name == name_ && !value.empty()) return std::optional<std::string>(std::move(value));
+    }
+    return std::optional<std::string>();
+  }
+  Status Save(const std::string& checkpoint) override {
+    return db_->PutServiceRecord(name_, checkpoint);
+  }
+  Status Clear() override { return db_->PutServiceRecord(name_, ""); }
+
+ private:
+  Database* db_;
+  const std::string name_;
+};
+
+class JsonFileStore : public CheckpointStore {
+ public:
+  explicit JsonFileStore(std::string path) : path_(std::move(path)) {}
+  Result<std::optional<std::string>> Load() override {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) return std::optional<std::string>();
+    std::stringstream text;
+    text << in.rdbuf();
+    return std::optional<std::string>(text.str());
+  }
+  Status Save(const std::string& checkpoint) override {
+    const std::string tmp = path_ + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
+    const bool written =
+        ::write(fd, checkpoint.data(), checkpoint.size()) == static_cast<ssize_t>(checkpoint.size());
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    if (!written || !synced || std::rename(tmp.c_str(), path_.c_str()) != 0) {
+      return Status::IOError("cannot write " + path_ + ": " + std::strerror(errno));
+    }
+    // The rename itself is durable once the directory is synced.
+    const std::string dir = std::filesystem::path(path_).parent_path().string();
+    const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
+    }
+    return Status::OK();
+  }
+  Status Clear() override {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+    return Status::OK();
+  }
+
+ private:
+  const std::string path_;
+};
+
+// ---- Rate limit ------------------------------------------------------------------------------
+
+// Write units per second, shared by the copy's writers: a token bucket
+// holding at most one second's worth.
+class RateLimiter {
+ public:
+  explicit RateLimiter(double per_second) : rate_(per_second), tokens_(per_second) {}
+  void Take(double units) {
+    if (rate_ <= 0) return;
+    std::unique_lock lock(mu_);
+    Refill();
+    tokens_ -= units;
+    if (tokens_ < 0) {
+      const auto wait = std::chrono::duration<double>(-tokens_ / rate_);
+      lock.unlock();
+      std::this_thread::sleep_for(wait);
+    }
+  }
+
+ private:
+  void Refill() {
+    const auto now = std::chrono::steady_clock::now();
+    tokens_ = std::min(rate_, tokens_ + rate_ * std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+  const double rate_;
+  double tokens_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  std::mutex mu_;
+};
+
+// ---- The replicator ---------------------------------------------------------------------------
+
+// One write of a BatchWriteItem: a put of an item or a delete of a key
+// (JSON as the source gave it).
+struct Write {
+  bool put = true;
+  std::string json;
+};
+
+class Replicator {
+ public:
+  // `store` may be null for Verify; ReadLag reads no target (`target` is
+  // then the source, unused).
+  Replicator(Endpoint& source, Endpoint& target, CheckpointStore* store,
+             const ReplicateOptions& o)
+      : source_(source),
+        target_(target),
+        store_(store),
+        o_(o),
+        to_table_(o.to_table.empty() ? o.table : o.to_table),
+        limiter_(o.max_wcu) {}
+
+  Status Run() {
+    progress_.phase = "set-up";
+    DYNAROCK_ASSIGN_OR_RETURN(auto saved, store_->Load());
+    if (saved) {
+      DYNAROCK_ASSIGN_OR_RETURN(checkpoint_, Checkpoint::FromJson(*saved));
+      if (checkpoint_.table != o_.table || checkpoint_.to_table != to_table_ ||
+          checkpoint_.target != target_.name()) {
+        return Status::InvalidArgument(fmt::format(
+            "the checkpoint replicates {} into {} at {}, not {} into {} at {}: give that, or "
+            "--restart to start over",
+            checkpoint_.table, checkpoint_.to_table, checkpoint_.target, o_.table, to_table_,
+            target_.name()));
+      }
+      DYNAROCK_RETURN_IF_ERROR(DescribeSource());
+    } else {
+      DYNAROCK_RETURN_IF_ERROR(SetUp());
+    }
+    if (checkpoint_.phase == "copy") {
+      DYNAROCK_RETURN_IF_ERROR(Copy());
+      if (Stopped()) return Status::OK();
+      checkpoint_.phase = "tail";
+      DYNAROCK_RETURN_IF_ERROR(Save());
+    }
+    return Tail();
+  }
+
+  Result<Lag> ReadLag() {
+    Lag lag;
+    DYNAROCK_ASSIGN_OR_RETURN(auto saved, store_->Load());
+    if (!saved) {
+      lag.phase = "none";
+      return lag;
+    }
+    DYNAROCK_ASSIGN_OR_RETURN(checkpoint_, Checkpoint::FromJson(*saved));
+    lag.phase = checkpoint_.phase;
+    lag.copied_items = checkpoint_.copied();
+    lag.applied_records = checkpoint_.applied_records;
+    DYNAROCK_ASSIGN_OR_RETURN(auto shards, DescribeStream());
+    double oldest = 0;
+    for (const Shard& shard : shards) {
+      if (checkpoint_.shards[shard.id].done) continue;
+      DYNAROCK_RETURN_IF_ERROR(ReadShard(shard, /*apply=*/false, [&](element record) {
+        ++lag.pending_records;
+        double t = 0;
+        if (record["dynamodb"]["ApproximateCreationDateTime"].get_double().get(t) ==
+                simdjson::SUCCESS &&
+            (oldest == 0 || t < oldest)) {
+          oldest = t;
+        }
+      }));
+    }
+    if (oldest > 0) lag.lag_seconds = std::max(0.0, NowSeconds() - oldest);
+    return lag;
+  }
+
+  Result<VerifyResult> Verify() {
+    VerifyResult r;
+    DYNAROCK_RETURN_IF_ERROR(Checksum(source_, o_.table, &r.source_items, &r.source_checksum));
+    DYNAROCK_RETURN_IF_ERROR(Checksum(target_, to_table_, &r.target_items, &r.target_checksum));
+    return r;
+  }
+
+ private:
+  struct Shard {
+    std::string id, parent;
+    bool closed = false;
+  };
+
+  static double NowSeconds() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  bool Stopped() const { return o_.stop && o_.stop->load(); }
+  Status Save() { return store_->Save(checkpoint_.ToJson()); }
+  void Report() {
+    progress_.retries = retries_.load();
+    if (o_.progress) o_.progress(progress_);
+  }
+
+  Result<element> Source(simdjson::dom::parser& p, std::string_view op, const std::string& body,
+                         const std::string& what) {
+    return Must(source_, p, op, body, what, o_.retry, &retries_);
+  }
+  Result<element> Target(simdjson::dom::parser& p, std::string_view op, const std::string& body,
+                         const std::string& what) {
+    return Must(target_, p, op, body, what, o_.retry, &retries_);
+  }
+
+  static std::string TableBody(std::string_view table) {
+    Body b;
+    b.w().StartObject();
+    b.Key("TableName").String(table);
+    b.w().EndObject();
+    return b.str();
+  }
+
+  // The source table: its stream, and DescribeTable's item count.
+  Status DescribeSource() {
+    simdjson::dom::parser p;
+    auto a = Call(source_, "DescribeTable", TableBody(o_.table), o_.retry, &retries_);
+    if (!a.ok()) return Status::InvalidArgument("cannot reach the source, " + source_.name() +
+                                                ": " + a.status().message());
+    if (!a->ok()) {
+      return Status::InvalidArgument(fmt::format("the source table {} at {}: {}: {}", o_.table,
+                                                 source_.name(), a->error, a->message));
+    }
+    DYNAROCK_ASSIGN_OR_RETURN(element d, Parse(p, *a, "DescribeTable"));
+    source_table_ = Minify(d["Table"]);
+    int64_t items = 0;
+    if (d["Table"]["ItemCount"].get_int64().get(items) == simdjson::SUCCESS) {
+      progress_.source_items = items;
+    }
+    const bool enabled = BoolOr(d["Table"]["StreamSpecification"]["StreamEnabled"], false);
+    const std::string arn(StringOr(d["Table"], "LatestStreamArn"));
+    if (!enabled || arn.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "the source table {} has no stream enabled: replicate follows the writes made during "
+          "and after the copy through it. Turn it on (UpdateTable StreamSpecification "
+          "StreamEnabled=true, StreamViewType=NEW_AND_OLD_IMAGES) and run again; nothing was "
+          "written to the target",
+          o_.table));
+    }
+    if (!checkpoint_.stream_arn.empty() && checkpoint_.stream_arn != arn) {
+      return Status::InvalidArgument(
+          "the source table's stream changed since the checkpoint (it was turned off and on): "
+          "records may be lost in between; start over with --restart");
+    }
+    checkpoint_.stream_arn = arn;
+    return Status::OK();
+  }
+
+  // The CreateTable request for the target, from the source's description.
+  std::string CreateTableBody(bool with_lsis) {
+    simdjson::dom::parser p;
+    element t = p.parse(source_table_).value_unsafe();
+    std::string_view billing = StringOr(t["BillingModeSummary"], "BillingMode");
+    const int64_t rcu = IntOr(t["ProvisionedThroughput"]["ReadCapacityUnits"], 0);
+    if (billing.empty()) billing = rcu > 0 ? "PROVISIONED" : "PAY_PER_REQUEST";
+    const bool provisioned = billing == "PROVISIONED";
+    auto throughput = [&](Body& b, element of) {
+      const int64_t r = IntOr(of["ProvisionedThroughput"]["ReadCapacityUnits"], 1);
+      const int64_t w = IntOr(of["ProvisionedThroughput"]["WriteCapacityUnits"], 1);
+      b.Key("ProvisionedThroughput"); b.w().StartObject();
+      b.Key("ReadCapacityUnits"); b.w().Int64(std::max<int64_t>(r, 1));
+      b.Key("WriteCapacityUnits"); b.w().Int64(std::max<int64_t>(w, 1));
+      b.w().EndObject();
+    };
+    Body b;
+    auto& w = b.w();
+    w.StartObject();
+    b.Key("TableName").String(to_table_);
+    b.Key("KeySchema").Raw(Minify(t["KeySchema"]));
+    b.Key("AttributeDefinitions").Raw(Minify(t["AttributeDefinitions"]));
+    b.Key("BillingMode").String(billing);
+    if (provisioned) throughput(b, t);
+    auto indexes = [&](const char* name, bool global) {
+      array list;
+      if (t[name].get_array().get(list) != simdjson::SUCCESS || list.size() == 0) return;
+      b.Key(name); w.StartArray();
+      for (element i : list) {
+        w.StartObject();
+        b.Key("IndexName").String(StringOr(i, "IndexName"));
+        b.Key("KeySchema").Raw(Minify(i["KeySchema"]));
+        b.Key("Projection").Raw(Minify(i["Projection"]));
+        if (global && provisioned) throughput(b, i);
+        w.EndObject();
+      }
+      w.EndArray();
+    };
+    if (with_lsis) indexes("LocalSecondaryIndexes", false);
+    indexes("GlobalSecondaryIndexes", true);
+    w.EndObject();
+    return b.str();
+  }
+
+  // Key schemas by index name ("" for the table), with their attributes'
+  // types: what must match for a target table to receive the source's items.
+  static std::map<std::string, std::string> Schemas(element t, bool lsis) {
+    std::map<std::string, std::string> types;
+    array defs;
+    if (t["AttributeDefinitions"].get_array().get(defs) == simdjson::SUCCESS) {
+      for (element d : defs) {
+        types[std::string(StringOr(d, "AttributeName"))] = StringOr(d, "AttributeType");
+      }
+    }
+    auto text = [&](element schema) {
+      std::string s;
+      array keys;
+      if (schema.get_array().get(keys) != simdjson::SUCCESS) return s;
+      for (element k : keys) {
+        const std::string name(StringOr(k, "AttributeName"));
+        s += fmt::format("{}{} {} ({})", s.empty() ? "" : ", ", name, StringOr(k, "KeyType"),
+                         types[name]);
+      }
+      return s;
+    };
+    std::map<std::string, std::string> schemas{{"", text(t["KeySchema"])}};
+    for (const char* list_name : {"GlobalSecondaryIndexes", "LocalSecondaryIndexes"}) {
+      if (!lsis && std::string_view(list_name) == "LocalSecondaryIndexes") continue;
+      array list;
+      if (t[list_name].get_array().get(list) != simdjson::SUCCESS) continue;
+      for (element i : list) schemas[std::string(StringOr(i, "IndexName"))] = text(i["KeySchema"]);
+    }
+    return schemas;
+  }
+
+  // Checks an existing target table against the source: the same keys, and
+  // every GSI (and LSI, if the target has any) with the same keys.
+  Status CheckTarget(element target_table) {
+    simdjson::dom::parser p;
+    element source = p.parse(source_table_).value_unsafe();
+    array lsis;
+    const bool target_lsis = target_table["LocalSecondaryIndexes"].get_array().get(lsis) ==
+                                 simdjson::SUCCESS &&
+                             lsis.size() > 0;
+    auto want = Schemas(source, target_lsis);
+    auto have = Schemas(target_table, true);
+    std::vector<std::string> differences;
+    for (const auto& [index, schema] : want) {
+      auto it = have.find(index);
+      const std::string what = index.empty() ? "the table's key" : "index " + index;
+      if (it == have.end()) {
+        differences.push_back(what + " is missing");
+      } else if (it->second != schema) {
+        differences.push_back(fmt::format("{} is {} there, {} here", what, it->second, schema));
+      }
+    }
+    if (differences.empty()) return Status::OK();
+    std::string list;
+    for (const auto& d : differences) list += (list.empty() ? "" : "; ") + d;
+    return Status::InvalidArgument(fmt::format(
+        "the target table {} at {} exists with another schema ({}): give another --to-table, "
+        "or delete it; nothing was written to it",
+        to_table_, target_.name(), list));
+  }
+
+  // Waits until the target table and its GSIs are ACTIVE.
+  Status WaitActive() {
+    simdjson::dom::parser p;
+    for (int i = 0; i < 600; ++i) {
+      DYNAROCK_ASSIGN_OR_RETURN(element d, Target(p, "DescribeTable", TableBody(to_table_),
+                                                  "DescribeTable of the target"));
+      bool active = StringOr(d["Table"], "TableStatus") == "ACTIVE";
+      array gsis;
+      if (d["Table"]["GlobalSecondaryIndexes"].get_array().get(gsis) == simdjson::SUCCESS) {
+        for (element g : gsis) {
+          std::string_view s = StringOr(g, "IndexStatus", "ACTIVE");
+          active = active && s == "ACTIVE";
+        }
+      }
+      if (active) return Status::OK();
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    return Status::IOError("the target table " + to_table_ + " did not become ACTIVE in 5 min");
+  }
+
+  Status SetUp() {
+    checkpoint_ = {};
+    checkpoint_.source = source_.name();
+    checkpoint_.table = o_.table;
+    checkpoint_.target = target_.name();
+    checkpoint_.to_table = to_table_;
+    DYNAROCK_RETURN_IF_ERROR(DescribeSource());
+
+    // The target: reachable, the credentials taken, and the table absent or
+    // compatible. Nothing is written before these pass.
+    simdjson::dom::parser p;
+    RetryPolicy probe = o_.retry;
+    probe.attempts = std::min(probe.attempts, 4);
+    auto a = Call(target_, "DescribeTable", TableBody(to_table_), probe, &retries_);
+    if (!a.ok()) {
+      return Status::InvalidArgument("cannot reach the target, " + target_.name() + ": " +
+                                     a.status().message() + "; nothing was written to it");
+    }
+    if (a->ok()) {
+      DYNAROCK_ASSIGN_OR_RETURN(element d, Parse(p, *a, "DescribeTable of the target"));
+      DYNAROCK_RETURN_IF_ERROR(CheckTarget(d["Table"]));
+    } else if (a->error == "ResourceNotFoundException") {
+      DYNAROCK_RETURN_IF_ERROR(CreateTarget());
+    } else {
+      return Status::InvalidArgument(fmt::format(
+          "the target, {}, refused DescribeTable: {}: {}{}; nothing was written to it",
+          target_.name(), a->error, a->message,
+          a->error.find("Signature") != std::string::npos ||
+                  a->error.find("UnrecognizedClient") != std::string::npos ||
+                  a->error.find("MissingAuthentication") != std::string::npos
+              ? " (the credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or "
+                "~/.aws/credentials, and --region)"
+              : ""));
+    }
+    DYNAROCK_RETURN_IF_ERROR(WaitActive());
+    DYNAROCK_RETURN_IF_ERROR(CopyTtl());
+
+    // The stream's position before the copy: each shard read to its end.
+    DYNAROCK_ASSIGN_OR_RETURN(auto shards, DescribeStream());
+    for (const Shard& shard : shards) {
+      DYNAROCK_RETURN_IF_ERROR(ReadShard(shard, /*apply=*/false, {}));
+    }
+    checkpoint_.segments.assign(std::max(1, o_.threads), Segment{});
+    checkpoint_.phase = "copy";
+    return Save();
+  }
+
+  Status CreateTarget() {
+    simdjson::dom::parser p;
+    auto a = Call(target_, "CreateTable", CreateTableBody(true), o_.retry, &retries_);
+    if (a.ok() && !a->ok() && a->error == "ValidationException" &&
+        a->message.find("LocalSecondaryIndex") != std::string::npos) {
+      // A target without LSIs (Alternator's older releases): the table
+      // without them; its queries by those indexes must be rewritten.
+      fmt::print(stderr, "replicate: the target refused the LSIs ({}); created without them\n",
+                 a->message);
+      a = Call(target_, "CreateTable", CreateTableBody(false), o_.retry, &retries_);
+    }
+    if (!a.ok() || !a->ok()) return Failed("CreateTable " + to_table_ + " at the target", a);
+    return Status::OK();
+  }
+
+  // TTL, when the source has it on: the same attribute on the target. A
+  // target without TTL (dynalite) is told, not failed.
+  Status CopyTtl() {
+    simdjson::dom::parser p;
+    auto ttl = Call(source_, "DescribeTimeToLive", TableBody(o_.table), o_.retry, &retries_);
+    if (!ttl.ok() || !ttl->ok()) return Status::OK();
+    DYNAROCK_ASSIGN_OR_RETURN(element d, Parse(p, *ttl, "DescribeTimeToLive"));
+    const std::string_view status = StringOr(d["TimeToLiveDescription"], "TimeToLiveStatus");
+    const std::string attribute(StringOr(d["TimeToLiveDescription"], "AttributeName"));
+    if ((status != "ENABLED" && status != "ENABLING") || attribute.empty()) return Status::OK();
+    Body b;
+    b.w().StartObject();
+    b.Key("TableName").String(to_table_);
+    b.Key("TimeToLiveSpecification"); b.w().StartObject();
+    b.Key("Enabled"); b.w().Bool(true);
+    b.Key("AttributeName").String(attribute);
+    b.w().EndObject();
+    b.w().EndObject();
+    auto a = Call(target_, "UpdateTimeToLive", b.str(), o_.retry, &retries_);
+    if (!a.ok() || (!a->ok() && a->message.find("already enabled") == std::string::npos &&
+                    a->message.find("multiple times") == std::string::npos)) {
+      fmt::print(stderr, "replicate: TTL on {} not set on the target: {}\n", attribute,
+                 a.ok() ? a->error + ": " + a->message : a.status().message());
+    }
+    return Status::OK();
+  }
+
+  // ---- Streams -----------------------------------------------------------------------------
+
+  // The stream's shards, parents before their children.
+  Result<std::vector<Shard>> DescribeStream() {
+    simdjson::dom::parser p;
+    std::vector<Shard> all;
+    std::string start;
+    do {
+      Body b;
+      b.w().StartObject();
+      b.Key("StreamArn").String(checkpoint_.stream_arn);
+      if (!start.empty()) b.Key("ExclusiveStartShardId").String(start);
+      b.w().EndObject();
+      DYNAROCK_ASSIGN_OR_RETURN(element d, Source(p, std::string(kStreams) + "DescribeStream",
+                                                  b.str(), "DescribeStream"));
+      array shards;
+      if (d["StreamDescription"]["Shards"].get_array().get(shards) == simdjson::SUCCESS) {
+        for (element s : shards) {
+          Shard shard{std::string(StringOr(s, "ShardId")), std::string(StringOr(s, "ParentShardId")),
+                      !StringOr(s["SequenceNumberRange"], "EndingSequenceNumber").empty()};
+          all.push_back(std::move(shard));
+        }
+      }
+      start = StringOr(d["StreamDescription"], "LastEvaluatedShardId");
+    } while (!start.empty());
+    // Lineage order: a shard after its parent (when the parent is listed).
+    std::set<std::string> ids;
+    for (const Shard& s : all) ids.insert(s.id);
+    std::vector<Shard> ordered;
+    std::set<std::string> placed;
+    while (ordered.size() < all.size()) {
+      const size_t before = ordered.size();
+      for (const Shard& s : all) {
+        if (placed.count(s.id)) continue;
+        if (s.parent.empty() || !ids.count(s.parent) || placed.count(s.parent)) {
+          ordered.push_back(s);
+          placed.insert(s.id);
+        }
+      }
+      if (ordered.size() == before) break;  // a cycle: cannot happen
+    }
+    return ordered;
+  }
+
+  // Reads `shard` from the checkpoint's position to its end (a closed
+  // shard) or to the newest record (an open one), calling `each` with every
+  // record, or applying them to the target (`apply`), and moving the
+  // checkpoint past them (saved after each applied page).
+  Status ReadShard(const Shard& shard, bool apply, const std::function<void(element)>& each) {
+    ShardState& state = checkpoint_.shards[shard.id];
+    if (state.done) return Status::OK();
+    simdjson::dom::parser p, records_parser;
+    auto iterator = [&]() -> Result<std::string> {
+      Body b;
+      b.w().StartObject();
+      b.Key("StreamArn").String(checkpoint_.stream_arn);
+      b.Key("ShardId").String(shard.id);
+      if (state.after.empty()) {
+        b.Key("ShardIteratorType").String("TRIM_HORIZON");
+      } else {
+        b.Key("ShardIteratorType").String("AFTER_SEQUENCE_NUMBER");
+        b.Key("SequenceNumber").String(state.after);
+      }
+      b.w().EndObject();
+      DYNAROCK_ASSIGN_OR_RETURN(element d, Source(p, std::string(kStreams) + "GetShardIterator",
+                                                  b.str(), "GetShardIterator " + shard.id));
+      return std::string(StringOr(d, "ShardIterator"));
+    };
+    DYNAROCK_ASSIGN_OR_RETURN(std::string it, iterator());
+    while (!it.empty()) {
+      if (Stopped()) return Status::OK();
+      Body b;
+      b.w().StartObject();
+      b.Key("ShardIterator").String(it);
+      b.Key("Limit"); b.w().Int(1000);
+      b.w().EndObject();
+      auto a = Call(source_, std::string(kStreams) + "GetRecords", b.str(), o_.retry, &retries_);
+      if (a.ok() && a->error == "ExpiredIteratorException") {
+        DYNAROCK_ASSIGN_OR_RETURN(it, iterator());
+        continue;
+      }
+      if (a.ok() && a->error == "TrimmedDataAccessException") {
+        return Status::IOError(
+            "the source stream dropped records before they were applied (older than its 24 "
+            "hours): the target may have missed changes; start over with --restart");
+      }
+      if (!a.ok() || !a->ok()) return Failed("GetRecords " + shard.id, a);
+      DYNAROCK_ASSIGN_OR_RETURN(element d, Parse(records_parser, *a, "GetRecords"));
+      DYNAROCK_ASSIGN_OR_RETURN(array records, ArrayOf(d["Records"], "GetRecords"));
+      std::string last;
+      double newest = 0;
+      std::vector<element> page;
+      for (element r : records) {
+        last = StringOr(r["dynamodb"], "SequenceNumber");
+        newest = DoubleOr(r["dynamodb"]["ApproximateCreationDateTime"], newest);
+        if (each) each(r);
+        page.push_back(r);
+      }
+      if (apply && !page.empty()) {
+        DYNAROCK_RETURN_IF_ERROR(Apply(page));
+        checkpoint_.applied_records += static_cast<int64_t>(page.size());
+        progress_.applied_records = checkpoint_.applied_records;
+        progress_.lag_seconds = std::max(0.0, NowSeconds() - newest);
+      }
+      if (!last.empty()) state.after = last;
+      const std::string_view next = StringOr(d, "NextShardIterator");
+      if (next.empty()) state.done = true;  // a closed shard, read to its end
+      if (apply && (!page.empty() || state.done)) {
+        DYNAROCK_RETURN_IF_ERROR(Save());
+        Report();
+      }
+      if (state.done || page.empty()) return Status::OK();  // closed, or caught up
+      it = std::string(next);
+    }
+    return Status::OK();
+  }
+
+  // Applies a page of records in order: a batch holds writes to distinct
+  // items; a record of an item already in it starts the next batch.
+  Status Apply(const std::vector<element>& records) {
+    std::vector<Write> batch;
+    std::set<std::string> keys;
+    simdjson::dom::parser p;
+    for (element r : records) {
+      element d = r["dynamodb"];
+      const std::string key = Minify(d["Keys"]);
+      if (keys.count(key) || batch.size() == 25) {
+        DYNAROCK_RETURN_IF_ERROR(WriteBatch(batch));
+        batch.clear();
+        keys.clear();
+      }
+      keys.insert(key);
+      if (StringOr(r, "eventName") == "REMOVE") {
+        batch.push_back({false, key});
+        continue;
+      }
+      element image;
+      if (d["NewImage"].get(image) == simdjson::SUCCESS) {
+        batch.push_back({true, Minify(image)});
+        continue;
+      }
+      // The stream does not carry the new image: the item as it is now
+      // (a later record, if any, brings it to the same state anyway).
+      Body b;
+      b.w().StartObject();
+      b.Key("TableName").String(o_.table);
+      b.Key("Key").Raw(key);
+      b.Key("ConsistentRead"); b.w().Bool(true);
+      b.w().EndObject();
+      DYNAROCK_ASSIGN_OR_RETURN(element got, Source(p, "GetItem", b.str(), "GetItem (source)"));
+      element item;
+      if (got["Item"].get(item) == simdjson::SUCCESS) {
+        batch.push_back({true, Minify(item)});
+      } else {
+        batch.push_back({false, key});
+      }
+    }
+    return WriteBatch(batch);
+  }
+
+  // One BatchWriteItem to the target, with its UnprocessedItems sent again
+  // (backoff) until none is left.
+  Status WriteBatch(const std::vector<Write>& writes, Endpoint* target = nullptr) {
+    if (writes.empty()) return Status::OK();
+    Endpoint& to = target ? *target : target_;
+    Body b;
+    auto& w = b.w();
+    w.StartObject();
+    b.Key("RequestItems"); w.StartObject();
+    b.Key(to_table_); w.StartArray();
+    for (const Write& write : writes) {
+      w.StartObject();
+      b.Key(write.put ? "PutRequest" : "DeleteRequest"); w.StartObject();
+      b.Key(write.put ? "Item" : "Key").Raw(write.json);
+      w.EndObject();
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+    std::string body = b.str();
+    simdjson::dom::parser p;
+    std::mt19937_64 random{std::random_device{}()};
+    for (int round = 0;; ++round) {
+      DYNAROCK_ASSIGN_OR_RETURN(element d,
+                                Must(to, p, "BatchWriteItem", body, "BatchWriteItem (target)",
+                                     o_.retry, &retries_));
+      array left;
+      if (d["UnprocessedItems"][to_table_].get_array().get(left) != simdjson::SUCCESS ||
+          left.size() == 0) {
+        return Status::OK();
+      }
+      if (round == 50) {
+        return Status::IOError("the target left items unprocessed 50 times over: it is "
+                               "overloaded; try a lower --max-wcu");
+      }
+      ++retries_;
+      const int64_t ceiling = std::min<int64_t>(o_.retry.cap.count(),
+                                                o_.retry.base.count() << std::min(round + 1, 20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(
+          std::uniform_int_distribution<int64_t>(ceiling / 4, ceiling)(random)));
+      Body again;
+      again.w().StartObject();
+      again.Key("RequestItems"); again.w().StartObject();
+      again.Key(to_table_).Raw(simdjson::minify(left));
+      again.w().EndObject();
+      again.w().EndObject();
+      body = again.str();
+    }
+  }
+
+  // ---- Copy --------------------------------------------------------------------------------
+
+  Status Copy() {
+    progress_.phase = "copy";
+    progress_.copied_items = checkpoint_.copied();
+    Report();
+    const int total = static_cast<int>(checkpoint_.segments.size());
+    std::vector<std::thread> threads;
+    std::vector<Status> results(total);
+    for (int s = 0; s < total; ++s) {
+      threads.emplace_back([this, s, total, &results] { results[s] = CopySegment(s, total); });
+    }
+    for (auto& t : threads) t.join();
+    for (const Status& s : results) DYNAROCK_RETURN_IF_ERROR(s);
+    return Status::OK();
+  }
+
+  Status CopySegment(int segment, int total) {
+    DYNAROCK_ASSIGN_OR_RETURN(auto source, source_.Clone());
+    DYNAROCK_ASSIGN_OR_RETURN(auto target, target_.Clone());
+    simdjson::dom::parser p;
+    std::string next;
+    {
+      std::lock_guard lock(mu_);
+      if (checkpoint_.segments[segment].done) return Status::OK();
+      next = checkpoint_.segments[segment].next;
+    }
+    for (;;) {
+      if (Stopped()) return Status::OK();
+      Body b;
+      b.w().StartObject();
+      b.Key("TableName").String(o_.table);
+      b.Key("Segment"); b.w().Int(segment);
+      b.Key("TotalSegments"); b.w().Int(total);
+      if (!next.empty()) b.Key("ExclusiveStartKey").Raw(next);
+      b.w().EndObject();
+      DYNAROCK_ASSIGN_OR_RETURN(element d, Must(*source, p, "Scan", b.str(), "Scan (source)",
+                                                o_.retry, &retries_));
+      DYNAROCK_ASSIGN_OR_RETURN(array items, ArrayOf(d["Items"], "Scan (source)"));
+      std::vector<Write> batch;
+      double units = 0;
+      int64_t count = 0;
+      for (element item : items) {
+        std::string json = Minify(item);
+        auto parsed = format::ParseItemJson(json);
+        const size_t size = parsed.ok() ? format::ItemSize(*parsed) : json.size();
+        units += std::max<double>(1, std::ceil(static_cast<double>(size) / 1024));
+        batch.push_back({true, std::move(json)});
+        ++count;
+        if (batch.size() == 25) {
+          limiter_.Take(units);
+          units = 0;
+          DYNAROCK_RETURN_IF_ERROR(WriteBatch(batch, target.get()));
+          batch.clear();
+        }
+      }
+      limiter_.Take(units);
+      DYNAROCK_RETURN_IF_ERROR(WriteBatch(batch, target.get()));
+      element last;
+      next = d["LastEvaluatedKey"].get(last) == simdjson::SUCCESS ? Minify(last) : "";
+      std::lock_guard lock(mu_);
+      Segment& seg = checkpoint_.segments[segment];
+      seg.items += count;
+      seg.next = next;
+      seg.done = next.empty();
+      progress_.copied_items = checkpoint_.copied();
+      DYNAROCK_RETURN_IF_ERROR(Save());
+      Report();
+      if (seg.done) return Status::OK();
+    }
+  }
+
+  // ---- Tail --------------------------------------------------------------------------------
+
+  Status Tail() {
+    progress_.phase = "tail";
+    progress_.copied_items = checkpoint_.copied();
+    progress_.applied_records = checkpoint_.applied_records;
+    Report();
+    for (;;) {
+      if (Stopped()) return Status::OK();
+      DYNAROCK_ASSIGN_OR_RETURN(auto shards, DescribeStream());
+      const int64_t before = checkpoint_.applied_records;
+      for (const Shard& shard : shards) {
+        // A child waits for its parent to be read to its end.
+        if (!shard.parent.empty() && checkpoint_.shards.count(shard.parent) &&
+            !checkpoint_.shards[shard.parent].done) {
+          continue;
+        }
+        DYNAROCK_RETURN_IF_ERROR(ReadShard(shard, /*apply=*/true, {}));
+        if (Stopped()) return Status::OK();
+      }
+      // A whole pass that found nothing new: every shard read to its newest record.
+      const bool caught_up = checkpoint_.applied_records == before;
+      progress_.caught_up = caught_up;
+      if (caught_up) progress_.lag_seconds = 0;
+      Report();
+      if (caught_up && o_.until_caught_up) return Status::OK();
+      if (checkpoint_.applied_records == before) std::this_thread::sleep_for(o_.poll);
+    }
+  }
+
+  // ---- Verify ------------------------------------------------------------------------------
+
+  Status Checksum(Endpoint& endpoint, const std::string& table, int64_t* items, uint64_t* sum) {
+    const int total = std::max(1, o_.threads);
+    std::vector<std::thread> threads;
+    std::vector<Status> results(total);
+    std::atomic<int64_t> count{0};
+    std::atomic<uint64_t> checksum{0};
+    for (int s = 0; s < total; ++s) {
+      threads.emplace_back([&, s] {
+        results[s] = [&]() -> Status {
+          DYNAROCK_ASSIGN_OR_RETURN(auto e, endpoint.Clone());
+          simdjson::dom::parser p;
+          std::string next;
+          do {
+            Body b;
+            b.w().StartObject();
+            b.Key("TableName").String(table);
+            b.Key("Segment"); b.w().Int(s);
+            b.Key("TotalSegments"); b.w().Int(total);
+            b.Key("ConsistentRead"); b.w().Bool(true);
+            if (!next.empty()) b.Key("ExclusiveStartKey").Raw(next);
+            b.w().EndObject();
+            DYNAROCK_ASSIGN_OR_RETURN(element d, Must(*e, p, "Scan", b.str(),
+                                                      "Scan of " + table + " at " + e->name(),
+                                                      o_.retry, &retries_));
+            DYNAROCK_ASSIGN_OR_RETURN(array list, ArrayOf(d["Items"], "Scan of " + table));
+            for (element item : list) {
+              DYNAROCK_ASSIGN_OR_RETURN(std::string canonical, Canonical(item));
+              checksum += XXH3_64bits(canonical.data(), canonical.size());
+              ++count;
+            }
+            element last;
+            next = d["LastEvaluatedKey"].get(last) == simdjson::SUCCESS ? Minify(last) : "";
+          } while (!next.empty());
+          return Status::OK();
+        }();
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (const Status& s : results) DYNAROCK_RETURN_IF_ERROR(s);
+    *items = count;
+    *sum = checksum;
+    return Status::OK();
+  }
+
+  Endpoint& source_;
+  Endpoint& target_;
+  CheckpointStore* store_;
+  const ReplicateOptions& o_;
+  const std::string to_table_;
+  RateLimiter limiter_;
+  Checkpoint checkpoint_;
+  std::string source_table_;  // DescribeTable's Table (JSON)
+  Progress progress_;
+  std::atomic<int64_t> retries_{0};
+  std::mutex mu_;  // the checkpoint's segments, during the copy
+};
+
+}  // namespace
+
+std::unique_ptr<CheckpointStore> ServiceRecordStore(Database* db, std::string key) {
+  return std::make_unique<ServiceStore>(db, std::move(key));
+}
+
+std::unique_ptr<CheckpointStore> FileStore(std::string path) {
+  return std::make_unique<JsonFileStore>(std::move(path));
+}
+
+Status Run(Endpoint& source, Endpoint& target, CheckpointStore& store,
+           const ReplicateOptions& options) {
+  return Replicator(source, target, &store, options).Run();
+}
+
+Result<VerifyResult> Verify(Endpoint& source, Endpoint& target, const ReplicateOptions& options) {
+  return Replicator(source, target, nullptr, options).Verify();
+}
+
+Result<Lag> ReadLag(Endpoint& source, CheckpointStore& store, const ReplicateOptions& options) {
+  return Replicator(source, source, &store, options).ReadLag();
+}
+
+}  // namespace dynarock::replicate
