@@ -78,6 +78,14 @@ if [ "$mode" = --test ]; then
     (cd "$js" && npm ci --engine-strict --no-audit --no-fund --loglevel=error &&
        cp package-lock.json node_modules/.dynarock-lock)
   fi
+  # dynalite, a target of the replicate tests: its own lockfile, installed
+  # without --engine-strict (dynalite 4 declares Node.js >= 20, and runs on
+  # 18: tests/wire/dynalite/package.json).
+  dl="$top/tests/wire/dynalite"
+  if ! cmp -s "$dl/package-lock.json" "$dl/node_modules/.dynarock-lock"; then
+    (cd "$dl" && npm ci --no-audit --no-fund --loglevel=error &&
+       cp package-lock.json node_modules/.dynarock-lock)
+  fi
   echo "setup: JS packages ready after $SECONDS s"
 fi
 cmake -S "$top" -B "$dir" -G Ninja "${cfg[@]}"

@@ -46,8 +46,9 @@ Result<Ends> Open(const ReplicateArgs& a, bool need_target) {
   const auto credentials = replicate::LoadCredentials();
   if (IsUrl(a.from)) {
     DYNAROCK_ASSIGN_OR_RETURN(
-        ends.source, replicate::HttpEndpoint(a.from, {.region = replicate::ResolveRegion(a.from, a.region),
-                                                      .credentials = credentials}));
+        ends.source,
+        replicate::HttpEndpoint(a.from, {.region = replicate::ResolveRegion(a.from, a.region),
+                                         .credentials = credentials}));
   } else {
     auto db = Database::Open(a.from, {});
     if (!db.ok()) return db.status();
@@ -56,14 +57,16 @@ Result<Ends> Open(const ReplicateArgs& a, bool need_target) {
   }
   if (need_target || !a.to.empty()) {
     DYNAROCK_ASSIGN_OR_RETURN(
-        ends.target, replicate::HttpEndpoint(a.to, {.region = replicate::ResolveRegion(a.to, a.region),
-                                                    .credentials = credentials}));
+        ends.target,
+        replicate::HttpEndpoint(a.to, {.region = replicate::ResolveRegion(a.to, a.region),
+                                       .credentials = credentials}));
   }
   const std::string to_table = a.to_table.empty() ? a.table : a.to_table;
   if (!a.state.empty()) {
     ends.store = replicate::FileStore(a.state);
   } else if (ends.db) {
-    ends.store = replicate::ServiceRecordStore(ends.db.get(), a.table + " -> " + a.to + " " + to_table);
+    ends.store =
+        replicate::ServiceRecordStore(ends.db.get(), a.table + " -> " + a.to + " " + to_table);
   } else {
     ends.store = replicate::FileStore(fmt::format("replicate-{}-to-{}.json", a.table, to_table));
   }
@@ -101,11 +104,12 @@ int RunReplicate(const ReplicateArgs& a) {
     const double s = std::max(line.elapsed(), 1e-3);
     if (std::string_view(p.phase) == "copy") {
       const double rate = static_cast<double>(p.copied_items) / s;
-      const double left = static_cast<double>(std::max<int64_t>(p.source_items - p.copied_items, 0));
-      line.Show(fmt::format("replicate {}: copy {} / ~{} items  {:.0f} items/s  ETA {:.0f} s  "
-                            "retries {}",
-                            a.table, p.copied_items, p.source_items, rate,
-                            rate > 0 ? left / rate : 0, p.retries));
+      const double left =
+          static_cast<double>(std::max<int64_t>(p.source_items - p.copied_items, 0));
+      line.Show(fmt::format(
+          "replicate {}: copy {} / ~{} items  {:.0f} items/s  ETA {:.0f} s  "
+          "retries {}",
+          a.table, p.copied_items, p.source_items, rate, rate > 0 ? left / rate : 0, p.retries));
     } else if (std::string_view(p.phase) == "tail") {
       if (std::string_view(last_phase) == "copy") {
         line.Done();
@@ -134,10 +138,11 @@ int RunReplicate(const ReplicateArgs& a) {
   auto v = replicate::Verify(*ends->source, *ends->target, o);
   if (!v.ok()) return Fail(v.status());
   const std::string to_table = a.to_table.empty() ? a.table : a.to_table;
-  fmt::print("verify: source {}: {} items, checksum {:016x}; target {}: {} items, checksum "
-             "{:016x}: {}\n",
-             a.table, v->source_items, v->source_checksum, to_table, v->target_items,
-             v->target_checksum, v->equal() ? "equal" : "DIFFERENT");
+  fmt::print(
+      "verify: source {}: {} items, checksum {:016x}; target {}: {} items, checksum "
+      "{:016x}: {}\n",
+      a.table, v->source_items, v->source_checksum, to_table, v->target_items, v->target_checksum,
+      v->equal() ? "equal" : "DIFFERENT");
   return v->equal() ? kExitOk : kExitFailed;
 }
 
@@ -150,10 +155,11 @@ int RunStatus(const ReplicateArgs& a) {
     fmt::print("replicate {}: no checkpoint (not started)\n", a.table);
     return kExitOk;
   }
-  fmt::print("replicate {}: phase {}; {} items copied, {} records applied; lag {} records, "
-             "{:.1f} s\n",
-             a.table, lag->phase, lag->copied_items, lag->applied_records, lag->pending_records,
-             lag->lag_seconds);
+  fmt::print(
+      "replicate {}: phase {}; {} items copied, {} records applied; lag {} records, "
+      "{:.1f} s\n",
+      a.table, lag->phase, lag->copied_items, lag->applied_records, lag->pending_records,
+      lag->lag_seconds);
   return kExitOk;
 }
 
@@ -196,9 +202,10 @@ void AddReplicateCommand(CLI::App* app, std::function<int()>* run) {
   r->add_flag("--restart", args->restart, "forget the checkpoint and start over");
   r->footer(kExitCodesHelp);
   // `replicate status --from ... --table ...`: the options are replicate's.
-  CLI::App* status = r->add_subcommand(
-      "status", "where a replicate stands: its phase, and its lag in records and seconds "
-                "(the same --from, --table, --to and --to-table, or --state)");
+  CLI::App* status =
+      r->add_subcommand("status",
+                        "where a replicate stands: its phase, and its lag in records and seconds "
+                        "(the same --from, --table, --to and --to-table, or --state)");
   status->fallthrough();
   status->footer(kExitCodesHelp);
   r->require_subcommand(0, 1);

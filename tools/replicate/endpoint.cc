@@ -138,7 +138,8 @@ class Http : public Endpoint {
     sr.body = body;
     if (options_.credentials) {
       const Credentials& c = *options_.credentials;
-      if (!c.session_token.empty()) sr.headers.emplace_back("X-Amz-Security-Token", c.session_token);
+      if (!c.session_token.empty())
+        sr.headers.emplace_back("X-Amz-Security-Token", c.session_token);
       server::SignRequest(&sr, c.access_key_id, c.secret_access_key, options_.region,
                           std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch())
@@ -257,8 +258,8 @@ bool Retryable(const Result<Answer>& answer) {
   if (!answer.ok()) return true;  // no answer
   const Answer& a = *answer;
   if (a.status >= 500) return true;
-  return a.error == "ProvisionedThroughputExceededException" ||
-         a.error == "ThrottlingException" || a.error == "RequestLimitExceeded";
+  return a.error == "ProvisionedThroughputExceededException" || a.error == "ThrottlingException" ||
+         a.error == "RequestLimitExceeded";
 }
 
 Result<Answer> Call(Endpoint& endpoint, std::string_view operation, const std::string& body,

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -31,6 +31,9 @@ using simdjson::dom::element;
 using simdjson::dom::object;
 
 constexpr char kStreams[] = "DynamoDBStreams_20120810.";
+// The copy's Scan pages: 10 BatchWriteItems each, a checkpoint after each
+// page, so a killed copy loses at most that much per segment.
+constexpr int kCopyPage = 250;
 
 // ---- JSON ---------------------------------------------------------------------------------
 
@@ -91,8 +94,9 @@ Result<array> ArrayOf(simdjson::simdjson_result<element> e, const std::string& w
 // An error answer, in words: what was being done, the error's name and message.
 Status Failed(const std::string& what, const Result<Answer>& a) {
   if (!a.ok()) return Status::IOError(what + ": " + a.status().message());
-  return Status::IOError(fmt::format("{}: {}: {}", what, a->error.empty() ? "HTTP " +
-                                     std::to_string(a->status) : a->error, a->message));
+  return Status::IOError(
+      fmt::format("{}: {}: {}", what,
+                  a->error.empty() ? "HTTP " + std::to_string(a->status) : a->error, a->message));
 }
 
 // Parses an answer's body; the element lives as long as `parser`.
@@ -106,8 +110,8 @@ Result<element> Parse(simdjson::dom::parser& parser, const Answer& a, const std:
 
 // A sent request that must succeed: its parsed answer.
 Result<element> Must(Endpoint& e, simdjson::dom::parser& parser, std::string_view op,
-                     const std::string& body, const std::string& what,
-                     const RetryPolicy& retry, std::atomic<int64_t>* retries) {
+                     const std::string& body, const std::string& what, const RetryPolicy& retry,
+                     std::atomic<int64_t>* retries) {
   auto a = Call(e, op, body, retry, retries);
   if (!a.ok() || !a->ok()) return Failed(what, a);
   return Parse(parser, *a, what);
@@ -151,25 +155,33 @@ struct Checkpoint {
     Body b;
     auto& w = b.w();
     w.StartObject();
-    b.Key("version"); w.Int(1);
+    b.Key("version");
+    w.Int(1);
     b.Key("source").String(source).Key("table").String(table);
     b.Key("target").String(target).Key("to_table").String(to_table);
     b.Key("stream_arn").String(stream_arn).Key("phase").String(phase);
-    b.Key("applied_records"); w.Int64(applied_records);
-    b.Key("segments"); w.StartArray();
+    b.Key("applied_records");
+    w.Int64(applied_records);
+    b.Key("segments");
+    w.StartArray();
     for (const Segment& s : segments) {
       w.StartObject();
-      b.Key("done"); w.Bool(s.done);
-      b.Key("items"); w.Int64(s.items);
+      b.Key("done");
+      w.Bool(s.done);
+      b.Key("items");
+      w.Int64(s.items);
       if (!s.next.empty()) b.Key("next").Raw(s.next);
       w.EndObject();
     }
     w.EndArray();
-    b.Key("shards"); w.StartObject();
+    b.Key("shards");
+    w.StartObject();
     for (const auto& [id, s] : shards) {
-      b.Key(id); w.StartObject();
+      b.Key(id);
+      w.StartObject();
       b.Key("after").String(s.after);
-      b.Key("done"); w.Bool(s.done);
+      b.Key("done");
+      w.Bool(s.done);
       w.EndObject();
     }
     w.EndObject();
@@ -253,8 +265,8 @@ class JsonFileStore : public CheckpointStore {
     const std::string tmp = path_ + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
-    const bool written =
-        ::write(fd, checkpoint.data(), checkpoint.size()) == static_cast<ssize_t>(checkpoint.size());
+    const bool written = ::write(fd, checkpoint.data(), checkpoint.size()) ==
+                         static_cast<ssize_t>(checkpoint.size());
     const bool synced = ::fsync(fd) == 0;
     ::close(fd);
     if (!written || !synced || std::rename(tmp.c_str(), path_.c_str()) != 0) {
@@ -323,8 +335,7 @@ class Replicator {
  public:
   // `store` may be null for Verify; ReadLag reads no target (`target` is
   // then the source, unused).
-  Replicator(Endpoint& source, Endpoint& target, CheckpointStore* store,
-             const ReplicateOptions& o)
+  Replicator(Endpoint& source, Endpoint& target, CheckpointStore* store, const ReplicateOptions& o)
       : source_(source),
         target_(target),
         store_(store),
@@ -432,8 +443,9 @@ class Replicator {
   Status DescribeSource() {
     simdjson::dom::parser p;
     auto a = Call(source_, "DescribeTable", TableBody(o_.table), o_.retry, &retries_);
-    if (!a.ok()) return Status::InvalidArgument("cannot reach the source, " + source_.name() +
-                                                ": " + a.status().message());
+    if (!a.ok())
+      return Status::InvalidArgument("cannot reach the source, " + source_.name() + ": " +
+                                     a.status().message());
     if (!a->ok()) {
       return Status::InvalidArgument(fmt::format("the source table {} at {}: {}: {}", o_.table,
                                                  source_.name(), a->error, a->message));
@@ -474,9 +486,12 @@ class Replicator {
     auto throughput = [&](Body& b, element of) {
       const int64_t r = IntOr(of["ProvisionedThroughput"]["ReadCapacityUnits"], 1);
       const int64_t w = IntOr(of["ProvisionedThroughput"]["WriteCapacityUnits"], 1);
-      b.Key("ProvisionedThroughput"); b.w().StartObject();
-      b.Key("ReadCapacityUnits"); b.w().Int64(std::max<int64_t>(r, 1));
-      b.Key("WriteCapacityUnits"); b.w().Int64(std::max<int64_t>(w, 1));
+      b.Key("ProvisionedThroughput");
+      b.w().StartObject();
+      b.Key("ReadCapacityUnits");
+      b.w().Int64(std::max<int64_t>(r, 1));
+      b.Key("WriteCapacityUnits");
+      b.w().Int64(std::max<int64_t>(w, 1));
       b.w().EndObject();
     };
     Body b;
@@ -490,7 +505,8 @@ class Replicator {
     auto indexes = [&](const char* name, bool global) {
       array list;
       if (t[name].get_array().get(list) != simdjson::SUCCESS || list.size() == 0) return;
-      b.Key(name); w.StartArray();
+      b.Key(name);
+      w.StartArray();
       for (element i : list) {
         w.StartObject();
         b.Key("IndexName").String(StringOr(i, "IndexName"));
@@ -544,9 +560,9 @@ class Replicator {
     simdjson::dom::parser p;
     element source = p.parse(source_table_).value_unsafe();
     array lsis;
-    const bool target_lsis = target_table["LocalSecondaryIndexes"].get_array().get(lsis) ==
-                                 simdjson::SUCCESS &&
-                             lsis.size() > 0;
+    const bool target_lsis =
+        target_table["LocalSecondaryIndexes"].get_array().get(lsis) == simdjson::SUCCESS &&
+        lsis.size() > 0;
     auto want = Schemas(source, target_lsis);
     auto have = Schemas(target_table, true);
     std::vector<std::string> differences;
@@ -612,15 +628,15 @@ class Replicator {
     } else if (a->error == "ResourceNotFoundException") {
       DYNAROCK_RETURN_IF_ERROR(CreateTarget());
     } else {
-      return Status::InvalidArgument(fmt::format(
-          "the target, {}, refused DescribeTable: {}: {}{}; nothing was written to it",
-          target_.name(), a->error, a->message,
-          a->error.find("Signature") != std::string::npos ||
-                  a->error.find("UnrecognizedClient") != std::string::npos ||
-                  a->error.find("MissingAuthentication") != std::string::npos
-              ? " (the credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or "
-                "~/.aws/credentials, and --region)"
-              : ""));
+      return Status::InvalidArgument(
+          fmt::format("the target, {}, refused DescribeTable: {}: {}{}; nothing was written to it",
+                      target_.name(), a->error, a->message,
+                      a->error.find("Signature") != std::string::npos ||
+                              a->error.find("UnrecognizedClient") != std::string::npos ||
+                              a->error.find("MissingAuthentication") != std::string::npos
+                          ? " (the credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or "
+                            "~/.aws/credentials, and --region)"
+                          : ""));
     }
     DYNAROCK_RETURN_IF_ERROR(WaitActive());
     DYNAROCK_RETURN_IF_ERROR(CopyTtl());
@@ -663,8 +679,10 @@ class Replicator {
     Body b;
     b.w().StartObject();
     b.Key("TableName").String(to_table_);
-    b.Key("TimeToLiveSpecification"); b.w().StartObject();
-    b.Key("Enabled"); b.w().Bool(true);
+    b.Key("TimeToLiveSpecification");
+    b.w().StartObject();
+    b.Key("Enabled");
+    b.w().Bool(true);
     b.Key("AttributeName").String(attribute);
     b.w().EndObject();
     b.w().EndObject();
@@ -695,7 +713,8 @@ class Replicator {
       array shards;
       if (d["StreamDescription"]["Shards"].get_array().get(shards) == simdjson::SUCCESS) {
         for (element s : shards) {
-          Shard shard{std::string(StringOr(s, "ShardId")), std::string(StringOr(s, "ParentShardId")),
+          Shard shard{std::string(StringOr(s, "ShardId")),
+                      std::string(StringOr(s, "ParentShardId")),
                       !StringOr(s["SequenceNumberRange"], "EndingSequenceNumber").empty()};
           all.push_back(std::move(shard));
         }
@@ -751,7 +770,8 @@ class Replicator {
       Body b;
       b.w().StartObject();
       b.Key("ShardIterator").String(it);
-      b.Key("Limit"); b.w().Int(1000);
+      b.Key("Limit");
+      b.w().Int(1000);
       b.w().EndObject();
       auto a = Call(source_, std::string(kStreams) + "GetRecords", b.str(), o_.retry, &retries_);
       if (a.ok() && a->error == "ExpiredIteratorException") {
@@ -824,7 +844,8 @@ class Replicator {
       b.w().StartObject();
       b.Key("TableName").String(o_.table);
       b.Key("Key").Raw(key);
-      b.Key("ConsistentRead"); b.w().Bool(true);
+      b.Key("ConsistentRead");
+      b.w().Bool(true);
       b.w().EndObject();
       DYNAROCK_ASSIGN_OR_RETURN(element got, Source(p, "GetItem", b.str(), "GetItem (source)"));
       element item;
@@ -845,11 +866,14 @@ class Replicator {
     Body b;
     auto& w = b.w();
     w.StartObject();
-    b.Key("RequestItems"); w.StartObject();
-    b.Key(to_table_); w.StartArray();
+    b.Key("RequestItems");
+    w.StartObject();
+    b.Key(to_table_);
+    w.StartArray();
     for (const Write& write : writes) {
       w.StartObject();
-      b.Key(write.put ? "PutRequest" : "DeleteRequest"); w.StartObject();
+      b.Key(write.put ? "PutRequest" : "DeleteRequest");
+      w.StartObject();
       b.Key(write.put ? "Item" : "Key").Raw(write.json);
       w.EndObject();
       w.EndObject();
@@ -861,26 +885,27 @@ class Replicator {
     simdjson::dom::parser p;
     std::mt19937_64 random{std::random_device{}()};
     for (int round = 0;; ++round) {
-      DYNAROCK_ASSIGN_OR_RETURN(element d,
-                                Must(to, p, "BatchWriteItem", body, "BatchWriteItem (target)",
-                                     o_.retry, &retries_));
+      DYNAROCK_ASSIGN_OR_RETURN(element d, Must(to, p, "BatchWriteItem", body,
+                                                "BatchWriteItem (target)", o_.retry, &retries_));
       array left;
       if (d["UnprocessedItems"][to_table_].get_array().get(left) != simdjson::SUCCESS ||
           left.size() == 0) {
         return Status::OK();
       }
       if (round == 50) {
-        return Status::IOError("the target left items unprocessed 50 times over: it is "
-                               "overloaded; try a lower --max-wcu");
+        return Status::IOError(
+            "the target left items unprocessed 50 times over: it is "
+            "overloaded; try a lower --max-wcu");
       }
       ++retries_;
-      const int64_t ceiling = std::min<int64_t>(o_.retry.cap.count(),
-                                                o_.retry.base.count() << std::min(round + 1, 20));
+      const int64_t ceiling =
+          std::min<int64_t>(o_.retry.cap.count(), o_.retry.base.count() << std::min(round + 1, 20));
       std::this_thread::sleep_for(std::chrono::milliseconds(
           std::uniform_int_distribution<int64_t>(ceiling / 4, ceiling)(random)));
       Body again;
       again.w().StartObject();
-      again.Key("RequestItems"); again.w().StartObject();
+      again.Key("RequestItems");
+      again.w().StartObject();
       again.Key(to_table_).Raw(simdjson::minify(left));
       again.w().EndObject();
       again.w().EndObject();
@@ -920,12 +945,17 @@ class Replicator {
       Body b;
       b.w().StartObject();
       b.Key("TableName").String(o_.table);
-      b.Key("Segment"); b.w().Int(segment);
-      b.Key("TotalSegments"); b.w().Int(total);
+      b.Key("Segment");
+      b.w().Int(segment);
+      b.Key("TotalSegments");
+      b.w().Int(total);
+      // Pages of kCopyPage items: the checkpoint moves every few batches.
+      b.Key("Limit");
+      b.w().Int(kCopyPage);
       if (!next.empty()) b.Key("ExclusiveStartKey").Raw(next);
       b.w().EndObject();
-      DYNAROCK_ASSIGN_OR_RETURN(element d, Must(*source, p, "Scan", b.str(), "Scan (source)",
-                                                o_.retry, &retries_));
+      DYNAROCK_ASSIGN_OR_RETURN(
+          element d, Must(*source, p, "Scan", b.str(), "Scan (source)", o_.retry, &retries_));
       DYNAROCK_ASSIGN_OR_RETURN(array items, ArrayOf(d["Items"], "Scan (source)"));
       std::vector<Write> batch;
       double units = 0;
@@ -1008,14 +1038,17 @@ class Replicator {
             Body b;
             b.w().StartObject();
             b.Key("TableName").String(table);
-            b.Key("Segment"); b.w().Int(s);
-            b.Key("TotalSegments"); b.w().Int(total);
-            b.Key("ConsistentRead"); b.w().Bool(true);
+            b.Key("Segment");
+            b.w().Int(s);
+            b.Key("TotalSegments");
+            b.w().Int(total);
+            b.Key("ConsistentRead");
+            b.w().Bool(true);
             if (!next.empty()) b.Key("ExclusiveStartKey").Raw(next);
             b.w().EndObject();
-            DYNAROCK_ASSIGN_OR_RETURN(element d, Must(*e, p, "Scan", b.str(),
-                                                      "Scan of " + table + " at " + e->name(),
-                                                      o_.retry, &retries_));
+            DYNAROCK_ASSIGN_OR_RETURN(
+                element d, Must(*e, p, "Scan", b.str(), "Scan of " + table + " at " + e->name(),
+                                o_.retry, &retries_));
             DYNAROCK_ASSIGN_OR_RETURN(array list, ArrayOf(d["Items"], "Scan of " + table));
             for (element item : list) {
               DYNAROCK_ASSIGN_OR_RETURN(std::string canonical, Canonical(item));

@@ -73,11 +73,11 @@ struct Progress {
 };
 
 struct ReplicateOptions {
-  std::string table;     // the source table
-  std::string to_table;  // the target table; empty: the same name
-  int threads = 4;       // copy: parallel Scan segments, one writer each
-  double max_wcu = 0;    // copy: write units per second at most; 0: no bound
-  bool until_caught_up = false;  // return once the tail has no lag
+  std::string table;                     // the source table
+  std::string to_table;                  // the target table; empty: the same name
+  int threads = 4;                       // copy: parallel Scan segments, one writer each
+  double max_wcu = 0;                    // copy: write units per second at most; 0: no bound
+  bool until_caught_up = false;          // return once the tail has no lag
   std::chrono::milliseconds poll{1000};  // the tail's wait when caught up
   RetryPolicy retry;
   // Called now and then (from one thread at a time).
@@ -89,9 +89,7 @@ struct ReplicateOptions {
 struct VerifyResult {
   int64_t source_items = 0, target_items = 0;
   uint64_t source_checksum = 0, target_checksum = 0;
-  bool equal() const {
-    return source_items == target_items && source_checksum == target_checksum;
-  }
+  bool equal() const { return source_items == target_items && source_checksum == target_checksum; }
 };
 
 struct Lag {
