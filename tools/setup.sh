@@ -25,6 +25,7 @@ packages=(
   time                             # bench/run.sh: peak memory of the load
   python3 python3-boto3 python3-pytest awscli   # wire tests with real clients
   python3-botocore                 # DynamoDB's service model: tools/codegen/gen_protocol.py
+  openssl ca-certificates          # replicate's HTTPS: the CA store, and a test certificate
 )
 # Wire tests with the AWS SDK for JavaScript (tests/wire/js): Node.js and
 # npm, unless the machine has them from elsewhere.

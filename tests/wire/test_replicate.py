@@ -225,6 +225,14 @@ def test_copy_and_tail_under_writes_and_kills(tmp_path, kind):
         status = replicate("status", *args)
         assert status.returncode == 0, status.stderr
         assert "phase tail" in status.stdout and "lag 0 records" in status.stdout, status.stdout
+        # New writes: the lag counts them, until a run applies them.
+        for i in range(5):
+            src.put_item(TableName="Telemetry", Item=reading(500 + i, 1))
+        status = replicate("status", *args)
+        assert "lag 5 records" in status.stdout, status.stdout
+        assert replicate(*args, "--until-caught-up").returncode == 0
+        assert "lag 0 records" in replicate("status", *args).stdout
+        assert "VEH#0504" in {k[0] for k in all_items(dst, "Fleet")}
 
 
 class FaultyProxy(socketserver.ThreadingMixIn, http.server.HTTPServer):
@@ -388,3 +396,85 @@ def test_an_embedded_source_keeps_its_checkpoint_in_the_database(tmp_path):
         # Run again: resumes from the checkpoint (no second copy).
         again = replicate(*args, "--until-caught-up")
         assert again.returncode == 0 and "copied" not in again.stdout, again.stdout
+
+
+def tls_proxy(target, cert, key):
+    """An HTTPS front for `target` (TLS terminated here, then forwarded)."""
+    import ssl
+
+    class Forward(ProxyHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            status, answer = self.forward(self.headers["X-Amz-Target"], body)
+            self.answer(status, answer)
+
+    server = socketserver.ThreadingMixIn
+    proxy = type("TlsProxy", (server, http.server.HTTPServer), {"daemon_threads": True})(
+        ("127.0.0.1", 0), Forward)
+    proxy.target = target
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    proxy.socket = context.wrap_socket(proxy.socket, server_side=True)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    return proxy
+
+
+def certificate(tmp_path, name):
+    """A self-signed certificate for `name` (openssl), and its key."""
+    cert, key = str(tmp_path / (name + ".pem")), str(tmp_path / (name + ".key"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=" + name, "-addext", "subjectAltName=DNS:" + name,
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    return cert, key
+
+
+def test_https_checks_the_certificate_and_its_name(tmp_path):
+    with serve() as source_url, serve() as target_url:
+        fleet_source(client(source_url), "Telemetry", items=40)
+        cert, key = certificate(tmp_path, "localhost")
+        other_cert, other_key = certificate(tmp_path, "db.example.com")
+        good = tls_proxy(target_url, cert, key)
+        wrong_name = tls_proxy(target_url, other_cert, other_key)
+        state = str(tmp_path / "s.json")
+        args = ["--from", source_url, "--table", "Telemetry", "--state", state]
+        # Not signed by a CA the system trusts: refused, nothing written.
+        r = replicate(*args, "--to", "https://localhost:%d" % good.server_address[1])
+        assert r.returncode == 1
+        assert "certificate verify failed" in r.stderr and "nothing was written" in r.stderr, \
+            r.stderr
+        # Trusted (SSL_CERT_FILE, as OpenSSL reads it), but for another name.
+        env = dict(KEYS, SSL_CERT_FILE=other_cert)
+        r = replicate(*args, "--to", "https://localhost:%d" % wrong_name.server_address[1],
+                      env=env)
+        assert r.returncode == 1 and "certificate verify failed" in r.stderr, r.stderr
+        assert client(target_url).list_tables()["TableNames"] == []
+        # Trusted and for this name: the copy goes through TLS.
+        env = dict(KEYS, SSL_CERT_FILE=cert)
+        r = replicate(*args, "--to", "https://localhost:%d" % good.server_address[1],
+                      "--verify", env=env)
+        assert r.returncode == 0, r.stderr
+        assert ": equal" in r.stdout
+        good.shutdown()
+        wrong_name.shutdown()
+
+
+def test_credentials_and_region_from_the_shared_files(tmp_path):
+    with serve() as source_url, serve("--auth", "AKIDFILE:fromfile", "--region",
+                                      "eu-west-1") as target_url:
+        fleet_source(client(source_url), "Telemetry", items=30)
+        (tmp_path / "credentials").write_text(
+            "[default]\naws_access_key_id = nobody\naws_secret_access_key = x\n\n"
+            "[fleet]\naws_access_key_id = AKIDFILE\naws_secret_access_key = fromfile\n")
+        (tmp_path / "config").write_text("[default]\nregion = us-east-1\n\n"
+                                         "[profile fleet]\nregion = eu-west-1\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+        env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials"),
+                   AWS_CONFIG_FILE=str(tmp_path / "config"), AWS_PROFILE="fleet",
+                   HOME=str(tmp_path))
+        r = replicate("--from", source_url, "--table", "Telemetry", "--to", target_url,
+                      "--state", str(tmp_path / "s.json"), "--verify", env=env)
+        assert r.returncode == 0, r.stderr
+        assert ": equal" in r.stdout
+        signed = boto3.client("dynamodb", endpoint_url=target_url, region_name="eu-west-1",
+                              aws_access_key_id="AKIDFILE", aws_secret_access_key="fromfile")
+        assert signed.describe_table(TableName="Telemetry")["Table"]["ItemCount"] == 30
