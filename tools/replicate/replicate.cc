@@ -61,12 +61,25 @@ class Body {
   format::JsonWriter writer_{buffer_};
 };
 
-std::string Minify(element e) { return simdjson::minify(e); }
+// A looked-up value: an element, or the error of a lookup that failed (a
+// member missing, or of another type). Never converted to an element
+// unchecked: that throws on an error, and any answer may lack anything.
+using Json = simdjson::simdjson_result<element>;
 
-std::string_view StringOr(element e, std::string_view key, std::string_view fallback = "") {
+// The value as compact JSON; "null" when the lookup failed.
+std::string Minify(Json e) {
+  element v;
+  return e.get(v) == simdjson::SUCCESS ? simdjson::minify(v) : "null";
+}
+
+std::string_view StringOr(Json e, std::string_view key, std::string_view fallback = "") {
   std::string_view s;
   return e[key].get_string().get(s) == simdjson::SUCCESS ? s : fallback;
 }
+std::string_view StringOr(element e, std::string_view key, std::string_view fallback = "") {
+  return StringOr(Json(std::move(e)), key, fallback);
+}
+std::string Minify(element e) { return simdjson::minify(e); }
 
 // A value, or `fallback` when it is absent or of another type.
 int64_t IntOr(simdjson::simdjson_result<element> e, int64_t fallback) {
@@ -451,6 +464,11 @@ class Replicator {
                                                  source_.name(), a->error, a->message));
     }
     DYNAROCK_ASSIGN_OR_RETURN(element d, Parse(p, *a, "DescribeTable"));
+    simdjson::dom::object table;
+    if (d["Table"].get_object().get(table) != simdjson::SUCCESS) {
+      return Status::InvalidArgument("the source's DescribeTable answer has no Table: " +
+                                     a->body.substr(0, 200));
+    }
     source_table_ = Minify(d["Table"]);
     int64_t items = 0;
     if (d["Table"]["ItemCount"].get_int64().get(items) == simdjson::SUCCESS) {
@@ -478,12 +496,12 @@ class Replicator {
   // The CreateTable request for the target, from the source's description.
   std::string CreateTableBody(bool with_lsis) {
     simdjson::dom::parser p;
-    element t = p.parse(source_table_).value_unsafe();
+    Json t = p.parse(source_table_);
     std::string_view billing = StringOr(t["BillingModeSummary"], "BillingMode");
     const int64_t rcu = IntOr(t["ProvisionedThroughput"]["ReadCapacityUnits"], 0);
     if (billing.empty()) billing = rcu > 0 ? "PROVISIONED" : "PAY_PER_REQUEST";
     const bool provisioned = billing == "PROVISIONED";
-    auto throughput = [&](Body& b, element of) {
+    auto throughput = [&](Body& b, Json of) {
       const int64_t r = IntOr(of["ProvisionedThroughput"]["ReadCapacityUnits"], 1);
       const int64_t w = IntOr(of["ProvisionedThroughput"]["WriteCapacityUnits"], 1);
       b.Key("ProvisionedThroughput");
@@ -512,7 +530,7 @@ class Replicator {
         b.Key("IndexName").String(StringOr(i, "IndexName"));
         b.Key("KeySchema").Raw(Minify(i["KeySchema"]));
         b.Key("Projection").Raw(Minify(i["Projection"]));
-        if (global && provisioned) throughput(b, i);
+        if (global && provisioned) throughput(b, Json(element(i)));
         w.EndObject();
       }
       w.EndArray();
@@ -525,7 +543,7 @@ class Replicator {
 
   // Key schemas by index name ("" for the table), with their attributes'
   // types: what must match for a target table to receive the source's items.
-  static std::map<std::string, std::string> Schemas(element t, bool lsis) {
+  static std::map<std::string, std::string> Schemas(Json t, bool lsis) {
     std::map<std::string, std::string> types;
     array defs;
     if (t["AttributeDefinitions"].get_array().get(defs) == simdjson::SUCCESS) {
@@ -533,7 +551,7 @@ class Replicator {
         types[std::string(StringOr(d, "AttributeName"))] = StringOr(d, "AttributeType");
       }
     }
-    auto text = [&](element schema) {
+    auto text = [&](Json schema) {
       std::string s;
       array keys;
       if (schema.get_array().get(keys) != simdjson::SUCCESS) return s;
@@ -556,9 +574,9 @@ class Replicator {
 
   // Checks an existing target table against the source: the same keys, and
   // every GSI (and LSI, if the target has any) with the same keys.
-  Status CheckTarget(element target_table) {
+  Status CheckTarget(Json target_table) {
     simdjson::dom::parser p;
-    element source = p.parse(source_table_).value_unsafe();
+    Json source = p.parse(source_table_);
     array lsis;
     const bool target_lsis =
         target_table["LocalSecondaryIndexes"].get_array().get(lsis) == simdjson::SUCCESS &&
@@ -587,7 +605,7 @@ class Replicator {
   // Waits until the target table and its GSIs are ACTIVE.
   Status WaitActive() {
     simdjson::dom::parser p;
-    for (int i = 0; i < 600; ++i) {
+    for (int i = 0; i < 600; ++i) {  // 5 min at the default poll
       DYNAROCK_ASSIGN_OR_RETURN(element d, Target(p, "DescribeTable", TableBody(to_table_),
                                                   "DescribeTable of the target"));
       bool active = StringOr(d["Table"], "TableStatus") == "ACTIVE";
@@ -599,7 +617,7 @@ class Replicator {
         }
       }
       if (active) return Status::OK();
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      std::this_thread::sleep_for(o_.poll / 2);
     }
     return Status::IOError("the target table " + to_table_ + " did not become ACTIVE in 5 min");
   }
@@ -821,7 +839,7 @@ class Replicator {
     std::set<std::string> keys;
     simdjson::dom::parser p;
     for (element r : records) {
-      element d = r["dynamodb"];
+      Json d = r["dynamodb"];
       const std::string key = Minify(d["Keys"]);
       if (keys.count(key) || batch.size() == 25) {
         DYNAROCK_RETURN_IF_ERROR(WriteBatch(batch));
