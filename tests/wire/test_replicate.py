@@ -349,6 +349,11 @@ def test_set_up_refusals_write_nothing(tmp_path):
         assert r.returncode == 1
         assert r.stderr.startswith("error: cannot reach the target, http://127.0.0.1:1"), r.stderr
         assert r.stderr.rstrip().endswith("nothing was written to it"), r.stderr
+        # Plain HTTP off loopback: refused before any connection.
+        r = run("--table", "Telemetry", "--to", "http://db.example.com:8000")
+        assert r.returncode == 1
+        assert "http:// is for loopback endpoints; use https://db.example.com" in r.stderr, \
+            r.stderr
         # A source table without a stream.
         r = run("--table", "NoStream", "--to", target_url)
         assert r.returncode == 1
@@ -383,6 +388,11 @@ def test_an_embedded_source_keeps_its_checkpoint_in_the_database(tmp_path):
                             stdout=subprocess.PIPE, text=True)
     url = proc.stdout.readline().split()[4]
     fleet_source(client(url), "Telemetry", items=300)
+    # While served, the directory is the server's: replicate says to use its URL.
+    r = replicate("--from", data, "--table", "Telemetry", "--to", url, "--to-table", "Copy")
+    assert r.returncode == 1
+    assert "is open in another process (dynarock serve?): replicate from the server instead, " \
+           "--from http://HOST:PORT" in r.stderr, r.stderr
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
     with serve() as target_url:

@@ -21,7 +21,7 @@ struct ReplicateArgs {
   std::string from, table, to, to_table, region, state;
   int threads = 4;
   double max_wcu = 0;
-  bool until_caught_up = false, verify = false, restart = false;
+  bool until_caught_up = false, verify = false, restart = false, insecure_http = false;
 };
 
 std::atomic<bool> stop_requested{false};
@@ -48,9 +48,16 @@ Result<Ends> Open(const ReplicateArgs& a, bool need_target) {
     DYNAROCK_ASSIGN_OR_RETURN(
         ends.source,
         replicate::HttpEndpoint(a.from, {.region = replicate::ResolveRegion(a.from, a.region),
-                                         .credentials = credentials}));
+                                         .credentials = credentials,
+                                         .allow_plain_http = a.insecure_http}));
   } else {
     auto db = Database::Open(a.from, {});
+    if (!db.ok() && IsHeldByAnotherProcess(db.status())) {
+      return Status::InvalidArgument(
+          "the database at " + a.from +
+          " is open in another process (dynarock serve?): replicate from the server instead, "
+          "--from http://HOST:PORT, which keeps serving while the table moves");
+    }
     if (!db.ok()) return db.status();
     ends.db = std::move(*db);
     ends.source = replicate::LocalEndpoint(ends.db.get(), a.from);
@@ -59,7 +66,8 @@ Result<Ends> Open(const ReplicateArgs& a, bool need_target) {
     DYNAROCK_ASSIGN_OR_RETURN(
         ends.target,
         replicate::HttpEndpoint(a.to, {.region = replicate::ResolveRegion(a.to, a.region),
-                                       .credentials = credentials}));
+                                       .credentials = credentials,
+                                       .allow_plain_http = a.insecure_http}));
   }
   const std::string to_table = a.to_table.empty() ? a.table : a.to_table;
   if (!a.state.empty()) {
@@ -176,6 +184,9 @@ void AddEndOptions(CLI::App* c, ReplicateArgs* a) {
   c->add_option("--region", a->region,
                 "the region requests are signed for (default: from the URL, AWS_REGION, "
                 "AWS_DEFAULT_REGION, ~/.aws/config, us-east-1)");
+  c->add_flag("--insecure-http", a->insecure_http,
+              "allow http:// to a host that is not loopback (the data travels unencrypted; "
+              "https:// is the default expectation)");
   c->add_option("--state", a->state,
                 "the checkpoint file (default: in the source database; for a URL source, "
                 "replicate-TABLE-to-TO_TABLE.json here)");

@@ -16,6 +16,7 @@
 #include <regex>
 #include <thread>
 
+#include "tools/server/access_policy.h"
 #include "tools/server/sigv4.h"
 #include "tools/server/wire.h"
 
@@ -250,6 +251,10 @@ Result<std::unique_ptr<Endpoint>> HttpEndpoint(const std::string& url, HttpOptio
   std::string host = m[2];
   if (host.front() == '[') host = host.substr(1, host.size() - 2);
   const std::string port = m[4].matched ? std::string(m[4]) : tls ? "443" : "80";
+  if (!tls && !options.allow_plain_http && !server::IsLoopbackHost(host)) {
+    return Status::InvalidArgument(url + ": http:// is for loopback endpoints; use https://" +
+                                   host + ", or --insecure-http to send the data unencrypted");
+  }
   return std::unique_ptr<Endpoint>(
       std::make_unique<Http>(url, tls, std::move(host), port, std::move(options)));
 }

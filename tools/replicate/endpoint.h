@@ -68,12 +68,15 @@ struct HttpOptions {
   // Requests are signed (SigV4) with these; none: sent unsigned.
   std::optional<Credentials> credentials;
   std::chrono::milliseconds timeout{30000};  // per request: connect, write, read
+  // http:// to a host that is not loopback (the data travels unencrypted).
+  bool allow_plain_http = false;
 };
 
-// http://HOST[:PORT] (plain HTTP, meant for loopback endpoints) or
-// https://HOST[:PORT] (TLS, the peer's certificate checked against the
-// system's CA store and its name). InvalidArgument for any other URL. The
-// connection is kept alive between requests and made again after an error.
+// http://HOST[:PORT] (plain HTTP: a loopback HOST, unless
+// options.allow_plain_http) or https://HOST[:PORT] (TLS, the peer's
+// certificate checked against the system's CA store and its name).
+// InvalidArgument for any other URL. The connection is kept alive between
+// requests and made again after an error.
 Result<std::unique_ptr<Endpoint>> HttpEndpoint(const std::string& url, HttpOptions options);
 
 // How Call() retries: a throttled request (ProvisionedThroughputExceeded-
