@@ -444,6 +444,29 @@ class Replicator {
     return Must(target_, p, op, body, what, o_.retry, &retries_);
   }
 
+  // One page of a parallel Scan's segment: the copy's pages are kCopyPage
+  // items (`verify`: as large as the endpoint makes them, read consistently).
+  static std::string ScanBody(std::string_view table, int segment, int total,
+                              const std::string& next, bool verify) {
+    Body b;
+    b.w().StartObject();
+    b.Key("TableName").String(table);
+    b.Key("Segment");
+    b.w().Int(segment);
+    b.Key("TotalSegments");
+    b.w().Int(total);
+    if (verify) {
+      b.Key("ConsistentRead");
+      b.w().Bool(true);
+    } else {
+      b.Key("Limit");
+      b.w().Int(kCopyPage);
+    }
+    if (!next.empty()) b.Key("ExclusiveStartKey").Raw(next);
+    b.w().EndObject();
+    return b.str();
+  }
+
   static std::string TableBody(std::string_view table) {
     Body b;
     b.w().StartObject();
@@ -960,20 +983,10 @@ class Replicator {
     }
     for (;;) {
       if (Stopped()) return Status::OK();
-      Body b;
-      b.w().StartObject();
-      b.Key("TableName").String(o_.table);
-      b.Key("Segment");
-      b.w().Int(segment);
-      b.Key("TotalSegments");
-      b.w().Int(total);
       // Pages of kCopyPage items: the checkpoint moves every few batches.
-      b.Key("Limit");
-      b.w().Int(kCopyPage);
-      if (!next.empty()) b.Key("ExclusiveStartKey").Raw(next);
-      b.w().EndObject();
       DYNAROCK_ASSIGN_OR_RETURN(
-          element d, Must(*source, p, "Scan", b.str(), "Scan (source)", o_.retry, &retries_));
+          element d, Must(*source, p, "Scan", ScanBody(o_.table, segment, total, next, false),
+                          "Scan (source)", o_.retry, &retries_));
       DYNAROCK_ASSIGN_OR_RETURN(array items, ArrayOf(d["Items"], "Scan (source)"));
       std::vector<Write> batch;
       double units = 0;
@@ -1053,20 +1066,9 @@ class Replicator {
           simdjson::dom::parser p;
           std::string next;
           do {
-            Body b;
-            b.w().StartObject();
-            b.Key("TableName").String(table);
-            b.Key("Segment");
-            b.w().Int(s);
-            b.Key("TotalSegments");
-            b.w().Int(total);
-            b.Key("ConsistentRead");
-            b.w().Bool(true);
-            if (!next.empty()) b.Key("ExclusiveStartKey").Raw(next);
-            b.w().EndObject();
             DYNAROCK_ASSIGN_OR_RETURN(
-                element d, Must(*e, p, "Scan", b.str(), "Scan of " + table + " at " + e->name(),
-                                o_.retry, &retries_));
+                element d, Must(*e, p, "Scan", ScanBody(table, s, total, next, true),
+                                "Scan of " + table + " at " + e->name(), o_.retry, &retries_));
             DYNAROCK_ASSIGN_OR_RETURN(array list, ArrayOf(d["Items"], "Scan of " + table));
             for (element item : list) {
               DYNAROCK_ASSIGN_OR_RETURN(std::string canonical, Canonical(item));
