@@ -488,3 +488,44 @@ def test_credentials_and_region_from_the_shared_files(tmp_path):
         signed = boto3.client("dynamodb", endpoint_url=target_url, region_name="eu-west-1",
                               aws_access_key_id="AKIDFILE", aws_secret_access_key="fromfile")
         assert signed.describe_table(TableName="Telemetry")["Table"]["ItemCount"] == 30
+
+
+def call(url, operation, body):
+    """One DynamoDB request as JSON (for shapes boto3's model may lack)."""
+    req = urllib.request.Request(url, json.dumps(body).encode(), method="POST", headers={
+        "Content-Type": "application/x-amz-json-1.0",
+        "X-Amz-Target": "DynamoDB_20120810." + operation})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def test_vector_indexes_are_created_on_a_target_that_has_them(tmp_path):
+    with serve() as source_url, serve() as target_url:
+        call(source_url, "CreateTable", {
+            "TableName": "Docs", "BillingMode": "PAY_PER_REQUEST",
+            "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"},
+                                     {"AttributeName": "tenant", "AttributeType": "S"}],
+            "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+            "VectorIndexes": [{"IndexName": "ByTenant", "VectorAttribute": {"AttributeName": "v"},
+                               "Dimensions": 3, "DistanceFunction": "EUCLIDEAN",
+                               "Projection": {"ProjectionType": "ALL"},
+                               "SearchSchema": [{"AttributeName": "tenant",
+                                                 "SearchSchemaElementType": "HASH"}]}]})
+        for i, v in enumerate([[0, 0, 0], [1, 0, 0], [5, 5, 5]]):
+            call(source_url, "PutItem", {"TableName": "Docs", "Item": {
+                "id": {"S": "d%d" % i}, "tenant": {"S": "acme"},
+                "v": {"L": [{"N": str(x)} for x in v]}}})
+        r = replicate("--from", source_url, "--table", "Docs", "--to", target_url,
+                      "--state", str(tmp_path / "s.json"), "--verify")
+        assert r.returncode == 0, r.stderr
+        assert ": equal" in r.stdout
+        index, = call(target_url, "DescribeTable", {"TableName": "Docs"})["Table"]["VectorIndexes"]
+        assert (index["IndexName"], index["Dimensions"], index["DistanceFunction"]) == \
+            ("ByTenant", 3, "EUCLIDEAN")
+        found = call(target_url, "SearchVectors", {
+            "TableName": "Docs", "IndexName": "ByTenant", "TopK": 1,
+            "SearchVector": [{"N": "0.9"}, {"N": "0"}, {"N": "0"}],
+            "SearchConditionExpression": "tenant = :t",
+            "ExpressionAttributeValues": {":t": {"S": "acme"}}})
+        assert [hit["Item"]["id"]["S"] for hit in found["SearchResults"]] == ["d1"]

@@ -517,7 +517,9 @@ class Replicator {
   }
 
   // The CreateTable request for the target, from the source's description.
-  std::string CreateTableBody(bool with_lsis) {
+  // Without `with_lsis` (or `with_vectors`), the source's LSIs (vector
+  // indexes) are left out, for a target that refuses them.
+  std::string CreateTableBody(bool with_lsis, bool with_vectors) {
     simdjson::dom::parser p;
     Json t = p.parse(source_table_);
     std::string_view billing = StringOr(t["BillingModeSummary"], "BillingMode");
@@ -560,6 +562,23 @@ class Replicator {
     };
     if (with_lsis) indexes("LocalSecondaryIndexes", false);
     indexes("GlobalSecondaryIndexes", true);
+    array vectors;
+    if (with_vectors && t["VectorIndexes"].get_array().get(vectors) == simdjson::SUCCESS &&
+        vectors.size() > 0) {
+      // CreateTable's members of each (DescribeTable adds status and counts).
+      b.Key("VectorIndexes");
+      w.StartArray();
+      for (element v : vectors) {
+        w.StartObject();
+        for (const char* member : {"IndexName", "VectorAttribute", "Dimensions", "DistanceFunction",
+                                   "Projection", "SearchSchema"}) {
+          element value;
+          if (v[member].get(value) == simdjson::SUCCESS) b.Key(member).Raw(Minify(value));
+        }
+        w.EndObject();
+      }
+      w.EndArray();
+    }
     w.EndObject();
     return b.str();
   }
@@ -693,18 +712,31 @@ class Replicator {
   }
 
   Status CreateTarget() {
-    simdjson::dom::parser p;
-    auto a = Call(target_, "CreateTable", CreateTableBody(true), o_.retry, &retries_);
-    if (a.ok() && !a->ok() && a->error == "ValidationException" &&
-        a->message.find("LocalSecondaryIndex") != std::string::npos) {
-      // A target without LSIs (Alternator's older releases): the table
-      // without them; its queries by those indexes must be rewritten.
-      fmt::print(stderr, "replicate: the target refused the LSIs ({}); created without them\n",
-                 a->message);
-      a = Call(target_, "CreateTable", CreateTableBody(false), o_.retry, &retries_);
+    bool lsis = true, vectors = true;
+    for (;;) {
+      auto a = Call(target_, "CreateTable", CreateTableBody(lsis, vectors), o_.retry, &retries_);
+      if (!a.ok() || a->ok() || a->error != "ValidationException") {
+        if (!a.ok() || !a->ok()) return Failed("CreateTable " + to_table_ + " at the target", a);
+        return Status::OK();
+      }
+      // A target without LSIs (Alternator's older releases) or vector
+      // indexes: the table without them, and said so (queries by those
+      // indexes must be rewritten there).
+      const char* dropped = nullptr;
+      if (lsis && a->message.find("LocalSecondaryIndex") != std::string::npos) {
+        lsis = false;
+        dropped = "LSIs";
+      } else if (vectors && a->message.find("Vector") != std::string::npos) {
+        vectors = false;
+        dropped = "vector indexes";
+      } else {
+        return Failed("CreateTable " + to_table_ + " at the target", a);
+      }
+      fmt::print(stderr,
+                 "replicate: the target refused the {} ({}); creating the table without "
+                 "them\n",
+                 dropped, a->message);
     }
-    if (!a.ok() || !a->ok()) return Failed("CreateTable " + to_table_ + " at the target", a);
-    return Status::OK();
   }
 
   // TTL, when the source has it on: the same attribute on the target. A
