@@ -39,26 +39,10 @@
 #include <string>
 
 #include "dynarock/db.h"
+#include "tools/replicate/checkpoint.h"
 #include "tools/replicate/endpoint.h"
 
 namespace dynarock::replicate {
-
-// Where the checkpoint is kept.
-class CheckpointStore {
- public:
-  virtual ~CheckpointStore() = default;
-  // The checkpoint saved last, or nullopt if none.
-  virtual Result<std::optional<std::string>> Load() = 0;
-  // Durable on return (fsynced).
-  virtual Status Save(const std::string& checkpoint) = 0;
-  // Forgets it (a finished verification leaves it; `--restart` drops it).
-  virtual Status Clear() = 0;
-};
-
-// In the source database, as the service record "replicate/<key>".
-std::unique_ptr<CheckpointStore> ServiceRecordStore(Database* db, std::string key);
-// A JSON file, replaced atomically (written beside, fsynced, renamed).
-std::unique_ptr<CheckpointStore> FileStore(std::string path);
 
 struct Progress {
   const char* phase = "";  // "set-up", "copy", "tail"
