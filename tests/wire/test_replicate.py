@@ -529,3 +529,22 @@ def test_vector_indexes_are_created_on_a_target_that_has_them(tmp_path):
             "SearchConditionExpression": "tenant = :t",
             "ExpressionAttributeValues": {":t": {"S": "acme"}}})
         assert [hit["Item"]["id"]["S"] for hit in found["SearchResults"]] == ["d1"]
+
+
+def test_off_a_terminal_progress_is_logged_every_interval(tmp_path):
+    with serve() as source_url, serve() as target_url:
+        fleet_source(client(source_url), "Telemetry", items=2000)
+        # 400 write units a second: a second's burst, then about 4 s.
+        started = time.time()
+        r = replicate("--from", source_url, "--table", "Telemetry", "--to", target_url,
+                      "--state", str(tmp_path / "s.json"), "--max-wcu", "400",
+                      "--log-interval", "0.3", "--until-caught-up")
+        assert r.returncode == 0, r.stderr
+        copy = [l for l in r.stderr.splitlines() if l.startswith("replicate Telemetry: copy ")]
+        assert len(copy) >= 3, r.stderr
+        # Each says where it stands: items so far of the source's count, rate, ETA.
+        counts = [int(l.split()[3]) for l in copy]
+        assert counts == sorted(counts) and counts[-1] <= 2000, copy
+        assert all(" / ~2000 items " in l and " items/s  ETA " in l for l in copy), copy
+        assert r.stdout.startswith("copied 2000 items in "), r.stdout
+        assert time.time() - started >= 3.5  # --max-wcu held

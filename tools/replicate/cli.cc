@@ -2,6 +2,7 @@
 #include "tools/replicate/cli.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
@@ -21,6 +22,7 @@ struct ReplicateArgs {
   std::string from, table, to, to_table, region, state;
   int threads = 4;
   double max_wcu = 0;
+  double log_interval = 10;
   bool until_caught_up = false, verify = false, restart = false, insecure_http = false;
 };
 
@@ -108,24 +110,46 @@ int RunReplicate(const ReplicateArgs& a) {
   replicate::ReplicateOptions o = Options(a);
   bool was_caught_up = false;
   const char* last_phase = "";
+  // The copy's own clock and count (a resumed copy starts from its checkpoint).
+  double copy_start = -1;
+  int64_t copy_start_items = 0;
+  // Off a terminal (a service's log), the progress line every --log-interval.
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  double last_log = 0;
+  auto show = [&](const std::string& text, double now) {
+    line.Show(text);
+    if (!tty && a.log_interval > 0 && now - last_log >= a.log_interval) {
+      fmt::print(stderr, "{}\n", text);
+      last_log = now;
+    }
+  };
   o.progress = [&](const replicate::Progress& p) {
-    const double s = std::max(line.elapsed(), 1e-3);
+    const double now = line.elapsed();
     if (std::string_view(p.phase) == "copy") {
-      const double rate = static_cast<double>(p.copied_items) / s;
+      if (copy_start < 0) {
+        copy_start = now;
+        copy_start_items = p.copied_items;
+      }
+      const double rate =
+          static_cast<double>(p.copied_items - copy_start_items) / std::max(now - copy_start, 1e-3);
       const double left =
           static_cast<double>(std::max<int64_t>(p.source_items - p.copied_items, 0));
-      line.Show(fmt::format(
-          "replicate {}: copy {} / ~{} items  {:.0f} items/s  ETA {:.0f} s  "
-          "retries {}",
-          a.table, p.copied_items, p.source_items, rate, rate > 0 ? left / rate : 0, p.retries));
+      show(fmt::format("replicate {}: copy {} / ~{} items  {:.0f} items/s  ETA {:.0f} s  "
+                       "retries {}",
+                       a.table, p.copied_items, p.source_items, rate, rate > 0 ? left / rate : 0,
+                       p.retries),
+           now);
     } else if (std::string_view(p.phase) == "tail") {
       if (std::string_view(last_phase) == "copy") {
         line.Done();
-        fmt::print("copied {} items in {:.1f} s; following the stream\n", p.copied_items, s);
+        fmt::print("copied {} items{} in {:.2f} s; following the stream\n",
+                   p.copied_items - copy_start_items, copy_start_items ? " more" : "",
+                   now - copy_start);
       }
-      line.Show(fmt::format("replicate {}: tail  {} records applied  lag {:.1f} s{}  retries {}",
-                            a.table, p.applied_records, p.lag_seconds,
-                            p.caught_up ? " (caught up)" : "", p.retries));
+      show(fmt::format("replicate {}: tail  {} records applied  lag {:.1f} s{}  retries {}",
+                       a.table, p.applied_records, p.lag_seconds, p.caught_up ? " (caught up)" : "",
+                       p.retries),
+           now);
       if (p.caught_up && !was_caught_up) {
         line.Done();
         fmt::print("caught up: {} records applied, lag 0\n", p.applied_records);
@@ -211,6 +235,10 @@ void AddReplicateCommand(CLI::App* app, std::function<int()>* run) {
               "after catching up, compare item counts and a checksum of both tables (stop the "
               "writes first: the cut-over)");
   r->add_flag("--restart", args->restart, "forget the checkpoint and start over");
+  r->add_option("--log-interval", args->log_interval,
+                "off a terminal, print the progress line every this many seconds (default 10; "
+                "0: never)")
+      ->check(CLI::NonNegativeNumber);
   r->footer(kExitCodesHelp);
   // `replicate status --from ... --table ...`: the options are replicate's.
   CLI::App* status =
