@@ -43,7 +43,9 @@ definition="$(ls "$work"/dump/AWSDynamoDB/*/table-definition.json)"
 # One round: a fresh target, the copy from the directory, then from a
 # served source, then wrk's BatchWriteItem into a fresh table of the same
 # definition for as long as the first copy took (the same flushing and
-# compaction). Prints "dir_seconds url_seconds wrk_items_per_second".
+# compaction). Appends "dir_seconds url_seconds wrk_items_per_second" to
+# $work/rounds (not a subshell: the servers it starts are in `pids`, and
+# stopped when it ends).
 serve source 8213 --data-dir "$work/source.db" --durability relaxed
 round() {  # n
   local port=$((8220 + $1 * 2))
@@ -73,10 +75,10 @@ EOF
            -s "$top/bench/wire/batch_sorted.lua" "http://127.0.0.1:$((port + 1))/")"
   [ "$(awk '/^STATS/ {print $6}' <<< "$out")" = 0 ] ||
     { echo "run_replicate.sh: wrk saw errors: $out" >&2; exit 1; }
-  echo "$dir_s $url_s $(awk '/^STATS/ {print $2 * 25}' <<< "$out")"
+  echo "$dir_s $url_s $(awk '/^STATS/ {print $2 * 25}' <<< "$out")" >> "$work/rounds"
 }
-rounds=()
-for n in 1 2 3; do rounds+=("$(round "$n")"); done
+for n in 1 2 3; do round "$n"; done
+mapfile -t rounds < "$work/rounds"
 verify="$("$bin/dynarock" replicate --from http://127.0.0.1:8213 --table Telemetry \
             --to http://127.0.0.1:8222 --to-table FromServer1 --state "$work/FromServer1.json" \
             --verify | tail -1)"
