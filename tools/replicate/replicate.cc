@@ -30,6 +30,8 @@ constexpr char kStreams[] = "DynamoDBStreams_20120810.";
 // The copy's Scan pages: 10 BatchWriteItems each, a checkpoint after each
 // page, so a killed copy loses at most that much per segment.
 constexpr int kCopyPage = 250;
+// Empty GetRecords pages a closed shard is followed through in one pass.
+constexpr int kMaxEmptyPages = 100;
 
 // ---- Rate limit ------------------------------------------------------------------------------
 
@@ -564,7 +566,14 @@ class Replicator {
                                                   b.str(), "GetShardIterator " + shard.id));
       return std::string(StringOr(d, "ShardIterator"));
     };
-    DYNAROCK_ASSIGN_OR_RETURN(std::string it, iterator());
+    std::string it;
+    if (auto kept = kept_iterators_.find(shard.id); kept != kept_iterators_.end()) {
+      it = std::move(kept->second);
+      kept_iterators_.erase(kept);
+    } else {
+      DYNAROCK_ASSIGN_OR_RETURN(it, iterator());
+    }
+    int empty_pages = 0;
     while (!it.empty()) {
       if (Stopped()) return Status::OK();
       Body b;
@@ -608,8 +617,19 @@ class Replicator {
         DYNAROCK_RETURN_IF_ERROR(Save());
         Report();
       }
-      if (state.done || page.empty()) return Status::OK();  // closed, or caught up
+      if (state.done) return Status::OK();  // a closed shard, read to its end
       it = std::string(next);
+      // An empty page is not the end: DynamoDB may take several calls to
+      // get past an empty region of a shard. A closed shard is followed on
+      // (kMaxEmptyPages at a time); an open one stops here, at its newest
+      // record, and its iterator is kept for the next pass (a fresh one
+      // from `after` would walk the same empty region again).
+      if (!page.empty()) {
+        empty_pages = 0;
+      } else if (!shard.closed || ++empty_pages == kMaxEmptyPages) {
+        kept_iterators_[shard.id] = std::move(it);
+        return Status::OK();
+      }
     }
     return Status::OK();
   }
@@ -857,6 +877,9 @@ class Replicator {
   Checkpoint checkpoint_;
   std::string source_table_;  // DescribeTable's Table (JSON)
   Progress progress_;
+  // Each shard's iterator past the empty pages it ended on, kept between
+  // passes in this process (iterators live 15 minutes; not saved).
+  std::map<std::string, std::string> kept_iterators_;
   std::atomic<int64_t> retries_{0};
   std::mutex mu_;  // the checkpoint's segments, during the copy
 };
