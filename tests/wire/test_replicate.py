@@ -1,7 +1,8 @@
 """`dynarock replicate` against real servers on loopback: a source `dynarock
 serve` taking a random workload (puts, updates, deletes, transactions)
 while the table is copied and its stream followed, the replicate process
-SIGKILLed at random points and restarted, into two targets: another
+SIGKILLed at random points (five in the copy, five in the tail) and
+restarted, into two targets: another
 `dynarock serve`, and dynalite (npm dynalite@4, tests/wire/dynalite/: a
 DynamoDB implementation that is not ours). Then a target behind a proxy
 that throttles and leaves items unprocessed, and the set-up's refusals,
@@ -202,7 +203,12 @@ def test_copy_and_tail_under_writes_and_kills(tmp_path, kind):
                         time.sleep(0.01)
                     time.sleep(rng.uniform(0, 0.05))
                 else:
-                    time.sleep(rng.uniform(0.1, 1.0))  # mostly during the tail
+                    # During the tail: once the copy is done (a slow machine
+                    # may take several runs to finish it), at a random point.
+                    deadline = time.time() + 60
+                    while saved()[0] != "tail" and time.time() < deadline:
+                        time.sleep(0.01)
+                    time.sleep(rng.uniform(0, 0.5))
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(timeout=30)
                 assert proc.returncode == -signal.SIGKILL, proc.stderr.read()

@@ -30,8 +30,11 @@ constexpr char kStreams[] = "DynamoDBStreams_20120810.";
 // The copy's Scan pages: 10 BatchWriteItems each, a checkpoint after each
 // page, so a killed copy loses at most that much per segment.
 constexpr int kCopyPage = 250;
-// Empty GetRecords pages a closed shard is followed through in one pass.
+// Empty GetRecords pages in a row a pass follows a shard through: a closed
+// shard's end is known (no NextShardIterator), so it is followed far; an
+// open one's newest record is not, so a few, then the next pass goes on.
 constexpr int kMaxEmptyPages = 100;
+constexpr int kOpenEmptyPages = 3;
 
 // ---- Rate limit ------------------------------------------------------------------------------
 
@@ -620,13 +623,13 @@ class Replicator {
       if (state.done) return Status::OK();  // a closed shard, read to its end
       it = std::string(next);
       // An empty page is not the end: DynamoDB may take several calls to
-      // get past an empty region of a shard. A closed shard is followed on
-      // (kMaxEmptyPages at a time); an open one stops here, at its newest
-      // record, and its iterator is kept for the next pass (a fresh one
-      // from `after` would walk the same empty region again).
+      // get past an empty region of a shard. A shard is followed on through
+      // kMaxEmptyPages (closed) or kOpenEmptyPages (open) empty pages in a
+      // row; then its iterator is kept for the next pass (a fresh one from
+      // `after` would walk the same empty region again).
       if (!page.empty()) {
         empty_pages = 0;
-      } else if (!shard.closed || ++empty_pages == kMaxEmptyPages) {
+      } else if (++empty_pages == (shard.closed ? kMaxEmptyPages : kOpenEmptyPages)) {
         kept_iterators_[shard.id] = std::move(it);
         return Status::OK();
       }
@@ -807,6 +810,7 @@ class Replicator {
     progress_.copied_items = checkpoint_.copied();
     progress_.applied_records = checkpoint_.applied_records;
     Report();
+    int quiet_passes = 0;
     for (;;) {
       if (Stopped()) return Status::OK();
       DYNAROCK_ASSIGN_OR_RETURN(auto shards, DescribeStream());
@@ -820,13 +824,17 @@ class Replicator {
         DYNAROCK_RETURN_IF_ERROR(ReadShard(shard, /*apply=*/true, {}));
         if (Stopped()) return Status::OK();
       }
-      // A whole pass that found nothing new: every shard read to its newest record.
-      const bool caught_up = checkpoint_.applied_records == before;
+      // Caught up: two passes in a row found nothing new. One is not
+      // enough: an open shard's pass ends at an empty page, which on
+      // DynamoDB may be an empty region with records after it (the second
+      // pass goes on from the kept iterator, at once).
+      quiet_passes = checkpoint_.applied_records == before ? quiet_passes + 1 : 0;
+      const bool caught_up = quiet_passes >= 2;
       progress_.caught_up = caught_up;
       if (caught_up) progress_.lag_seconds = 0;
       Report();
       if (caught_up && o_.until_caught_up) return Status::OK();
-      if (checkpoint_.applied_records == before) std::this_thread::sleep_for(o_.poll);
+      if (caught_up) std::this_thread::sleep_for(o_.poll);
     }
   }
 
