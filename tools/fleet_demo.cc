@@ -59,8 +59,8 @@ void PrintItems(const std::vector<Item>& items) {
     std::string line = fmt::format("    {:<28}", item.at("recordedAt").s());
     for (const auto& [name, value] : item) {
       if (name == "recordedAt" || name == "vehicleId") continue;
-      line += fmt::format(" {}={}", name,
-                          value.is(AttrType::kN) ? value.n().ToString() : value.s());
+      line +=
+          fmt::format(" {}={}", name, value.is(AttrType::kN) ? value.n().ToString() : value.s());
     }
     fmt::print("{}\n", line);
   }
@@ -131,6 +131,15 @@ Status Load(const std::string& dir, int vehicles, int readings) {
   fmt::print("Loaded {} vehicles x ({} readings + META) = {} items into {}/ in {:.2f} s\n",
              vehicles, readings, vehicles * (readings + 1), dir, secs);
   return Status::OK();
+}
+
+// V-7741's collection: its item count and bytes with its LSI entries (the
+// statistics a table with an LSI keeps).
+Result<CollectionStatistics> Collection(Database* db) {
+  auto mine = db->DescribeCollection(
+      {.table_name = kTable, .partition_key_value = AttributeValue::S(kVehicle)});
+  if (!mine.ok()) return mine.status();
+  return mine->statistics.value_or(CollectionStatistics{});
 }
 
 // 1. The whole collection: profile and readings in one Query (first few shown).
@@ -242,10 +251,7 @@ Status ShowCollectionMetrics(Database* db, int readings) {
       "SizeEstimateRangeGB [{:.1f}, {:.1f}]\n",
       kVehicle, m.item_collection_key.at("vehicleId").s(), m.size_estimate_range_gb[0],
       m.size_estimate_range_gb[1]);
-  auto mine = db->DescribeCollection(
-      {.table_name = kTable, .partition_key_value = AttributeValue::S(kVehicle)});
-  if (!mine.ok()) return mine.status();
-  const CollectionStatistics stats = mine->statistics.value_or(CollectionStatistics{});
+  DYNAROCK_ASSIGN_OR_RETURN(const CollectionStatistics stats, Collection(db));
   fmt::print(
       "{}: {} items, {} bytes with its LSI entries (each counted at its size + 100 B) = "
       "{:.5f}% of the 10 GB limit\n",
@@ -368,19 +374,11 @@ Status ShowHottest(Database* db, int vehicles) {
 }
 
 // 9. Q3, at the limit: the database reopened with the collection size limit
-// `limit_bytes` (0: V-7741's collection's size + 1 KB) in place of 10 GB,
-// and readings written into V-7741 until one is refused.
+// `limit_bytes` in place of 10 GB, and readings written into V-7741 until
+// one is refused.
 Status ShowLimit(const std::string& dir, int readings, int64_t limit_bytes) {
   Options options;
   options.ttl_sweep_interval_ms = 0;
-  if (limit_bytes == 0) {
-    auto db = Database::Open(dir, options);
-    if (!db.ok()) return db.status();
-    auto mine = (*db)->DescribeCollection(
-        {.table_name = kTable, .partition_key_value = AttributeValue::S(kVehicle)});
-    if (!mine.ok()) return mine.status();
-    limit_bytes = mine->statistics.value_or(CollectionStatistics{}).size_bytes + 1000;
-  }
   options.item_collection_size_limit_bytes = limit_bytes;
   auto db = Database::Open(dir, options);
   if (!db.ok()) return db.status();
@@ -397,15 +395,12 @@ Status ShowLimit(const std::string& dir, int readings, int64_t limit_bytes) {
     auto r = (*db)->PutItem(put);
     if (r.ok()) continue;
     if (r.status().code() != Status::Code::kItemCollectionSizeLimitExceeded) return r.status();
-    auto mine = (*db)->DescribeCollection(
-        {.table_name = kTable, .partition_key_value = AttributeValue::S(kVehicle)});
-    if (!mine.ok()) return mine.status();
+    DYNAROCK_ASSIGN_OR_RETURN(const CollectionStatistics after, Collection(db->get()));
     fmt::print(
         "    {} written, then PutItem {}: ItemCollectionSizeLimitExceededException: {}\n"
         "  -> the refused write changed nothing: {} holds {} bytes. In DynamoDB, without an LSI "
         "a collection has no size limit.\n",
-        i - 1, Timestamp(readings + i), r.status().message(), kVehicle,
-        mine->statistics.value_or(CollectionStatistics{}).size_bytes);
+        i - 1, Timestamp(readings + i), r.status().message(), kVehicle, after.size_bytes);
     return Status::OK();
   }
 }
@@ -452,6 +447,11 @@ int main(int argc, char** argv) {
   if (!db.ok()) return Fail(db.status(), dir);
   if (Status explored = Explore(db->get(), vehicles, readings); !explored.ok())
     return Fail(explored, dir);
+  if (collection_limit == 0) {  // the default: just above V-7741's collection
+    auto mine = Collection(db->get());
+    if (!mine.ok()) return Fail(mine.status(), dir);
+    collection_limit = mine->size_bytes + 1000;
+  }
   db->reset();  // closed, to reopen with a small collection limit
   if (Status limited = ShowLimit(dir, readings, collection_limit); !limited.ok()) {
     return Fail(limited, dir);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tools/cli_text.h"
+#include "tools/replicate/endpoint.h"
 #include "tools/server/sigv4.h"
 
 namespace dynarock::cli {
@@ -64,11 +65,6 @@ Result<Endpoint> ParseEndpoint(const std::string& url) {
   return e;
 }
 
-std::string Getenv(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
 // One GET, signed when credentials are in the environment. Returns the
 // status and body; IOError when the server cannot be reached.
 Result<std::pair<int, std::string>> Get(const TopArgs& a, const Endpoint& e,
@@ -83,19 +79,21 @@ Result<std::pair<int, std::string>> Get(const TopArgs& a, const Endpoint& e,
     const std::string host = e.host + ":" + e.port;
     req.set(http::field::host, host);
     req.set(http::field::user_agent, "dynarock-top");
-    const std::string key = Getenv("AWS_ACCESS_KEY_ID"), secret = Getenv("AWS_SECRET_ACCESS_KEY");
-    if (!key.empty() && !secret.empty()) {
+    // Signed when credentials are found where AWS tools look
+    // (replicate/endpoint.h: the environment, then the shared files).
+    if (const auto credentials = replicate::LoadCredentials()) {
       server::SignedRequest signed_request;
       signed_request.method = "GET";
       const size_t q = target.find('?');
       signed_request.path = target.substr(0, q);
       signed_request.query = q == std::string::npos ? "" : target.substr(q + 1);
       signed_request.headers = {{"Host", host}};
-      std::string region = a.region;
-      if (region.empty()) region = Getenv("AWS_REGION");
-      if (region.empty()) region = Getenv("AWS_DEFAULT_REGION");
-      if (region.empty()) region = "us-east-1";
-      server::SignRequest(&signed_request, key, secret, region,
+      if (!credentials->session_token.empty()) {
+        signed_request.headers.emplace_back("X-Amz-Security-Token", credentials->session_token);
+      }
+      server::SignRequest(&signed_request, credentials->access_key_id,
+                          credentials->secret_access_key,
+                          replicate::ResolveRegion(a.endpoint, a.region),
                           std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch())
                               .count());
@@ -160,7 +158,8 @@ int RunTop(const TopArgs& a) {
   const bool tty = ::isatty(STDOUT_FILENO) == 1;
   for (bool first = true;; first = false) {
     if (!first) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(a.interval * 1000)));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(static_cast<int64_t>(a.interval * 1000)));
     }
     auto answer = Get(a, *endpoint, target);
     if (!answer.ok()) return Fail(answer.status().message());
@@ -172,8 +171,9 @@ int RunTop(const TopArgs& a) {
       } else if (body.find("MissingAuthenticationToken") != std::string::npos ||
                  body.find("UnrecognizedClient") != std::string::npos ||
                  body.find("InvalidSignature") != std::string::npos) {
-        hint = " (the server checks signatures: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
-               "to one of its --auth keys)";
+        hint =
+            " (the server checks signatures: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
+            "to one of its --auth keys)";
       }
       return Fail(fmt::format("{} answered {}: {}{}", a.endpoint, status, ErrorText(body), hint));
     }
@@ -271,7 +271,7 @@ void AddTopCommand(CLI::App* app, std::function<int()>* run) {
   top->add_flag("--json", args->json, "the server's JSON answer instead of the view");
   top->add_option("--region", args->region,
                   "the region requests are signed for (default: AWS_REGION, AWS_DEFAULT_REGION, "
-                  "us-east-1)");
+                  "~/.aws/config, us-east-1)");
   top->callback([run, args] { *run = [args] { return RunTop(*args); }; });
 }
 

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 
+#include "tests/util/memory_checkpoint_store.h"
 #include "tools/replicate/endpoint.h"
 #include "tools/replicate/replicate.h"
 
@@ -50,20 +51,6 @@ class Scripted : public Endpoint {
   std::string name_;
 };
 
-class MemoryStore : public dynarock::replicate::CheckpointStore {
- public:
-  Result<std::optional<std::string>> Load() override { return saved; }
-  Status Save(const std::string& checkpoint) override {
-    saved = checkpoint;
-    return Status::OK();
-  }
-  Status Clear() override {
-    saved.reset();
-    return Status::OK();
-  }
-  std::optional<std::string> saved;
-};
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -84,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     i += 3 + length;
   }
   Scripted source(answers, "source"), target(answers, "target");
-  MemoryStore store;
+  dynarock::testing::MemoryCheckpointStore store;
   dynarock::replicate::ReplicateOptions o;
   o.table = "Telemetry";
   o.to_table = "Fleet";

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/util/memory_checkpoint_store.h"
 #include "tools/replicate/endpoint.h"
 
 namespace dynarock::replicate {
@@ -73,32 +74,18 @@ class Scripted : public Endpoint {
   const std::string name_ = "http://127.0.0.1:1";
 };
 
-class MemoryStore : public CheckpointStore {
- public:
-  explicit MemoryStore(std::string saved) : saved(std::move(saved)) {}
-  Result<std::optional<std::string>> Load() override { return saved; }
-  Status Save(const std::string& checkpoint) override {
-    saved = checkpoint;
-    return Status::OK();
-  }
-  Status Clear() override {
-    saved.reset();
-    return Status::OK();
-  }
-  std::optional<std::string> saved;
-};
-
 // A checkpoint in the tail, nothing of the shard applied yet.
-MemoryStore TailCheckpoint() {
-  return MemoryStore(R"({"source":"http://127.0.0.1:1","table":"T","target":"http://127.0.0.1:1",)"
-                     R"("to_table":"T","stream_arn":"arn:stream","phase":"tail","segments":[],)"
-                     R"("shards":{}})");
+dynarock::testing::MemoryCheckpointStore TailCheckpoint() {
+  return dynarock::testing::MemoryCheckpointStore(
+      R"({"source":"http://127.0.0.1:1","table":"T","target":"http://127.0.0.1:1",)"
+      R"("to_table":"T","stream_arn":"arn:stream","phase":"tail","segments":[],)"
+      R"("shards":{}})");
 }
 
 TEST(ReplicateStreamTest, StatusCountsARecordPastAnEmptyRegion) {
   std::map<std::string, std::vector<std::string>> sent;
   Scripted source(&sent);
-  MemoryStore store = TailCheckpoint();
+  dynarock::testing::MemoryCheckpointStore store = TailCheckpoint();
   auto lag = ReadLag(source, store, {.table = "T"});
   ASSERT_TRUE(lag.ok()) << lag.status().ToString();
   EXPECT_EQ(lag->phase, "tail");
@@ -109,7 +96,7 @@ TEST(ReplicateStreamTest, StatusCountsARecordPastAnEmptyRegion) {
 TEST(ReplicateStreamTest, TheTailAppliesARecordPastAnEmptyRegion) {
   std::map<std::string, std::vector<std::string>> sent;
   Scripted source(&sent), target(&sent);
-  MemoryStore store = TailCheckpoint();
+  dynarock::testing::MemoryCheckpointStore store = TailCheckpoint();
   ReplicateOptions o{.table = "T", .until_caught_up = true, .poll = std::chrono::milliseconds(0)};
   Status s = replicate::Run(source, target, store, o);  // not testing::Test::Run
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -127,7 +114,7 @@ TEST(ReplicateStreamTest, TheTailAppliesARecordPastAnEmptyRegion) {
 TEST(ReplicateStreamTest, UntilCaughtUpLooksPastAnOpenShardsEmptyPages) {
   std::map<std::string, std::vector<std::string>> sent;
   Scripted source(&sent, /*open=*/true), target(&sent);
-  MemoryStore store = TailCheckpoint();
+  dynarock::testing::MemoryCheckpointStore store = TailCheckpoint();
   ReplicateOptions o{.table = "T", .until_caught_up = true, .poll = std::chrono::milliseconds(0)};
   Status s = replicate::Run(source, target, store, o);
   ASSERT_TRUE(s.ok()) << s.ToString();

@@ -540,10 +540,12 @@ def test_vector_indexes_are_created_on_a_target_that_has_them(tmp_path):
 def test_off_a_terminal_progress_is_logged_every_interval(tmp_path):
     with serve() as source_url, serve() as target_url:
         fleet_source(client(source_url), "Telemetry", items=2000)
-        # 400 write units a second: a second's burst, then about 4 s.
+        # 400 write units a second: a second's burst, then about 4 s. One
+        # thread: its pages (250 items) end one after another, about every
+        # 0.6 s (with four, they end together, in two or three bunches).
         started = time.time()
         r = replicate("--from", source_url, "--table", "Telemetry", "--to", target_url,
-                      "--state", str(tmp_path / "s.json"), "--max-wcu", "400",
+                      "--state", str(tmp_path / "s.json"), "--max-wcu", "400", "--threads", "1",
                       "--log-interval", "0.3", "--until-caught-up")
         assert r.returncode == 0, r.stderr
         copy = [l for l in r.stderr.splitlines() if l.startswith("replicate Telemetry: copy ")]

@@ -195,27 +195,6 @@ int RunStatus(const ReplicateArgs& a) {
   return kExitOk;
 }
 
-void AddEndOptions(CLI::App* c, ReplicateArgs* a) {
-  c->add_option("--from", a->from,
-                "the source: a database directory (opened here: stop its server), or the URL of "
-                "a running server (http://127.0.0.1:8000)")
-      ->required();
-  c->add_option("--table", a->table, "the table to replicate")->required();
-  c->add_option("--to", a->to,
-                "the target: http://HOST:PORT (loopback) or https://HOST, e.g. "
-                "https://dynamodb.eu-west-1.amazonaws.com");
-  c->add_option("--to-table", a->to_table, "the target table's name (default: the same)");
-  c->add_option("--region", a->region,
-                "the region requests are signed for (default: from the URL, AWS_REGION, "
-                "AWS_DEFAULT_REGION, ~/.aws/config, us-east-1)");
-  c->add_flag("--insecure-http", a->insecure_http,
-              "allow http:// to a host that is not loopback (the data travels unencrypted; "
-              "https:// is the default expectation)");
-  c->add_option("--state", a->state,
-                "the checkpoint file (default: in the source database; for a URL source, "
-                "replicate-TABLE-to-TO_TABLE.json here)");
-}
-
 }  // namespace
 
 void AddReplicateCommand(CLI::App* app, std::function<int()>* run) {
@@ -224,7 +203,26 @@ void AddReplicateCommand(CLI::App* app, std::function<int()>* run) {
       "replicate",
       "copy a table into a DynamoDB-compatible endpoint (DynamoDB, ScyllaDB Alternator, another "
       "dynarock serve) and keep it in sync from the table's stream; resumes where it stopped");
-  AddEndOptions(r, args.get());
+  // --from, --table, --to, --to-table, --region, --insecure-http and
+  // --state are `replicate status`'s too (it falls through to them).
+  r->add_option("--from", args->from,
+                "the source: a database directory (opened here: stop its server), or the URL of "
+                "a running server (http://127.0.0.1:8000)")
+      ->required();
+  r->add_option("--table", args->table, "the table to replicate")->required();
+  r->add_option("--to", args->to,
+                "the target: http://HOST:PORT (loopback) or https://HOST, e.g. "
+                "https://dynamodb.eu-west-1.amazonaws.com");
+  r->add_option("--to-table", args->to_table, "the target table's name (default: the same)");
+  r->add_option("--region", args->region,
+                "the region requests are signed for (default: from the URL, AWS_REGION, "
+                "AWS_DEFAULT_REGION, ~/.aws/config, us-east-1)");
+  r->add_flag("--insecure-http", args->insecure_http,
+              "allow http:// to a host that is not loopback (the data travels unencrypted; "
+              "https:// is the default expectation)");
+  r->add_option("--state", args->state,
+                "the checkpoint file (default: in the source database; for a URL source, "
+                "replicate-TABLE-to-TO_TABLE.json here)");
   r->add_option("--threads", args->threads, "parallel Scan segments for the copy (default 4)")
       ->check(CLI::Range(1, 64));
   r->add_option("--max-wcu", args->max_wcu, "write units per second at most during the copy")

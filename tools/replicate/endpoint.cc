@@ -259,6 +259,14 @@ Result<std::unique_ptr<Endpoint>> HttpEndpoint(const std::string& url, HttpOptio
       std::make_unique<Http>(url, tls, std::move(host), port, std::move(options)));
 }
 
+void Backoff(const RetryPolicy& policy, int attempt) {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  const int64_t ceiling =
+      std::min<int64_t>(policy.cap.count(), policy.base.count() << std::min(attempt, 20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(
+      std::uniform_int_distribution<int64_t>(ceiling / 4, ceiling)(random)));
+}
+
 bool Retryable(const Result<Answer>& answer) {
   if (!answer.ok()) return true;  // no answer
   const Answer& a = *answer;
@@ -272,14 +280,10 @@ Result<Answer> Call(Endpoint& endpoint, std::string_view operation, const std::s
   const std::string target = operation.find('.') == std::string_view::npos
                                  ? "DynamoDB_20120810." + std::string(operation)
                                  : std::string(operation);
-  thread_local std::mt19937_64 random{std::random_device{}()};
   Result<Answer> answer = endpoint.Send(target, body);
   for (int attempt = 1; attempt < policy.attempts && Retryable(answer); ++attempt) {
     if (retries) ++*retries;
-    const int64_t ceiling =
-        std::min<int64_t>(policy.cap.count(), policy.base.count() << std::min(attempt, 20));
-    std::this_thread::sleep_for(std::chrono::milliseconds(
-        std::uniform_int_distribution<int64_t>(ceiling / 4, ceiling)(random)));
+    Backoff(policy, attempt);
     answer = endpoint.Send(target, body);
   }
   return answer;

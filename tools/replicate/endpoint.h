@@ -90,6 +90,9 @@ struct RetryPolicy {
   std::chrono::milliseconds cap{10000};
 };
 
+// Sleeps before retry `attempt` (1, 2, ...): the policy's jittered backoff.
+void Backoff(const RetryPolicy& policy, int attempt);
+
 // Whether an answer (or its absence) is worth sending again.
 bool Retryable(const Result<Answer>& answer);
 

@@ -14,7 +14,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -706,7 +705,6 @@ class Replicator {
     w.EndObject();
     std::string body = b.str();
     simdjson::dom::parser p;
-    std::mt19937_64 random{std::random_device{}()};
     for (int round = 0;; ++round) {
       DYNAROCK_ASSIGN_OR_RETURN(element d, Must(to, p, "BatchWriteItem", body,
                                                 "BatchWriteItem (target)", o_.retry, &retries_));
@@ -721,10 +719,7 @@ class Replicator {
             "overloaded; try a lower --max-wcu");
       }
       ++retries_;
-      const int64_t ceiling =
-          std::min<int64_t>(o_.retry.cap.count(), o_.retry.base.count() << std::min(round + 1, 20));
-      std::this_thread::sleep_for(std::chrono::milliseconds(
-          std::uniform_int_distribution<int64_t>(ceiling / 4, ceiling)(random)));
+      Backoff(o_.retry, round + 1);
       Body again;
       again.w().StartObject();
       again.Key("RequestItems");
@@ -775,9 +770,13 @@ class Replicator {
       int64_t count = 0;
       for (element item : items) {
         std::string json = Minify(item);
-        auto parsed = format::ParseItemJson(json);
-        const size_t size = parsed.ok() ? format::ItemSize(*parsed) : json.size();
-        units += std::max<double>(1, std::ceil(static_cast<double>(size) / 1024));
+        // Each item's write units, for --max-wcu only (its size as DynamoDB
+        // counts it takes decoding the item).
+        if (o_.max_wcu > 0) {
+          auto parsed = format::ParseItemJson(json);
+          const size_t size = parsed.ok() ? format::ItemSize(*parsed) : json.size();
+          units += std::max<double>(1, std::ceil(static_cast<double>(size) / 1024));
+        }
         batch.push_back({true, std::move(json)});
         ++count;
         if (batch.size() == 25) {
